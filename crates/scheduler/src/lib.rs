@@ -1,0 +1,4 @@
+//! Placement: filter, score, select, assign
+//!
+//! Built in a later issue; the crate exists so the dependency direction is fixed from the start.
+#![deny(missing_docs)]

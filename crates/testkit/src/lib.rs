@@ -1,0 +1,1 @@
+//! Test helpers shared by the end-to-end suites.
