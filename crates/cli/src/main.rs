@@ -1,1 +1,40 @@
-fn main() {}
+//! `flotilla`: one binary for the hub, the agent and the CLI.
+
+mod serve;
+
+use clap::{Parser, Subcommand};
+
+/// flotilla: run many Kubernetes clusters as one fleet.
+///
+/// The hub speaks the Kubernetes API, so kubectl, Helm and GitOps tools work against it
+/// unchanged. Start one with `flotilla serve`, then point kubectl at the admin kubeconfig it
+/// writes.
+#[derive(Parser)]
+#[command(name = "flotilla", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the hub API server (HTTPS, Kubernetes API).
+    Serve(serve::ServeArgs),
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_target(false).init();
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    init_logging();
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(async move {
+        match cli.command {
+            Command::Serve(args) => serve::run(args).await,
+        }
+    })
+}

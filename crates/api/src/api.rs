@@ -1,0 +1,183 @@
+//! The server's shared state and the operations handlers call on it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use axum::body::Body;
+use http::Response;
+use serde_json::{json, Value};
+
+use flotilla_store::Store;
+
+use crate::access::Access;
+use crate::cache::Cache;
+use crate::error::{ApiError, Result};
+use crate::handlers::{objects, response, Ctx};
+use crate::metrics::Metrics;
+use crate::registry::{Registry, ResourceInfo};
+use crate::request::{BodyFormat, FieldValidation};
+
+/// How the server is set up.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The token that authenticates as cluster admin.
+    pub admin_token: String,
+    /// `host:port` clients use (discovery's serverAddressByClientCIDRs, token issuer).
+    pub advertise_address: String,
+}
+
+/// Namespaces every Kubernetes API has, plus flotilla's own.
+const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease", "flotilla-system"];
+
+/// The API server's state.
+pub struct Api {
+    /// Configuration.
+    pub config: Config,
+    /// Storage.
+    pub store: Store,
+    /// Watch cache.
+    pub cache: Arc<Cache>,
+    /// What is served.
+    pub registry: Registry,
+    /// Authentication and authorization.
+    pub access: Access,
+    /// Metrics.
+    pub metrics: Metrics,
+    /// Schemas of built-in kinds and CRDs.
+    pub schemas: crate::schemas::Schemas,
+    ready: AtomicBool,
+}
+
+impl Api {
+    /// Load the cache, start the lifecycle loops, create the system namespaces.
+    pub async fn start(config: Config, store: Store) -> Result<Arc<Api>> {
+        let cache = Cache::start(store.clone()).await?;
+        let api = Arc::new(Api {
+            access: Access::new(config.admin_token.clone()),
+            config,
+            store,
+            cache,
+            registry: Registry::new(),
+            metrics: Metrics::default(),
+            schemas: crate::schemas::Schemas::new(),
+            ready: AtomicBool::new(false),
+        });
+        crate::lifecycle::start(&api);
+        api.bootstrap().await?;
+        api.ready.store(true, Ordering::SeqCst);
+        Ok(api)
+    }
+
+    async fn bootstrap(self: &Arc<Self>) -> Result<()> {
+        let snap = self.registry.snapshot();
+        let ns = snap.get("", "v1", "namespaces").cloned().ok_or_else(|| ApiError::internal("namespaces not served"))?;
+        for name in SYSTEM_NAMESPACES {
+            if self.cache.get(&ns.key(None, name)).is_none() {
+                let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+                match objects::commit_create(self, &ns, obj, "flotilla", false).await {
+                    Ok(_) => tracing::info!(namespace = name, "created system namespace"),
+                    Err(e) if e.code == 409 => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Has startup finished?
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::SeqCst)
+    }
+
+    /// Authenticate (alias kept short for the dispatcher).
+    pub(crate) fn auth(&self) -> &Access {
+        &self.access
+    }
+
+    /// Validate an incoming object; returns warnings (fieldValidation=Warn) or a 422/400.
+    pub(crate) fn validate(&self, res: &ResourceInfo, obj: &mut Value, level: FieldValidation) -> Result<Vec<String>> {
+        let mut causes = Vec::new();
+        if let Some(labels) = obj.pointer("/metadata/labels") {
+            if !labels.is_object() {
+                causes.push(("metadata.labels".to_string(), "Invalid value: must be a map of strings".to_string()));
+            } else if let Some(m) = labels.as_object() {
+                for (k, v) in m {
+                    if !v.is_string() {
+                        causes.push((format!("metadata.labels[{k}]"), "Invalid value: must be a string".into()));
+                    }
+                }
+            }
+        }
+        if res.kind == "CustomResourceDefinition" && !res.custom {
+            let name = obj.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+            let plural = obj.pointer("/spec/names/plural").and_then(Value::as_str).unwrap_or("");
+            let group = obj.pointer("/spec/group").and_then(Value::as_str).unwrap_or("");
+            if name != format!("{plural}.{group}") {
+                causes.push(("metadata.name".into(), format!("Invalid value: {name:?}: must be spec.names.plural+\".\"+spec.group")));
+            }
+        }
+        if !causes.is_empty() {
+            let name = obj.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
+            return Err(ApiError::invalid(&res.kind, &name, &res.group, causes));
+        }
+        self.schemas.validate(res, obj, level)
+    }
+
+    /// Record field ownership for a non-apply write.
+    pub(crate) fn track_managed_fields(&self, res: &ResourceInfo, old: Option<&Value>, new: &mut Value, manager: &str, sub: Option<&str>) {
+        self.schemas.track_update(res, old, new, manager, sub);
+    }
+
+    /// Apply a JSON, merge or strategic merge patch document to `old`.
+    pub(crate) fn apply_patch_document(&self, res: &ResourceInfo, format: BodyFormat, old: &Value, patch: &Value) -> Result<Value> {
+        self.schemas.patch(res, format, old, patch)
+    }
+
+    /// Server-side apply.
+    pub(crate) async fn server_side_apply(self: &Arc<Self>, ctx: &Ctx, res: &ResourceInfo, sub: Option<&str>, key: &str, name: &str, patch: Value) -> Result<Response<Body>> {
+        crate::schemas::serve_apply(self, ctx, res, sub, key, name, patch).await
+    }
+
+    /// TokenRequest (`kubectl create token`).
+    pub(crate) async fn token_request(self: &Arc<Self>, ctx: &Ctx) -> Result<Response<Body>> {
+        let _ = ctx;
+        Err(ApiError::method_not_allowed("service-account tokens are not issued yet"))
+    }
+
+    /// `/openapi/v2`.
+    pub(crate) fn openapi_v2(&self, accept: Option<&str>) -> Result<Response<Body>> {
+        self.schemas.openapi_v2(&self.registry.snapshot(), accept)
+    }
+
+    /// `/openapi/v3`.
+    pub(crate) fn openapi_v3_index(&self) -> Result<Response<Body>> {
+        self.schemas.openapi_v3_index(&self.registry.snapshot())
+    }
+
+    /// `/openapi/v3/<gv>`.
+    pub(crate) fn openapi_v3(&self, path: &str, query: Option<&str>) -> Result<Response<Body>> {
+        let _ = query;
+        self.schemas.openapi_v3(&self.registry.snapshot(), path)
+    }
+
+    /// `/.well-known/openid-configuration`.
+    pub(crate) fn oidc_discovery(&self) -> Result<Response<Body>> {
+        let issuer = format!("https://{}", self.config.advertise_address);
+        Ok(response::json(200, &json!({
+            "issuer": issuer, "jwks_uri": format!("{issuer}/openid/v1/jwks"),
+            "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+        })))
+    }
+
+    /// `/openid/v1/jwks`.
+    pub(crate) fn oidc_jwks(&self) -> Result<Response<Body>> {
+        Ok(response::json(200, &json!({"keys": []})))
+    }
+
+    /// A new set of established CRDs: serve their resources and schemas.
+    pub(crate) fn set_custom_resources(&self, custom: Vec<ResourceInfo>, crds: Vec<Value>) {
+        self.schemas.set_crds(&crds);
+        self.registry.set_custom(custom);
+    }
+}

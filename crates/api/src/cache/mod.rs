@@ -1,0 +1,299 @@
+//! The watch cache: every object the hub stores, in memory, fed by the store's event stream.
+//!
+//! Reads (GET, LIST) and watches are served from here, as kube-apiserver serves them from its
+//! watch cache; the store is only asked for writes, for snapshot pages at an old revision, and
+//! at startup. Objects are kept as the exact JSON bytes the store holds (resourceVersion
+//! included), so serving them needs no re-encoding, and one encoded event fans out to every
+//! watcher. A watcher that falls more than [`BROADCAST_CAPACITY`] events behind is dropped
+//! (it re-lists, as clients do on a closed watch) so memory never grows with slow readers.
+
+mod object;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use parking_lot::RwLock;
+use tokio::sync::{broadcast, watch};
+
+use flotilla_store::{EventKind, Revision, Store};
+
+pub use object::CachedObject;
+
+use crate::error::{ApiError, Result};
+
+/// How many events a watcher may lag behind before it is dropped.
+pub const BROADCAST_CAPACITY: usize = 16 * 1024;
+/// How many past events are kept to resume watches from a resourceVersion.
+pub const HISTORY_LEN: usize = 50_000;
+
+/// What happened to an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// Created.
+    Added,
+    /// Changed.
+    Modified,
+    /// Deleted (the object is the tombstone, with the deletion's resourceVersion).
+    Deleted,
+}
+
+impl ChangeKind {
+    /// The watch event `type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "ADDED",
+            ChangeKind::Modified => "MODIFIED",
+            ChangeKind::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One change, as seen by the cache.
+#[derive(Debug)]
+pub struct Change {
+    /// Revision of the change.
+    pub revision: Revision,
+    /// What happened.
+    pub kind: ChangeKind,
+    /// The object after the change (for deletions: its last state).
+    pub object: Arc<CachedObject>,
+    /// The object before the change, if it existed (used to filter watches by selector).
+    pub prev: Option<Arc<CachedObject>>,
+}
+
+struct State {
+    revision: Revision,
+    /// History is complete for every revision strictly greater than this.
+    history_start: Revision,
+    objects: BTreeMap<String, Arc<CachedObject>>,
+    history: VecDeque<Arc<Change>>,
+}
+
+/// A subscription: changes to replay first, then live ones.
+pub struct Subscription {
+    /// Changes already past, in order.
+    pub replay: Vec<Arc<Change>>,
+    /// Live changes after the replay.
+    pub live: broadcast::Receiver<Arc<Change>>,
+    /// Revision the replay ends at.
+    pub revision: Revision,
+}
+
+/// The watch cache.
+pub struct Cache {
+    store: Store,
+    state: RwLock<State>,
+    tx: broadcast::Sender<Arc<Change>>,
+    applied: watch::Sender<Revision>,
+}
+
+fn successor(prefix: &str) -> String {
+    // Keys are ASCII paths; the successor of a prefix ending in '/' is the same with '0'.
+    let mut s = prefix.to_string();
+    if let Some(last) = s.pop() {
+        s.push(char::from_u32(last as u32 + 1).unwrap_or(char::MAX));
+    }
+    s
+}
+
+impl Cache {
+    /// Load everything from the store and keep following it.
+    pub async fn start(store: Store) -> Result<Arc<Cache>> {
+        let mut objects = BTreeMap::new();
+        let mut start_after = None;
+        let mut revision = None;
+        loop {
+            let page = store
+                .list(
+                    "/registry/",
+                    flotilla_store::ListOptions { revision, start_after, limit: Some(10_000) },
+                )
+                .await?;
+            revision = Some(page.revision);
+            start_after = page.records.last().map(|r| r.key.clone());
+            for r in page.records {
+                let o = CachedObject::new(r.key.clone(), r.value, r.mod_revision)
+                    .map_err(|e| ApiError::internal(format!("stored object {} is not JSON: {e}", r.key)))?;
+                objects.insert(r.key, Arc::new(o));
+            }
+            if !page.more {
+                break;
+            }
+        }
+        let revision = revision.unwrap_or(0);
+        let (tx, _) = broadcast::channel(BROADCAST_CAPACITY);
+        let (applied, _) = watch::channel(revision);
+        let cache = Arc::new(Cache {
+            store: store.clone(),
+            state: RwLock::new(State {
+                revision,
+                history_start: revision,
+                objects,
+                history: VecDeque::new(),
+            }),
+            tx,
+            applied,
+        });
+        tracing::info!(revision, objects = cache.state.read().objects.len(), "watch cache loaded");
+        let follower = cache.clone();
+        tokio::spawn(async move { follower.follow(revision).await });
+        Ok(cache)
+    }
+
+    async fn follow(self: Arc<Self>, from: Revision) {
+        let mut events = self.store.watch(from);
+        while let Some(ev) = events.next().await {
+            match ev {
+                Ok(ev) => self.apply(ev),
+                Err(e) => {
+                    // The store's own stream never compacts away what we haven't read; any
+                    // error here means the store is closing.
+                    tracing::warn!(error = %e, "store watch ended");
+                    return;
+                }
+            }
+        }
+    }
+
+    fn apply(&self, ev: flotilla_store::Event) {
+        let obj = match CachedObject::new(ev.key.clone(), ev.value, ev.revision) {
+            Ok(o) => Arc::new(o),
+            Err(e) => {
+                tracing::error!(key = %ev.key, error = %e, "skipping undecodable stored object");
+                return;
+            }
+        };
+        let mut st = self.state.write();
+        let prev = match ev.kind {
+            EventKind::Put => st.objects.insert(ev.key.clone(), obj.clone()),
+            EventKind::Delete => st.objects.remove(&ev.key),
+        };
+        let kind = match (ev.kind, &prev) {
+            (EventKind::Delete, _) => ChangeKind::Deleted,
+            (EventKind::Put, Some(_)) => ChangeKind::Modified,
+            (EventKind::Put, None) => ChangeKind::Added,
+        };
+        let change = Arc::new(Change { revision: ev.revision, kind, object: obj, prev });
+        st.revision = ev.revision;
+        st.history.push_back(change.clone());
+        while st.history.len() > HISTORY_LEN {
+            if let Some(old) = st.history.pop_front() {
+                st.history_start = old.revision;
+            }
+        }
+        // Sent under the lock so that subscribe() sees every change exactly once.
+        let _ = self.tx.send(change);
+        drop(st);
+        self.applied.send_replace(ev.revision);
+    }
+
+    /// The revision the cache has applied.
+    pub fn revision(&self) -> Revision {
+        self.state.read().revision
+    }
+
+    /// Wait until the cache has applied `rev` (bounded: a revision from the future is an error).
+    pub async fn wait_for(&self, rev: Revision) -> Result<()> {
+        let mut rx = self.applied.subscribe();
+        let ok = tokio::time::timeout(Duration::from_secs(3), async {
+            rx.wait_for(|applied| *applied >= rev).await.is_ok()
+        })
+        .await;
+        match ok {
+            Ok(true) => Ok(()),
+            _ => Err(ApiError::timeout(format!(
+                "Too large resource version: {rev}, current: {}",
+                self.revision()
+            ))),
+        }
+    }
+
+    /// Wait until every write the store acknowledged so far is visible (consistent read).
+    pub async fn sync(&self) -> Result<()> {
+        self.wait_for(self.store.revision()).await
+    }
+
+    /// One object.
+    pub fn get(&self, key: &str) -> Option<Arc<CachedObject>> {
+        self.state.read().objects.get(key).cloned()
+    }
+
+    /// Every object under `prefix` (in key order) after `start_after`, with the revision the
+    /// snapshot was taken at. `filter` selects; at most `limit` are returned, and the bool says
+    /// whether more matching objects remain.
+    pub fn list(
+        &self,
+        prefix: &str,
+        start_after: Option<&str>,
+        limit: Option<usize>,
+        mut filter: impl FnMut(&CachedObject) -> bool,
+    ) -> (Vec<Arc<CachedObject>>, Revision, bool) {
+        let st = self.state.read();
+        let end = successor(prefix);
+        let lower = match start_after {
+            Some(k) if k >= prefix => std::ops::Bound::Excluded(k.to_string()),
+            _ => std::ops::Bound::Included(prefix.to_string()),
+        };
+        let mut out = Vec::new();
+        let mut more = false;
+        for (_, o) in st.objects.range((lower, std::ops::Bound::Excluded(end))) {
+            if !filter(o) {
+                continue;
+            }
+            if limit.is_some_and(|l| out.len() >= l) {
+                more = true;
+                break;
+            }
+            out.push(o.clone());
+        }
+        (out, st.revision, more)
+    }
+
+    /// Subscribe to changes under `prefix`: `from = Some(rv)` replays history after `rv`
+    /// (410 Gone when it is no longer kept); `None` replays the current state as additions.
+    pub fn subscribe(&self, prefix: &str, from: Option<Revision>) -> Result<Subscription> {
+        let st = self.state.read();
+        let replay = match from {
+            Some(rv) if rv < st.history_start => {
+                return Err(ApiError::gone(format!(
+                    "too old resource version: {rv} ({})",
+                    st.history_start + 1
+                )))
+            }
+            Some(rv) => st
+                .history
+                .iter()
+                .filter(|c| c.revision > rv && c.object.key.starts_with(prefix))
+                .cloned()
+                .collect(),
+            None => {
+                let end = successor(prefix);
+                st.objects
+                    .range(prefix.to_string()..end)
+                    .map(|(_, o)| {
+                        Arc::new(Change {
+                            revision: o.mod_revision,
+                            kind: ChangeKind::Added,
+                            object: o.clone(),
+                            prev: None,
+                        })
+                    })
+                    .collect()
+            }
+        };
+        Ok(Subscription { replay, live: self.tx.subscribe(), revision: st.revision })
+    }
+
+    /// Number of objects under `prefix` (for metrics and namespace deletion).
+    pub fn count(&self, prefix: &str) -> usize {
+        let st = self.state.read();
+        st.objects.range(prefix.to_string()..successor(prefix)).count()
+    }
+
+    /// The store behind the cache.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+}

@@ -1,0 +1,119 @@
+//! Request dispatch: authenticate, authorize, route to discovery/OpenAPI/health or to the
+//! object handlers.
+
+pub mod discovery;
+pub(crate) mod objects;
+pub mod response;
+mod table;
+mod watch;
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use http::{Method, Request, Response};
+use http_body_util::BodyExt;
+
+use crate::error::ApiError;
+use crate::request::{negotiate, Query, RequestInfo};
+use crate::Api;
+
+/// Everything a handler needs about the request.
+pub struct Ctx {
+    /// Parsed path.
+    pub info: RequestInfo,
+    /// Parsed query.
+    pub query: Query,
+    /// Requested response shape.
+    pub want: crate::request::Want,
+    /// Content-Type of the body.
+    pub content_type: Option<String>,
+    /// User-Agent (default field manager).
+    pub user_agent: Option<String>,
+    /// Authenticated user.
+    pub user: crate::access::User,
+    /// The body bytes (empty for GET).
+    pub body: bytes::Bytes,
+}
+
+impl Ctx {
+    /// The field manager for this write: `fieldManager` or the user agent's program name.
+    pub fn field_manager(&self) -> String {
+        if let Some(m) = &self.query.field_manager {
+            return m.clone();
+        }
+        let ua = self.user_agent.as_deref().unwrap_or("unknown");
+        ua.split('/').next().unwrap_or("unknown").to_string()
+    }
+}
+
+/// Serve one request.
+pub async fn handle(api: Arc<Api>, req: Request<axum::body::Body>) -> Response<Body> {
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let started = std::time::Instant::now();
+    let resp = match route(&api, req).await {
+        Ok(r) => r,
+        Err(e) => response::error(&e),
+    };
+    api.metrics.observe(method.as_str(), resp.status().as_u16(), started.elapsed());
+    tracing::debug!(%method, %path, code = resp.status().as_u16(), "request");
+    resp
+}
+
+fn header(req: &Request<Body>, h: http::header::HeaderName) -> Option<String> {
+    req.headers().get(h).and_then(|v| v.to_str().ok()).map(String::from)
+}
+
+async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, ApiError> {
+    let path = req.uri().path().to_string();
+    // Health and version are public, as in Kubernetes (system:public-info-viewer).
+    match path.as_str() {
+        "/healthz" | "/livez" => return Ok(response::raw_typed(200, "ok".into(), "text/plain")),
+        "/readyz" => {
+            return Ok(if api.is_ready() {
+                response::raw_typed(200, "ok".into(), "text/plain")
+            } else {
+                response::raw_typed(503, "not ready: loading watch cache".into(), "text/plain")
+            })
+        }
+        "/version" => return Ok(response::json(200, &crate::version_info())),
+        _ => {}
+    }
+    let accept = header(&req, http::header::ACCEPT);
+    let content_type = header(&req, http::header::CONTENT_TYPE);
+    let user_agent = header(&req, http::header::USER_AGENT);
+    let authorization = req.headers().get(http::header::AUTHORIZATION).cloned();
+    let query = Query::parse(req.uri().query())?;
+    let user = api.auth().authenticate(authorization.as_ref()).await?;
+    let info = RequestInfo::parse(req.method(), &path, query.watch);
+    api.auth().authorize(&user, &info).await?;
+
+    if !info.is_resource_request {
+        return discovery::serve_non_resource(api, &path, accept.as_deref(), req.uri().query());
+    }
+    let method = req.method().clone();
+    let body = if matches!(method, Method::POST | Method::PUT | Method::PATCH | Method::DELETE) {
+        let limited = http_body_util::Limited::new(req.into_body(), crate::request::body::MAX_BODY);
+        match limited.collect().await {
+            Ok(c) => c.to_bytes(),
+            Err(_) => {
+                return Err(ApiError::too_large(format!(
+                    "the request body is larger than the limit of {} bytes",
+                    crate::request::body::MAX_BODY
+                )))
+            }
+        }
+    } else {
+        bytes::Bytes::new()
+    };
+    let ctx = Ctx {
+        want: negotiate(accept.as_deref()),
+        info,
+        query,
+        content_type,
+        user_agent,
+        user,
+        body,
+    };
+    objects::dispatch(api, ctx).await
+}

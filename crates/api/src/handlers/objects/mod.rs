@@ -1,0 +1,111 @@
+//! Handlers for objects: get, list, watch, create, update, patch, delete, deletecollection, and
+//! the `status` and `scale` subresources.
+
+mod delete;
+mod filter;
+mod read;
+mod scale;
+mod write;
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use bytes::Bytes;
+use http::Response;
+use serde_json::Value;
+
+use super::Ctx;
+use crate::cache::CachedObject;
+use crate::error::{ApiError, Result};
+use crate::registry::ResourceInfo;
+use crate::Api;
+
+pub(crate) use delete::{delete_object, DeleteOptions};
+pub(crate) use filter::Filter;
+pub(crate) use read::partial_metadata;
+pub(crate) use write::{commit_create, system_update};
+
+/// Route a resource request.
+pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>> {
+    let snap = api.registry.snapshot();
+    let res = snap
+        .get(&ctx.info.group, &ctx.info.version, &ctx.info.resource)
+        .cloned()
+        .ok_or_else(|| ApiError::unknown_path(&ctx.info.path))?;
+    let ns = ctx.info.object_namespace();
+    if !res.namespaced && ns.is_some() {
+        return Err(ApiError::unknown_path(&ctx.info.path));
+    }
+    if res.namespaced && ns.is_none() && !matches!(ctx.info.verb.as_str(), "list" | "watch") {
+        return Err(ApiError::unknown_path(&ctx.info.path));
+    }
+    let sub = ctx.info.subresource.clone();
+    match (ctx.info.verb.as_str(), sub.as_deref()) {
+        ("get", None) => read::get(api, &ctx, &res),
+        ("list", None) => read::list(api, &ctx, &res).await,
+        ("watch", None) => super::watch::watch(api, &ctx, &res),
+        ("create", None) => write::create(api, &ctx, &res).await,
+        ("update", None) => write::update(api, &ctx, &res, None).await,
+        ("patch", None) => write::patch(api, &ctx, &res, None).await,
+        ("delete", None) => delete::delete(api, &ctx, &res).await,
+        ("deletecollection", None) => delete::delete_collection(api, &ctx, &res).await,
+        ("get", Some("status")) if res.status => read::get(api, &ctx, &res),
+        ("update", Some("status")) if res.status => write::update(api, &ctx, &res, Some("status")).await,
+        ("patch", Some("status")) if res.status => write::patch(api, &ctx, &res, Some("status")).await,
+        ("update", Some("finalize")) if res.plural == "namespaces" && !res.custom => {
+            write::update(api, &ctx, &res, Some("finalize")).await
+        }
+        ("get", Some("scale")) if res.scale.is_some() => scale::get(api, &ctx, &res),
+        ("update", Some("scale")) if res.scale.is_some() => scale::update(api, &ctx, &res).await,
+        ("patch", Some("scale")) if res.scale.is_some() => scale::patch(api, &ctx, &res).await,
+        ("create", Some("token")) if res.plural == "serviceaccounts" && !res.custom => {
+            api.token_request(&ctx).await
+        }
+        (verb, Some(s)) => Err(ApiError::unknown_path(&format!("{} ({verb} {s})", ctx.info.path))),
+        (verb, None) => Err(ApiError::method_not_allowed(format!(
+            "the server does not allow this method on the requested resource ({verb})"
+        ))),
+    }
+}
+
+/// The object's bytes as served at `res`'s version. Custom resources are stored at one version
+/// and served at all of theirs (conversion strategy None: only apiVersion changes).
+pub(crate) fn output(res: &ResourceInfo, o: &CachedObject) -> Bytes {
+    if !res.custom {
+        return o.raw.clone();
+    }
+    let want = res.api_version();
+    let mut v = o.value();
+    if v["apiVersion"].as_str() == Some(want.as_str()) {
+        return o.raw.clone();
+    }
+    v["apiVersion"] = Value::String(want);
+    Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
+}
+
+/// As [`output`], for an object already parsed.
+pub(crate) fn output_value(res: &ResourceInfo, mut v: Value) -> Value {
+    if res.custom {
+        v["apiVersion"] = Value::String(res.api_version());
+    }
+    v
+}
+
+/// The storage key of the object a request names.
+pub(crate) fn object_key(ctx: &Ctx, res: &ResourceInfo) -> Result<String> {
+    let name = ctx
+        .info
+        .name
+        .as_deref()
+        .ok_or_else(|| ApiError::bad_request("the request names no object"))?;
+    Ok(res.key(ctx.info.object_namespace(), name))
+}
+
+/// The `not found` error for the object a request names.
+pub(crate) fn not_found(ctx: &Ctx, res: &ResourceInfo) -> ApiError {
+    ApiError::not_found(crate::error::Target {
+        group: &res.group,
+        resource: &res.plural,
+        name: ctx.info.name.as_deref().unwrap_or(""),
+    })
+}

@@ -1,0 +1,168 @@
+//! GET and LIST.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use base64::Engine;
+use bytes::{BufMut, Bytes, BytesMut};
+use http::Response;
+use serde_json::{json, Value};
+
+use super::{not_found, object_key, output, Ctx, Filter};
+use crate::cache::CachedObject;
+use crate::error::{ApiError, Result};
+use crate::handlers::{response, table};
+use crate::registry::ResourceInfo;
+use crate::request::Want;
+use crate::Api;
+
+/// GET one object.
+pub(super) fn get(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
+    let key = object_key(ctx, res)?;
+    let o = api.cache.get(&key).ok_or_else(|| not_found(ctx, res))?;
+    Ok(match ctx.want {
+        Want::Object => response::raw(200, output(res, &o)),
+        Want::Table => response::json(200, &table::table(res, &[o], ctx, None)),
+        Want::Metadata => response::json(200, &partial_metadata(res, &o)),
+    })
+}
+
+/// The `PartialObjectMetadata` view of an object.
+pub(crate) fn partial_metadata(res: &ResourceInfo, o: &CachedObject) -> Value {
+    let v = o.value();
+    json!({
+        "kind": "PartialObjectMetadata",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": v.get("metadata").cloned().unwrap_or(json!({})),
+        // Clients use the object's own GVK from the list; keep it on each item too.
+        "__gvk": res.api_version(),
+    })
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ContinueToken {
+    v: String,
+    rv: i64,
+    start: String,
+}
+
+fn encode_continue(rv: i64, start: &str) -> String {
+    let t = ContinueToken { v: "meta.k8s.io/v1".into(), rv, start: start.into() };
+    base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&t).unwrap_or_default())
+}
+
+fn decode_continue(s: &str) -> Result<ContinueToken> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .map_err(|_| ApiError::bad_request("continue key is not valid: not base64"))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|_| ApiError::bad_request("continue key is not valid: unknown format"))
+}
+
+/// LIST, from the cache (latest) or from the store (a continue page or an exact old revision).
+pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
+    let filter = Filter::parse(res, &ctx.query)?;
+    let prefix = res.key_prefix(ctx.info.object_namespace());
+    let limit = ctx.query.limit;
+    let exact = ctx.query.resource_version_match.as_deref() == Some("Exact");
+    let (items, rv, more) = if let Some(tok) = &ctx.query.continue_token {
+        let t = decode_continue(tok)?;
+        if !t.start.starts_with(&prefix) {
+            return Err(ApiError::bad_request("continue key is not valid: it is for another list"));
+        }
+        from_store(api, &prefix, t.rv, Some(t.start), limit, &filter).await?
+    } else if let (true, Some(rv)) = (exact, ctx.query.resource_version.as_deref()) {
+        let rv = crate::meta::parse_rv(rv)
+            .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?;
+        from_store(api, &prefix, rv, None, limit, &filter).await?
+    } else {
+        match ctx.query.resource_version.as_deref() {
+            // "0": any version is fine; serve what the cache has without waiting.
+            Some("0") => {}
+            Some(rv) => {
+                let rv = crate::meta::parse_rv(rv)
+                    .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?;
+                api.cache.wait_for(rv).await?
+            }
+            None => api.cache.sync().await?,
+        }
+        api.cache.list(&prefix, None, limit, |o| filter.matches(o))
+    };
+    let cont = if more { items.last().map(|o| encode_continue(rv, &o.key)) } else { None };
+    Ok(match ctx.want {
+        Want::Table => response::json(200, &table::table(res, &items, ctx, Some((rv, cont)))),
+        Want::Metadata => {
+            let items: Vec<Value> = items.iter().map(|o| {
+                let mut m = partial_metadata(res, o);
+                if let Some(obj) = m.as_object_mut() { obj.remove("__gvk"); }
+                m
+            }).collect();
+            let mut meta = json!({"resourceVersion": rv.to_string()});
+            if let Some(c) = cont { meta["continue"] = json!(c); }
+            response::json(200, &json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta, "items": items}))
+        }
+        Want::Object => response::raw(200, list_bytes(res, &items, rv, cont.as_deref())),
+    })
+}
+
+async fn from_store(
+    api: &Arc<Api>,
+    prefix: &str,
+    rv: i64,
+    mut start: Option<String>,
+    limit: Option<usize>,
+    filter: &Filter,
+) -> Result<(Vec<Arc<CachedObject>>, i64, bool)> {
+    let mut out = Vec::new();
+    loop {
+        let page = api
+            .store
+            .list(
+                prefix,
+                flotilla_store::ListOptions {
+                    revision: Some(rv),
+                    start_after: start.clone(),
+                    limit: Some(limit.unwrap_or(1000).max(100)),
+                },
+            )
+            .await?;
+        for r in page.records {
+            start = Some(r.key.clone());
+            if let Some(l) = limit {
+                if out.len() >= l {
+                    return Ok((out, rv, true));
+                }
+            }
+            let o = CachedObject::new(r.key, r.value, r.mod_revision)
+                .map_err(|e| ApiError::internal(format!("stored object is not JSON: {e}")))?;
+            if filter.matches(&o) {
+                out.push(Arc::new(o));
+            }
+        }
+        if !page.more {
+            return Ok((out, rv, false));
+        }
+    }
+}
+
+/// `{"kind":"XList",...,"items":[raw,raw,...]}` without re-encoding the items.
+fn list_bytes(res: &ResourceInfo, items: &[Arc<CachedObject>], rv: i64, cont: Option<&str>) -> Bytes {
+    let mut meta = json!({"resourceVersion": rv.to_string()});
+    if let Some(c) = cont {
+        meta["continue"] = json!(c);
+    }
+    let head = json!({"kind": format!("{}List", res.kind), "apiVersion": res.api_version(), "metadata": meta});
+    let head = serde_json::to_vec(&head).unwrap_or_default();
+    let size: usize = items.iter().map(|o| o.raw.len() + 1).sum::<usize>() + head.len() + 16;
+    let mut buf = BytesMut::with_capacity(size);
+    buf.put_slice(&head[..head.len() - 1]); // drop the closing brace
+    buf.put_slice(b",\"items\":[");
+    for (i, o) in items.iter().enumerate() {
+        if i > 0 {
+            buf.put_u8(b',');
+        }
+        buf.put_slice(&output(res, o));
+    }
+    buf.put_slice(b"]}");
+    buf.freeze()
+}

@@ -1,0 +1,436 @@
+//! Create, update and patch, and the compare-and-swap loop every write goes through.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use bytes::Bytes;
+use http::Response;
+use serde_json::{json, Value};
+
+use super::{not_found, object_key, output, output_value, Ctx};
+use crate::cache::CachedObject;
+use crate::error::{ApiError, Result, Target};
+use crate::handlers::response;
+use crate::meta::{self, meta_str, now_rfc3339, remove_meta, set_meta};
+use crate::registry::ResourceInfo;
+use crate::request::{decode_body, BodyFormat};
+use crate::Api;
+
+/// What a guaranteed update ended in.
+pub(crate) enum Outcome {
+    /// A new revision was written.
+    Written(flotilla_store::Record),
+    /// Nothing changed; the current object stands.
+    Unchanged(Arc<CachedObject>),
+    /// The update removed the last finalizer of a terminating object, so it was deleted.
+    Deleted(flotilla_store::Record),
+    /// dryRun: what would have been written.
+    DryRun(Value),
+}
+
+fn render(mut obj: Value) -> flotilla_store::Render {
+    Box::new(move |rev| {
+        set_meta(&mut obj, "resourceVersion", Value::String(rev.to_string()));
+        Bytes::from(serde_json::to_vec(&obj).unwrap_or_default())
+    })
+}
+
+fn target<'a>(res: &'a ResourceInfo, name: &'a str) -> Target<'a> {
+    Target { group: &res.group, resource: &res.plural, name }
+}
+
+fn body_object(ctx: &Ctx) -> Result<Value> {
+    let format = BodyFormat::from_content_type(ctx.content_type.as_deref())?;
+    if format.is_patch() {
+        return Err(ApiError::unsupported_media_type(
+            "a patch content type was sent with a create or update; use PATCH",
+        ));
+    }
+    let v = decode_body(format, &ctx.body)?;
+    if !v.is_object() {
+        return Err(ApiError::bad_request("the request body must be a JSON object"));
+    }
+    Ok(v)
+}
+
+/// Check apiVersion/kind of a body against the resource, filling them in when absent.
+fn check_type(res: &ResourceInfo, obj: &mut Value) -> Result<()> {
+    let want_av = res.api_version();
+    match obj.get("apiVersion").and_then(Value::as_str) {
+        None | Some("") => obj["apiVersion"] = json!(want_av),
+        Some(av) if av == want_av => {}
+        Some(av) => {
+            return Err(ApiError::bad_request(format!(
+                "the API version in the data ({av}) does not match the expected API version ({want_av})"
+            )))
+        }
+    }
+    match obj.get("kind").and_then(Value::as_str) {
+        None | Some("") => obj["kind"] = json!(res.kind),
+        Some(k) if k == res.kind => {}
+        Some(k) => {
+            return Err(ApiError::bad_request(format!(
+                "the kind in the data ({k}) does not match the expected kind ({}) of resource {}",
+                res.kind,
+                res.group_resource()
+            )))
+        }
+    }
+    Ok(())
+}
+
+fn validate_name(res: &ResourceInfo, name: &str) -> Option<String> {
+    if res.group.is_empty() && matches!(res.plural.as_str(), "namespaces" | "services") {
+        meta::names::dns_label(name)
+    } else if res.group == "rbac.authorization.k8s.io" {
+        meta::names::path_segment(name)
+    } else {
+        meta::names::dns_subdomain(name)
+    }
+}
+
+/// Namespaced writes need an existing namespace that isn't being deleted.
+fn check_namespace(api: &Api, res: &ResourceInfo, ns: Option<&str>) -> Result<()> {
+    let Some(ns) = ns.filter(|_| res.namespaced) else { return Ok(()) };
+    let nskey = format!("/registry/core/namespaces/{ns}");
+    let Some(n) = api.cache.get(&nskey) else {
+        return Err(ApiError::not_found(Target { group: "", resource: "namespaces", name: ns }));
+    };
+    if n.value().pointer("/metadata/deletionTimestamp").is_some() {
+        return Err(ApiError::forbidden(format!(
+            "unable to create new content in namespace {ns} because it is being terminated"
+        )));
+    }
+    Ok(())
+}
+
+const GENERATE_CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+fn generate_suffix() -> String {
+    use rand::Rng;
+    let mut rng = rand::thread_rng();
+    (0..5).map(|_| GENERATE_CHARS[rng.gen_range(0..GENERATE_CHARS.len())] as char).collect()
+}
+
+/// POST: create an object.
+pub(super) async fn create(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
+    let mut obj = body_object(ctx)?;
+    check_type(res, &mut obj)?;
+    let ns = ctx.info.object_namespace();
+    if res.namespaced {
+        match meta_str(&obj, "namespace") {
+            Some(n) if Some(n) != ns && !n.is_empty() => {
+                return Err(ApiError::bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                ))
+            }
+            _ => set_meta(&mut obj, "namespace", json!(ns)),
+        }
+    } else {
+        remove_meta(&mut obj, "namespace");
+    }
+    let warnings = api.validate(res, &mut obj, ctx.query.field_validation)?;
+    let manager = ctx.field_manager();
+    let rec = commit_create(api, res, obj, &manager, ctx.query.dry_run).await?;
+    let r = match rec {
+        Outcome::Written(r) => response::raw(201, output_bytes(res, &r.value)),
+        Outcome::DryRun(v) => response::json(201, &output_value(res, v)),
+        _ => return Err(ApiError::internal("create ended without a write")),
+    };
+    Ok(response::with_warnings(r, &warnings))
+}
+
+fn output_bytes(res: &ResourceInfo, raw: &Bytes) -> Bytes {
+    if !res.custom {
+        return raw.clone();
+    }
+    let v: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
+    Bytes::from(serde_json::to_vec(&output_value(res, v)).unwrap_or_default())
+}
+
+/// Set the system fields of a new object, check it, and write it.
+pub(crate) async fn commit_create(
+    api: &Arc<Api>,
+    res: &ResourceInfo,
+    mut obj: Value,
+    manager: &str,
+    dry_run: bool,
+) -> Result<Outcome> {
+    let ns = meta_str(&obj, "namespace").map(String::from);
+    let generate = meta_str(&obj, "generateName").map(String::from);
+    let given = meta_str(&obj, "name").map(String::from).filter(|n| !n.is_empty());
+    if given.is_none() && generate.is_none() {
+        return Err(ApiError::invalid(&res.kind, "", &res.group, vec![(
+            "metadata.name".into(),
+            "Required value: name or generateName is required".into(),
+        )]));
+    }
+    check_namespace(api, res, ns.as_deref())?;
+    for key in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+        remove_meta(&mut obj, key);
+    }
+    set_meta(&mut obj, "uid", json!(uuid::Uuid::new_v4().to_string()));
+    set_meta(&mut obj, "creationTimestamp", json!(now_rfc3339()));
+    set_meta(&mut obj, "generation", json!(1));
+    if res.status {
+        if let Some(o) = obj.as_object_mut() {
+            o.remove("status");
+        }
+    }
+    crate::defaults::on_create(res, &mut obj);
+    api.track_managed_fields(res, None, &mut obj, manager, None);
+    for attempt in 0..8 {
+        let name = match (&given, &generate) {
+            (Some(n), _) => n.clone(),
+            (None, Some(g)) => format!("{g}{}", generate_suffix()),
+            (None, None) => unreachable!("checked above"),
+        };
+        if let Some(msg) = validate_name(res, &name) {
+            return Err(ApiError::invalid(&res.kind, &name, &res.group, vec![("metadata.name".into(), format!("Invalid value: {name:?}: {msg}"))]));
+        }
+        set_meta(&mut obj, "name", json!(name));
+        if dry_run {
+            return Ok(Outcome::DryRun(obj));
+        }
+        let key = res.key(ns.as_deref(), &name);
+        match api.store.create(&key, render(obj.clone())).await {
+            Ok(r) => return Ok(Outcome::Written(r)),
+            Err(flotilla_store::Error::AlreadyExists { .. }) if given.is_none() && attempt < 7 => continue,
+            Err(flotilla_store::Error::AlreadyExists { .. }) => {
+                return Err(ApiError::already_exists(target(res, &name)))
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::already_exists(target(res, generate.as_deref().unwrap_or(""))))
+}
+
+/// Read-modify-write with compare-and-swap, retried on conflicts the client didn't ask for.
+/// `change` gets the current object and returns the desired one; a resourceVersion inside the
+/// desired object that differs from the current one is the client's precondition → 409.
+pub(crate) async fn guaranteed_update<F>(
+    api: &Arc<Api>,
+    res: &ResourceInfo,
+    key: &str,
+    name: &str,
+    dry_run: bool,
+    change: F,
+) -> Result<Outcome>
+where
+    F: FnMut(&Value) -> Result<Value>,
+{
+    update_loop(api, res, key, name, dry_run, false, change).await
+}
+
+/// As [`guaranteed_update`], for the server itself: `change` may set `deletionTimestamp`.
+pub(crate) async fn system_update<F>(
+    api: &Arc<Api>,
+    res: &ResourceInfo,
+    key: &str,
+    name: &str,
+    dry_run: bool,
+    change: F,
+) -> Result<Outcome>
+where
+    F: FnMut(&Value) -> Result<Value>,
+{
+    update_loop(api, res, key, name, dry_run, true, change).await
+}
+
+async fn update_loop<F>(
+    api: &Arc<Api>,
+    res: &ResourceInfo,
+    key: &str,
+    name: &str,
+    dry_run: bool,
+    system: bool,
+    mut change: F,
+) -> Result<Outcome>
+where
+    F: FnMut(&Value) -> Result<Value>,
+{
+    api.cache.sync().await?;
+    for _ in 0..32 {
+        let cur = api.cache.get(key).ok_or_else(|| ApiError::not_found(target(res, name)))?;
+        let old = cur.value();
+        let mut new = change(&old)?;
+        let cur_rv = cur.mod_revision.to_string();
+        let precondition = match meta_str(&new, "resourceVersion") {
+            Some(rv) if !rv.is_empty() => {
+                if rv != cur_rv {
+                    return Err(ApiError::conflict(
+                        target(res, name),
+                        "the object has been modified; please apply your changes to the latest version and try again",
+                    ));
+                }
+                true
+            }
+            _ => false,
+        };
+        // Fields only the server sets.
+        let owned: &[&str] = if system {
+            &["uid", "creationTimestamp", "name", "namespace"]
+        } else {
+            &["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "name", "namespace"]
+        };
+        for f in owned.iter().copied() {
+            match old.pointer(&format!("/metadata/{f}")) {
+                Some(v) => set_meta(&mut new, f, v.clone()),
+                None => {
+                    remove_meta(&mut new, f);
+                }
+            }
+        }
+        set_meta(&mut new, "resourceVersion", json!(cur_rv));
+        let gen = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(1);
+        let gen = if meta::spec_changed(&old, &new) { gen + 1 } else { gen };
+        set_meta(&mut new, "generation", json!(gen));
+        if new == old {
+            return Ok(Outcome::Unchanged(cur));
+        }
+        let terminating = old.pointer("/metadata/deletionTimestamp").is_some();
+        if dry_run {
+            return Ok(Outcome::DryRun(new));
+        }
+        let result = if terminating && meta::finalizers(&new).is_empty() && !crate::lifecycle::has_spec_finalizers(res, &new) {
+            api.store.delete(key, cur.mod_revision, render(new)).await.map(Outcome::Deleted)
+        } else {
+            api.store.update(key, cur.mod_revision, render(new)).await.map(Outcome::Written)
+        };
+        match result {
+            Ok(o) => return Ok(o),
+            Err(flotilla_store::Error::Conflict { .. }) if !precondition => {
+                api.cache.sync().await?;
+                continue;
+            }
+            Err(flotilla_store::Error::Conflict { .. }) => {
+                return Err(ApiError::conflict(
+                    target(res, name),
+                    "the object has been modified; please apply your changes to the latest version and try again",
+                ))
+            }
+            Err(flotilla_store::Error::NotFound { .. }) => {
+                return Err(ApiError::not_found(target(res, name)))
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::conflict(target(res, name), "too many concurrent writers; try again"))
+}
+
+/// Respond with what an update produced.
+pub(super) fn outcome_response(res: &ResourceInfo, o: Outcome) -> Response<Body> {
+    match o {
+        Outcome::Written(r) | Outcome::Deleted(r) => response::raw(200, output_bytes(res, &r.value)),
+        Outcome::Unchanged(c) => response::raw(200, output(res, &c)),
+        Outcome::DryRun(v) => response::json(200, &output_value(res, v)),
+    }
+}
+
+/// What an update of `sub` may change: the main resource leaves status alone, the status
+/// subresource changes only status (and, as in Kubernetes, nothing of metadata but
+/// labels/annotations/finalizers/ownerReferences... none of them, in fact: only status).
+pub(crate) fn merge_for_subresource(res: &ResourceInfo, sub: Option<&str>, old: &Value, mut new: Value) -> Value {
+    match sub {
+        None if res.status => {
+            match old.get("status") {
+                Some(s) => new["status"] = s.clone(),
+                None => {
+                    if let Some(o) = new.as_object_mut() {
+                        o.remove("status");
+                    }
+                }
+            }
+            new
+        }
+        Some("status") => {
+            let mut out = old.clone();
+            match new.get("status") {
+                Some(s) => out["status"] = s.clone(),
+                None => {
+                    if let Some(o) = out.as_object_mut() {
+                        o.remove("status");
+                    }
+                }
+            }
+            if let Some(rv) = new.pointer("/metadata/resourceVersion") {
+                set_meta(&mut out, "resourceVersion", rv.clone());
+            }
+            out
+        }
+        Some("finalize") => {
+            let mut out = old.clone();
+            out["spec"]["finalizers"] = new.pointer("/spec/finalizers").cloned().unwrap_or(json!([]));
+            out
+        }
+        _ => new,
+    }
+}
+
+/// PUT.
+pub(super) async fn update(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, sub: Option<&str>) -> Result<Response<Body>> {
+    let mut obj = body_object(ctx)?;
+    check_type(res, &mut obj)?;
+    let key = object_key(ctx, res)?;
+    let name = ctx.info.name.clone().unwrap_or_default();
+    if let Some(n) = meta_str(&obj, "name") {
+        if n != name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({n}) does not match the name on the URL ({name})"
+            )));
+        }
+    }
+    if api.cache.get(&key).is_none() {
+        return Err(not_found(ctx, res));
+    }
+    let warnings = api.validate(res, &mut obj, ctx.query.field_validation)?;
+    let manager = ctx.field_manager();
+    let outcome = guaranteed_update(api, res, &key, &name, ctx.query.dry_run, |old| {
+        let mut new = merge_for_subresource(res, sub, old, obj.clone());
+        api.track_managed_fields(res, Some(old), &mut new, &manager, sub);
+        Ok(new)
+    })
+    .await?;
+    Ok(response::with_warnings(outcome_response(res, outcome), &warnings))
+}
+
+/// PATCH (JSON patch, merge patch, strategic merge patch, server-side apply).
+pub(super) async fn patch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, sub: Option<&str>) -> Result<Response<Body>> {
+    let format = BodyFormat::from_content_type(ctx.content_type.as_deref())?;
+    if !format.is_patch() {
+        return Err(ApiError::unsupported_media_type(format!(
+            "the body of the request was in an unknown format - accepted media types include: \
+             application/json-patch+json, application/merge-patch+json, \
+             application/apply-patch+yaml{}",
+            if res.custom { "" } else { ", application/strategic-merge-patch+json" }
+        )));
+    }
+    if format == BodyFormat::StrategicMergePatch && res.custom {
+        return Err(ApiError::unsupported_media_type(
+            "strategic merge patch is not supported for custom resources; use a merge patch \
+             (--type merge) or a JSON patch (--type json)",
+        ));
+    }
+    let patch = decode_body(format, &ctx.body)?;
+    let key = object_key(ctx, res)?;
+    let name = ctx.info.name.clone().unwrap_or_default();
+    let manager = ctx.field_manager();
+    if format == BodyFormat::ApplyPatch {
+        return api.server_side_apply(ctx, res, sub, &key, &name, patch).await;
+    }
+    if api.cache.get(&key).is_none() {
+        return Err(not_found(ctx, res));
+    }
+    let outcome = guaranteed_update(api, res, &key, &name, ctx.query.dry_run, |old| {
+        let patched = api.apply_patch_document(res, format, old, &patch)?;
+        let mut new = merge_for_subresource(res, sub, old, patched);
+        if let Some(o) = new.as_object_mut() {
+            o.insert("apiVersion".into(), old["apiVersion"].clone());
+            o.insert("kind".into(), old["kind"].clone());
+        }
+        api.track_managed_fields(res, Some(old), &mut new, &manager, sub);
+        Ok(new)
+    })
+    .await?;
+    Ok(outcome_response(res, outcome))
+}

@@ -1,0 +1,169 @@
+//! WATCH: newline-delimited JSON events, served from the watch cache.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use bytes::Bytes;
+use futures::stream::{self, StreamExt};
+use http::Response;
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::objects::{output, Filter};
+use super::{table, Ctx};
+use crate::cache::{Change, ChangeKind};
+use crate::error::{ApiError, Result};
+use crate::registry::ResourceInfo;
+use crate::request::Want;
+use crate::Api;
+
+/// How often a watch with `allowWatchBookmarks` gets a BOOKMARK.
+const BOOKMARK_EVERY: Duration = Duration::from_secs(30);
+
+/// The event type this watcher should see for a change, given its filter (an object moving out
+/// of a selector is DELETED for that watcher, one moving in is ADDED).
+fn visible(filter: &Filter, c: &Change) -> Option<ChangeKind> {
+    if filter.is_everything() {
+        return Some(c.kind);
+    }
+    let now = filter.matches(&c.object);
+    let before = c.prev.as_ref().map(|p| filter.matches(p)).unwrap_or(false);
+    match c.kind {
+        ChangeKind::Added => now.then_some(ChangeKind::Added),
+        ChangeKind::Deleted => (now || before).then_some(ChangeKind::Deleted),
+        ChangeKind::Modified => match (before, now) {
+            (true, true) => Some(ChangeKind::Modified),
+            (false, true) => Some(ChangeKind::Added),
+            (true, false) => Some(ChangeKind::Deleted),
+            (false, false) => None,
+        },
+    }
+}
+
+struct Encoder {
+    res: ResourceInfo,
+    want: Want,
+    include_object: Option<String>,
+}
+
+impl Encoder {
+    fn event(&self, kind: ChangeKind, c: &Change) -> Bytes {
+        let obj = match self.want {
+            Want::Object => output(&self.res, &c.object),
+            Want::Table => Bytes::from(
+                serde_json::to_vec(&table::table_for_watch(&self.res, &c.object, self.include_object.as_deref()))
+                    .unwrap_or_default(),
+            ),
+            Want::Metadata => Bytes::from(
+                serde_json::to_vec(&super::objects::partial_metadata(&self.res, &c.object)).unwrap_or_default(),
+            ),
+        };
+        let mut buf = Vec::with_capacity(obj.len() + 32);
+        buf.extend_from_slice(b"{\"type\":\"");
+        buf.extend_from_slice(kind.as_str().as_bytes());
+        buf.extend_from_slice(b"\",\"object\":");
+        buf.extend_from_slice(&obj);
+        buf.extend_from_slice(b"}\n");
+        Bytes::from(buf)
+    }
+
+    fn bookmark(&self, rv: i64, initial_end: bool) -> Bytes {
+        let mut meta = json!({"resourceVersion": rv.to_string()});
+        if initial_end {
+            meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        }
+        let ev = json!({"type": "BOOKMARK", "object": {"kind": self.res.kind, "apiVersion": self.res.api_version(), "metadata": meta}});
+        let mut v = serde_json::to_vec(&ev).unwrap_or_default();
+        v.push(b'\n');
+        Bytes::from(v)
+    }
+}
+
+/// Serve a watch.
+pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
+    let filter = Arc::new(Filter::parse(res, &ctx.query)?);
+    let mut prefix = res.key_prefix(ctx.info.object_namespace());
+    if let Some(name) = &ctx.info.name {
+        // A watch on one named object (kubectl get x/name -w uses a field selector instead).
+        prefix = res.key(ctx.info.object_namespace(), name);
+    }
+    let send_initial = ctx.query.send_initial_events.unwrap_or(false);
+    let from = match ctx.query.resource_version.as_deref() {
+        None | Some("") | Some("0") => None,
+        Some(_) if send_initial => None,
+        Some(rv) => Some(
+            crate::meta::parse_rv(rv)
+                .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?,
+        ),
+    };
+    if let Some(rv) = from {
+        if rv > api.cache.revision() {
+            return Err(ApiError::timeout(format!("Too large resource version: {rv}, current: {}", api.cache.revision())));
+        }
+    }
+    let sub = api.cache.subscribe(&prefix, from)?;
+    let enc = Arc::new(Encoder { res: res.clone(), want: ctx.want, include_object: ctx.query.include_object.clone() });
+    let bookmarks = ctx.query.allow_bookmarks;
+    let start_rv = sub.revision;
+    let timeout = Duration::from_secs(ctx.query.timeout_seconds.unwrap_or(1800).clamp(1, 3600));
+
+    let replay: Vec<Bytes> = sub
+        .replay
+        .iter()
+        .filter_map(|c| visible(&filter, c).map(|k| enc.event(k, c)))
+        .collect();
+    let mut head: Vec<Bytes> = replay;
+    if send_initial && bookmarks {
+        head.push(enc.bookmark(start_rv, true));
+    }
+    let prefix_live = prefix.clone();
+    let live = stream::unfold(
+        (sub.live, filter, enc.clone(), prefix_live, start_rv, tokio::time::Instant::now() + BOOKMARK_EVERY),
+        move |(mut rx, filter, enc, prefix, mut last_rv, mut next_bm)| async move {
+            loop {
+                let recv = if bookmarks {
+                    tokio::select! {
+                        r = rx.recv() => Some(r),
+                        _ = tokio::time::sleep_until(next_bm) => None,
+                    }
+                } else {
+                    Some(rx.recv().await)
+                };
+                match recv {
+                    None => {
+                        next_bm = tokio::time::Instant::now() + BOOKMARK_EVERY;
+                        let b = enc.bookmark(last_rv, false);
+                        return Some((b, (rx, filter, enc, prefix, last_rv, next_bm)));
+                    }
+                    Some(Ok(c)) => {
+                        if c.revision <= last_rv && c.revision <= start_rv {
+                            continue;
+                        }
+                        last_rv = c.revision;
+                        if !c.object.key.starts_with(&prefix) {
+                            continue;
+                        }
+                        if let Some(k) = visible(&filter, &c) {
+                            let b = enc.event(k, &c);
+                            return Some((b, (rx, filter, enc, prefix, last_rv, next_bm)));
+                        }
+                    }
+                    // A watcher that can't keep up is dropped; clients re-list and resume.
+                    Some(Err(RecvError::Lagged(n))) => {
+                        tracing::info!(missed = n, "dropping a watch that fell behind");
+                        return None;
+                    }
+                    Some(Err(RecvError::Closed)) => return None,
+                }
+            }
+        },
+    );
+    let body = stream::iter(head)
+        .chain(live)
+        .take_until(tokio::time::sleep(timeout))
+        .map(Ok::<Bytes, std::convert::Infallible>);
+    let mut r = Response::new(Body::from_stream(body));
+    r.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    Ok(r)
+}

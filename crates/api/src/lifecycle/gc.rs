@@ -1,0 +1,206 @@
+//! Garbage collection by ownerReferences, as Kubernetes' garbage collector does it:
+//! - an object all of whose owners are gone is deleted (background propagation);
+//! - an owner deleted with `propagationPolicy=Orphan` (finalizer `orphan`) has the references to
+//!   it removed from its dependents, then its finalizer removed;
+//! - an owner deleted with `Foreground` (finalizer `foregroundDeletion`) has its dependents
+//!   deleted first, and goes once none is left.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use serde_json::{json, Value};
+
+use crate::cache::{CachedObject, ChangeKind};
+use crate::handlers::objects::{delete_object, system_update, DeleteOptions};
+use crate::meta::finalizers;
+use crate::registry::ResourceInfo;
+use crate::Api;
+
+#[derive(Default)]
+struct Index {
+    /// uid → storage key of every live object.
+    uids: HashMap<String, String>,
+    /// owner uid → keys of objects that name it.
+    dependents: HashMap<String, HashSet<String>>,
+    /// key → owner uids it names.
+    owners_of: HashMap<String, Vec<String>>,
+}
+
+enum Job {
+    /// Check whether this object's owners are all gone.
+    Orphaned(String),
+    /// Process the deletion finalizers of this owner.
+    Owner(String),
+}
+
+fn owner_uids(v: &Value) -> Vec<String> {
+    v.pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|r| r["uid"].as_str().map(String::from)).collect())
+        .unwrap_or_default()
+}
+
+fn resource_for(api: &Api, o: &Value) -> Option<ResourceInfo> {
+    let av = o["apiVersion"].as_str()?;
+    let (group, _) = av.rsplit_once('/').unwrap_or(("", av));
+    api.registry.snapshot().by_kind(group, o["kind"].as_str()?).map(|r| (**r).clone())
+}
+
+pub(super) async fn run(api: Arc<Api>) {
+    let index = Arc::new(Mutex::new(Index::default()));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Job>();
+    let worker_api = api.clone();
+    let worker_index = index.clone();
+    let retry = tx.clone();
+    tokio::spawn(async move {
+        while let Some(job) = rx.recv().await {
+            if let Err(again) = work(&worker_api, &worker_index, job).await {
+                let retry = retry.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                    let _ = retry.send(again);
+                });
+            }
+        }
+    });
+    super::follow(api, "/registry/", move |c| {
+        let tx = tx.clone();
+        let index = index.clone();
+        async move {
+            let v = c.object.value();
+            let key = c.object.key.clone();
+            let uid = v.pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("").to_string();
+            let mut idx = index.lock();
+            match c.kind {
+                ChangeKind::Deleted => {
+                    idx.uids.remove(&uid);
+                    if let Some(owners) = idx.owners_of.remove(&key) {
+                        for o in owners {
+                            if let Some(d) = idx.dependents.get_mut(&o) {
+                                d.remove(&key);
+                            }
+                        }
+                    }
+                    for dep in idx.dependents.get(&uid).cloned().unwrap_or_default() {
+                        let _ = tx.send(Job::Orphaned(dep));
+                    }
+                }
+                _ => {
+                    idx.uids.insert(uid, key.clone());
+                    let owners = owner_uids(&v);
+                    if let Some(old) = idx.owners_of.insert(key.clone(), owners.clone()) {
+                        for o in old {
+                            if let Some(d) = idx.dependents.get_mut(&o) {
+                                d.remove(&key);
+                            }
+                        }
+                    }
+                    for o in &owners {
+                        idx.dependents.entry(o.clone()).or_default().insert(key.clone());
+                    }
+                    if !owners.is_empty() && owners.iter().all(|o| !idx.uids.contains_key(o)) {
+                        let _ = tx.send(Job::Orphaned(key.clone()));
+                    }
+                    if v.pointer("/metadata/deletionTimestamp").is_some() {
+                        let f = finalizers(&v);
+                        if f.iter().any(|f| f == "orphan" || f == "foregroundDeletion") {
+                            let _ = tx.send(Job::Owner(key));
+                        }
+                    }
+                }
+            }
+        }
+    })
+    .await;
+}
+
+async fn work(api: &Arc<Api>, index: &Mutex<Index>, job: Job) -> Result<(), Job> {
+    match job {
+        Job::Orphaned(key) => {
+            let Some(o) = api.cache.get(&key) else { return Ok(()) };
+            let v = o.value();
+            let owners = owner_uids(&v);
+            let alive = { let idx = index.lock(); owners.iter().any(|u| idx.uids.contains_key(u)) };
+            if owners.is_empty() || alive || v.pointer("/metadata/deletionTimestamp").is_some() {
+                return Ok(());
+            }
+            let Some(res) = resource_for(api, &v) else { return Ok(()) };
+            // Dependents of a foreground deletion go in the foreground too, per their refs'
+            // blockOwnerDeletion; plain background is what an orphaned object gets.
+            match delete_object(api, &res, &key, &o.name, &DeleteOptions { propagation: Some("Background".into()), ..Default::default() }).await {
+                Ok(_) => Ok(()),
+                Err(e) if e.code == 404 => Ok(()),
+                Err(e) => {
+                    tracing::warn!(object = %key, error = %e, "garbage collector could not delete");
+                    Err(Job::Orphaned(key))
+                }
+            }
+        }
+        Job::Owner(key) => owner(api, index, &key).await.map_err(|_| Job::Owner(key)),
+    }
+}
+
+async fn owner(api: &Arc<Api>, index: &Mutex<Index>, key: &str) -> Result<(), ()> {
+    let Some(o) = api.cache.get(key) else { return Ok(()) };
+    let v = o.value();
+    let uid = v.pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("").to_string();
+    let fins = finalizers(&v);
+    let deps: Vec<String> = index.lock().dependents.get(&uid).cloned().unwrap_or_default().into_iter().collect();
+    let Some(res) = resource_for(api, &v) else { return Ok(()) };
+    let drop_fin = |name: &'static str| {
+        move |cur: &Value| {
+            let mut new = cur.clone();
+            let f: Vec<String> = finalizers(cur).into_iter().filter(|f| f != name).collect();
+            crate::meta::set_meta(&mut new, "finalizers", json!(f));
+            Ok(new)
+        }
+    };
+    if fins.iter().any(|f| f == "orphan") {
+        for dk in &deps {
+            let Some(d) = api.cache.get(dk) else { continue };
+            let Some(dres) = resource_for(api, &d.value()) else { continue };
+            let uid = uid.clone();
+            let r = system_update(api, &dres, dk, &d.name, false, move |cur| {
+                let mut new = cur.clone();
+                if let Some(refs) = new.pointer_mut("/metadata/ownerReferences").and_then(Value::as_array_mut) {
+                    refs.retain(|r| r["uid"].as_str() != Some(uid.as_str()));
+                    if refs.is_empty() {
+                        crate::meta::remove_meta(&mut new, "ownerReferences");
+                    }
+                }
+                Ok(new)
+            })
+            .await;
+            if r.as_ref().is_err_and(|e| e.code != 404) {
+                return Err(());
+            }
+        }
+        return finish(system_update(api, &res, key, &o.name, false, drop_fin("orphan")).await);
+    }
+    if fins.iter().any(|f| f == "foregroundDeletion") {
+        let live: Vec<Arc<CachedObject>> = deps.iter().filter_map(|k| api.cache.get(k)).collect();
+        if live.is_empty() {
+            return finish(system_update(api, &res, key, &o.name, false, drop_fin("foregroundDeletion")).await);
+        }
+        for d in live {
+            if d.value().pointer("/metadata/deletionTimestamp").is_some() {
+                continue;
+            }
+            let Some(dres) = resource_for(api, &d.value()) else { continue };
+            let _ = delete_object(api, &dres, &d.key, &d.name, &DeleteOptions { propagation: Some("Foreground".into()), ..Default::default() }).await;
+        }
+        // Come back when the dependents are gone.
+        return Err(());
+    }
+    Ok(())
+}
+
+fn finish<T>(r: Result<T, crate::error::ApiError>) -> Result<(), ()> {
+    match r {
+        Ok(_) => Ok(()),
+        Err(e) if e.code == 404 => Ok(()),
+        Err(_) => Err(()),
+    }
+}

@@ -1,0 +1,68 @@
+//! Loops inside the server that Kubernetes semantics need: namespace deletion, ownerReference
+//! garbage collection and CRD establishment.
+//!
+//! Each is level-triggered: it follows the watch cache from its current state, and on every
+//! change re-reads what it needs and acts, so running twice or after a crash is safe.
+
+mod crd;
+mod gc;
+mod namespace;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::registry::ResourceInfo;
+use crate::Api;
+
+pub use crd::CRD_CLEANUP_FINALIZER;
+
+/// Finalizers in `spec` (only namespaces have them) that keep a terminating object alive.
+pub fn has_spec_finalizers(res: &ResourceInfo, obj: &Value) -> bool {
+    res.plural == "namespaces"
+        && !res.custom
+        && obj
+            .pointer("/spec/finalizers")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+}
+
+/// Start every loop.
+pub fn start(api: &Arc<Api>) {
+    tokio::spawn(namespace::run(api.clone()));
+    tokio::spawn(gc::run(api.clone()));
+    tokio::spawn(crd::run(api.clone()));
+}
+
+/// Follow every change in the cache (starting with the current state as additions), calling
+/// `f` for each. Restarts from the current state if it falls behind.
+pub(crate) async fn follow<F, Fut>(api: Arc<Api>, prefix: &'static str, mut f: F)
+where
+    F: FnMut(Arc<crate::cache::Change>) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    loop {
+        let sub = match api.cache.subscribe(prefix, None) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "lifecycle loop cannot subscribe");
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        let start = sub.revision;
+        for c in sub.replay {
+            f(c).await;
+        }
+        let mut rx = sub.live;
+        loop {
+            match rx.recv().await {
+                Ok(c) if c.revision <= start => {}
+                Ok(c) if c.object.key.starts_with(prefix) => f(c).await,
+                Ok(_) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Namespace deletion: a terminating namespace is emptied, then its `kubernetes` finalizer is
+//! removed, and the namespace goes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::cache::ChangeKind;
+use crate::handlers::objects::{delete_object, system_update, DeleteOptions};
+use crate::Api;
+
+pub(super) async fn run(api: Arc<Api>) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let worker_api = api.clone();
+    tokio::spawn(async move {
+        while let Some(name) = rx.recv().await {
+            // Retry until the namespace is empty or gone; content may still be arriving.
+            while let Err(e) = finalize(&worker_api, &name).await {
+                tracing::debug!(namespace = %name, reason = %e, "namespace not yet empty");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    });
+    super::follow(api, "/registry/core/namespaces/", move |c| {
+        let tx = tx.clone();
+        async move {
+            if c.kind != ChangeKind::Deleted && c.object.value().pointer("/metadata/deletionTimestamp").is_some() {
+                let _ = tx.send(c.object.name.clone());
+            }
+        }
+    })
+    .await;
+}
+
+/// Delete everything in the namespace; once nothing is left, drop the `kubernetes` finalizer.
+async fn finalize(api: &Arc<Api>, ns: &str) -> Result<(), String> {
+    let snap = api.registry.snapshot();
+    let key = format!("/registry/core/namespaces/{ns}");
+    let Some(nsobj) = api.cache.get(&key) else { return Ok(()) };
+    let has_fin = nsobj.value().pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| a.iter().any(|f| f == "kubernetes"));
+    if !has_fin {
+        return Ok(());
+    }
+    let mut remaining = 0;
+    for res in snap.all().filter(|r| r.namespaced && r.storage_version) {
+        let prefix = res.key_prefix(Some(ns));
+        let (items, _, _) = api.cache.list(&prefix, None, None, |_| true);
+        for o in items {
+            remaining += 1;
+            if o.value().pointer("/metadata/deletionTimestamp").is_some() {
+                continue;
+            }
+            if let Err(e) = delete_object(api, res, &o.key, &o.name, &DeleteOptions::default()).await {
+                if e.code != 404 {
+                    tracing::warn!(object = %o.key, error = %e, "namespace cleanup could not delete");
+                }
+            }
+        }
+    }
+    if remaining > 0 {
+        return Err(format!("{remaining} objects remain"));
+    }
+    let nsres = snap.get("", "v1", "namespaces").ok_or("namespaces not served")?.clone();
+    system_update(api, &nsres, &key, ns, false, |cur| {
+        let mut new = cur.clone();
+        let fins: Vec<Value> = cur.pointer("/spec/finalizers").and_then(Value::as_array).cloned().unwrap_or_default().into_iter().filter(|f| f != "kubernetes").collect();
+        new["spec"]["finalizers"] = json!(fins);
+        Ok(new)
+    })
+    .await
+    .map(|_| ())
+    .or_else(|e| if e.code == 404 { Ok(()) } else { Err(e.to_string()) })
+}

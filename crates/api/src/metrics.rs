@@ -1,0 +1,65 @@
+//! Prometheus metrics at `/metrics`.
+//!
+//! - `apiserver_request_total{verb,code}`: requests served, by HTTP method and status code.
+//! - `apiserver_request_duration_seconds{verb}`: request latency histogram.
+//! - `flotilla_watch_cache_revision`: the revision the watch cache has applied.
+
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    verb: String,
+    code: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct VerbLabels {
+    verb: String,
+}
+
+/// The server's metrics.
+pub struct Metrics {
+    registry: Mutex<Registry>,
+    requests: Family<RequestLabels, Counter>,
+    latency: Family<VerbLabels, Histogram>,
+    /// Revision applied by the watch cache.
+    pub cache_revision: Gauge,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::default();
+        let requests = Family::<RequestLabels, Counter>::default();
+        let latency = Family::<VerbLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+        });
+        let cache_revision = Gauge::default();
+        registry.register("apiserver_request", "API requests served, by method and code", requests.clone());
+        registry.register("apiserver_request_duration_seconds", "API request latency", latency.clone());
+        registry.register("flotilla_watch_cache_revision", "Revision applied by the watch cache", cache_revision.clone());
+        Metrics { registry: Mutex::new(registry), requests, latency, cache_revision }
+    }
+}
+
+impl Metrics {
+    /// Count one request.
+    pub fn observe(&self, method: &str, code: u16, took: Duration) {
+        self.requests.get_or_create(&RequestLabels { verb: method.to_string(), code: code.to_string() }).inc();
+        self.latency.get_or_create(&VerbLabels { verb: method.to_string() }).observe(took.as_secs_f64());
+    }
+
+    /// The text exposition format.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry.lock());
+        out
+    }
+}

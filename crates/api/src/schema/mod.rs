@@ -1,0 +1,3 @@
+//! Schemas of the kinds the hub serves.
+
+pub mod lookup;

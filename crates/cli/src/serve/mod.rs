@@ -1,0 +1,108 @@
+//! `flotilla serve`: the hub.
+
+mod pki;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+/// Options of `flotilla serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Directory for the database, certificates, tokens and admin.kubeconfig.
+    #[arg(long, default_value = "./flotilla-data", env = "FLOTILLA_DATA_DIR")]
+    data_dir: PathBuf,
+    /// Address to listen on (HTTPS). Port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:6443", env = "FLOTILLA_LISTEN")]
+    listen: SocketAddr,
+    /// Storage: `sqlite:PATH` (default: DATA_DIR/flotilla.db) or `postgres://user@host:port/db`.
+    #[arg(long, env = "FLOTILLA_STORE")]
+    store: Option<String>,
+    /// Extra names or IPs for the serving certificate (repeatable).
+    #[arg(long = "tls-san")]
+    tls_san: Vec<String>,
+}
+
+/// Run the hub until SIGTERM or Ctrl-C.
+pub async fn run(args: ServeArgs) -> Result<()> {
+    std::fs::create_dir_all(&args.data_dir)
+        .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
+    let dir = args.data_dir.canonicalize().context("resolving the data directory")?;
+    let store_url = match &args.store {
+        Some(u) => u.clone(),
+        None => format!("sqlite:{}", dir.join("flotilla.db").display()),
+    };
+    if !(store_url.starts_with("sqlite:") || store_url.starts_with("postgres://") || store_url.starts_with("postgresql://")) {
+        bail!("--store must be sqlite:PATH or postgres://USER@HOST:PORT/DB (got {store_url:?})");
+    }
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}: is another server using it? pick another with --listen", args.listen))?;
+    let addr = listener.local_addr()?;
+    let host = if addr.ip().is_unspecified() { "127.0.0.1".to_string() } else { addr.ip().to_string() };
+    let advertise = if addr.is_ipv6() { format!("[{host}]:{}", addr.port()) } else { format!("{host}:{}", addr.port()) };
+
+    let creds = pki::ensure(&dir, &host, &args.tls_san)?;
+    let kubeconfig = dir.join("admin.kubeconfig");
+    pki::write_kubeconfig(&kubeconfig, &format!("https://{advertise}"), &creds.ca_pem, &creds.admin_token)?;
+
+    let store = flotilla_store::Store::open(&store_url)
+        .await
+        .with_context(|| format!("cannot open the store {}", redact(&store_url)))?;
+    let api = flotilla_api::Api::start(
+        flotilla_api::Config { admin_token: creds.admin_token.clone(), advertise_address: advertise.clone() },
+        store,
+    )
+    .await
+    .map_err(|e| anyhow::anyhow!("starting the API server: {e}"))?;
+    tracing::info!(address = %advertise, store = %redact(&store_url), "flotilla hub is serving");
+    tracing::info!("use it: kubectl --kubeconfig {} get namespaces", kubeconfig.display());
+
+    flotilla_api::serve(api, listener, creds.tls, shutdown_signal()).await?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Hide a password in a store URL before logging it.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.find('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            match creds.find(':') {
+                Some(c) => format!("{}{}:***{}", &url[..s + 3], &creds[..c], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("signal received");
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn passwords_never_reach_logs() {
+        assert_eq!(super::redact("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
+        assert_eq!(super::redact("sqlite:/x/y.db"), "sqlite:/x/y.db");
+    }
+}
