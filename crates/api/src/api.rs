@@ -74,7 +74,7 @@ impl Api {
         for name in SYSTEM_NAMESPACES {
             if self.cache.get(&ns.key(None, name)).is_none() {
                 let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
-                match objects::commit_create(self, &ns, obj, "flotilla", false).await {
+                match objects::commit_create(self, &ns, obj, Some("flotilla"), false).await {
                     Ok(_) => tracing::info!(namespace = name, "created system namespace"),
                     Err(e) if e.code == 409 => {}
                     Err(e) => return Err(e),

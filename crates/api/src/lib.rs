@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod access;
+pub mod apply;
 pub mod cache;
 pub mod defaults;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod handlers;
 pub mod lifecycle;
 pub mod meta;
 pub mod metrics;
+pub mod patch;
 pub mod registry;
 pub mod request;
 pub mod schema;

@@ -6,7 +6,11 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use http::Response;
-use serde_json::Value;
+use serde_json::{json, Value};
+
+use crate::apply::{Applier, ApplyError, Scope};
+use crate::meta::now_rfc3339;
+use crate::schema::lookup::{NoSchema, SchemaLookup};
 
 use crate::error::{ApiError, Result};
 use crate::handlers::Ctx;
@@ -32,16 +36,41 @@ impl Schemas {
 
     /// Record field ownership of a non-apply write.
     pub fn track_update(&self, res: &ResourceInfo, old: Option<&Value>, new: &mut Value, manager: &str, sub: Option<&str>) {
-        let _ = (res, old, new, manager, sub);
+        let root = self.root_type(res);
+        let lookup = self.lookup(res);
+        let applier = Applier::new(lookup, &root).with_scope(scope(res, sub));
+        if let Err(e) = applier.track_update(old, new, manager, &now_rfc3339()) {
+            tracing::debug!(manager, error = %e, "managedFields not tracked for this write");
+        }
+    }
+
+    /// The schema lookup for a kind.
+    pub fn lookup(&self, res: &ResourceInfo) -> &dyn SchemaLookup {
+        let _ = res;
+        &NoSchema
     }
 
     /// Apply a patch document.
     pub fn patch(&self, res: &ResourceInfo, format: BodyFormat, old: &Value, patch: &Value) -> Result<Value> {
+        let r = match format {
+            BodyFormat::MergePatch => crate::patch::merge_patch(old, patch),
+            BodyFormat::JsonPatch => crate::patch::json_patch(old, patch),
+            BodyFormat::StrategicMergePatch => {
+                let root = self.root_type(res);
+                crate::patch::strategic_merge_patch(old, patch, &crate::schema::lookup::NoSchema, &root)
+            }
+            _ => return Err(ApiError::unsupported_media_type("unsupported patch type")),
+        };
+        r.map_err(|e| match e {
+            crate::patch::PatchError::Malformed(m) => ApiError::bad_request(m),
+            crate::patch::PatchError::Unprocessable(m) => ApiError::new(422, "Invalid", m),
+        })
+    }
+
+    /// The schema definition name for a kind.
+    pub fn root_type(&self, res: &ResourceInfo) -> String {
         let _ = res;
-        match format {
-            BodyFormat::MergePatch => Ok(merge(old.clone(), patch)),
-            _ => Err(ApiError::unsupported_media_type("this patch type is not supported yet")),
-        }
+        String::new()
     }
 
     /// `/openapi/v2`.
@@ -68,30 +97,83 @@ impl Schemas {
     }
 }
 
-fn merge(mut target: Value, patch: &Value) -> Value {
-    match patch {
-        Value::Object(p) => {
-            if !target.is_object() {
-                target = Value::Object(Default::default());
-            }
-            for (k, v) in p {
-                if v.is_null() {
-                    if let Some(t) = target.as_object_mut() {
-                        t.remove(k);
-                    }
-                } else {
-                    let cur = target.get(k).cloned().unwrap_or(Value::Null);
-                    target[k.as_str()] = merge(cur, v);
-                }
-            }
-            target
-        }
-        other => other.clone(),
+fn scope(res: &ResourceInfo, sub: Option<&str>) -> Scope {
+    match sub {
+        None if !res.status => Scope::whole(),
+        other => Scope::for_subresource(other),
     }
 }
 
-/// Server-side apply of `patch` to the object at `key`.
+fn apply_error(e: ApplyError) -> ApiError {
+    match e {
+        ApplyError::Conflicts(cs) => {
+            let mut err = ApiError::new(409, "Conflict", crate::apply::conflicts_message(&cs));
+            let causes: Vec<Value> = cs
+                .iter()
+                .map(|c| json!({"reason": "FieldManagerConflict", "message": c.cause_message(), "field": c.field}))
+                .collect();
+            err.details = Some(json!({"causes": causes}));
+            err
+        }
+        ApplyError::InvalidManagedFields(m) => ApiError::internal(format!("stored managedFields are invalid: {m}")),
+        other => ApiError::bad_request(other.to_string()),
+    }
+}
+
+/// Server-side apply of `patch` to the object at `key`: create it when absent, otherwise merge
+/// the configuration by field ownership (409 with the conflicting fields unless `force`).
 pub async fn serve_apply(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, sub: Option<&str>, key: &str, name: &str, patch: Value) -> Result<Response<Body>> {
-    let _ = (api, ctx, res, sub, key, name, patch);
-    Err(ApiError::unsupported_media_type("server-side apply is not supported yet"))
+    let Some(manager) = ctx.query.field_manager.clone() else {
+        return Err(ApiError::bad_request("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"));
+    };
+    if !patch.is_object() {
+        return Err(ApiError::bad_request("the apply configuration must be an object"));
+    }
+    if patch["apiVersion"].as_str() != Some(res.api_version().as_str()) || patch["kind"].as_str() != Some(res.kind.as_str()) {
+        return Err(ApiError::bad_request(format!(
+            "the apply configuration must have apiVersion {:?} and kind {:?}",
+            res.api_version(),
+            res.kind
+        )));
+    }
+    if let Some(n) = patch.pointer("/metadata/name").and_then(Value::as_str) {
+        if n != name {
+            return Err(ApiError::bad_request(format!("the name of the object ({n}) does not match the name on the URL ({name})")));
+        }
+    }
+    let root = api.schemas.root_type(res);
+    let lookup = api.schemas.lookup(res);
+    let applier = Applier::new(lookup, &root).with_scope(scope(res, sub));
+    let force = ctx.query.force;
+    api.cache.sync().await?;
+    if api.cache.get(key).is_none() {
+        if sub.is_some() {
+            return Err(ApiError::not_found(crate::error::Target { group: &res.group, resource: &res.plural, name }));
+        }
+        let mut obj = applier.apply(None, &patch, &manager, force, &now_rfc3339()).map_err(apply_error)?;
+        if res.namespaced {
+            crate::meta::set_meta(&mut obj, "namespace", json!(ctx.info.object_namespace()));
+        }
+        crate::meta::set_meta(&mut obj, "name", json!(name));
+        let warnings = api.validate(res, &mut obj, ctx.query.field_validation)?;
+        let outcome = match crate::handlers::objects::commit_create(api, res, obj, None, ctx.query.dry_run).await {
+            Err(e) if e.code == 409 => None, // raced with a create: fall through to update
+            other => Some(other?),
+        };
+        if let Some(o) = outcome {
+            let mut r = crate::handlers::objects::outcome_response(res, o);
+            *r.status_mut() = http::StatusCode::CREATED;
+            return Ok(crate::handlers::response::with_warnings(r, &warnings));
+        }
+    }
+    let outcome = crate::handlers::objects::guaranteed_update(api, res, key, name, ctx.query.dry_run, |old| {
+        let mut new = applier.apply(Some(old), &patch, &manager, force, &now_rfc3339()).map_err(apply_error)?;
+        // The precondition is the client's only if its configuration named a resourceVersion.
+        if patch.pointer("/metadata/resourceVersion").is_none() {
+            crate::meta::set_meta(&mut new, "resourceVersion", json!(""));
+        }
+        Ok(new)
+    })
+    .await?;
+    Ok(crate::handlers::objects::outcome_response(res, outcome))
 }

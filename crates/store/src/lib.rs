@@ -1,45 +1,115 @@
-//! Storage for the hub. (API stub written by the lead so dependents can type-check; the store
-//! implementation replaces this file.)
-#![allow(missing_docs, unused_variables)]
+//! Storage for the hub: an etcd-like revisioned key-value store under the Kubernetes-compatible
+//! API server.
+//!
+//! # Model
+//! One global revision counter; every successful write (create, update, delete) gets the next
+//! revision, so revisions are strictly increasing and, with one writer per database, gap-free.
+//! An empty store is at revision **0**; its first write is revision 1. Values are opaque bytes
+//! (the API server stores JSON objects); keys are strings such as
+//! `/registry/apps/deployments/ns1/web`, listed by prefix in byte order.
+//!
+//! Every write is recorded in an event log in the same transaction as the object itself. The
+//! log serves lists at older revisions (pagination over a consistent snapshot) and watches,
+//! which replay the log and then follow live commits. [`Store::compact`] drops log entries up
+//! to a revision; older lists and watches then fail with [`Error::Compacted`].
+//!
+//! # Backends
+//! [`Store::open`] takes `sqlite:PATH` (embedded, the default) or
+//! `postgres://user:pw@host:port/db` (for several hub replicas; plain SQL so CockroachDB can
+//! follow). Both sit behind one private trait; both run one writer that group-commits queued
+//! writes in one transaction, and both are held to the same contract by [`conformance`].
+//!
+//! The watch feed is process-local: it sees commits made through this process's [`Store`]. A
+//! database shared by several processes needs the NATS relay planned in ARCHITECTURE.md.
+#![deny(missing_docs)]
+
+mod backend;
+mod batch;
+pub mod conformance;
+mod error;
+mod keys;
+mod pool;
+mod postgres;
+mod sql;
+mod sqlite;
+mod store;
+mod watch;
 
 use bytes::Bytes;
 
+pub use error::{Error, Result, Source};
+pub use store::Store;
+pub use watch::WatchStream;
+
+/// A position in the store's history. 0 is the empty store; the first write is 1.
 pub type Revision = i64;
-#[derive(Clone, Debug)]
-pub struct Record { pub key: String, pub value: Bytes, pub create_revision: Revision, pub mod_revision: Revision }
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EventKind { Put, Delete }
-#[derive(Clone, Debug)]
-pub struct Event { pub revision: Revision, pub key: String, pub kind: EventKind, pub value: Bytes, pub prev_value: Option<Bytes>, pub create_revision: Revision }
-pub type Render = Box<dyn FnOnce(Revision) -> Bytes + Send>;
-#[derive(Clone, Debug, Default)]
-pub struct ListOptions { pub revision: Option<Revision>, pub start_after: Option<String>, pub limit: Option<usize> }
-#[derive(Clone, Debug)]
-pub struct ListResult { pub records: Vec<Record>, pub revision: Revision, pub more: bool, pub remaining: u64 }
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    #[error("already exists: {key}")] AlreadyExists { key: String },
-    #[error("not found: {key}")] NotFound { key: String },
-    #[error("conflict: {key}")] Conflict { key: String, current: Option<Record> },
-    #[error("compacted")] Compacted { requested: Revision, compacted: Revision },
-    #[error("future")] FutureRevision { requested: Revision, current: Revision },
-    #[error("closed")] Closed,
+
+/// A stored key and its value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The key, e.g. `/registry/apps/deployments/ns1/web`.
+    pub key: String,
+    /// The value (for a deleted key's tombstone record: the tombstone value).
+    pub value: Bytes,
+    /// Revision of the create that started this key's current life.
+    pub create_revision: Revision,
+    /// Revision of the last write to the key (for a tombstone: the deletion's revision).
+    pub mod_revision: Revision,
 }
-pub type Result<T, E = Error> = std::result::Result<T, E>;
-pub type WatchStream = std::pin::Pin<Box<dyn futures::Stream<Item = Result<Event>> + Send>>;
-#[derive(Clone)]
-pub struct Store {}
-impl Store {
-    pub async fn open(url: &str) -> Result<Store> { todo!() }
-    pub fn revision(&self) -> Revision { todo!() }
-    pub fn compacted_revision(&self) -> Revision { todo!() }
-    pub async fn get(&self, key: &str) -> Result<Option<Record>> { todo!() }
-    pub async fn list(&self, prefix: &str, opts: ListOptions) -> Result<ListResult> { todo!() }
-    pub async fn create(&self, key: &str, render: Render) -> Result<Record> { todo!() }
-    pub async fn update(&self, key: &str, expected_mod_revision: Revision, render: Render) -> Result<Record> { todo!() }
-    pub async fn delete(&self, key: &str, expected_mod_revision: Revision, render: Render) -> Result<Record> { todo!() }
-    pub fn watch(&self, from: Revision) -> WatchStream { todo!() }
-    pub async fn compact(&self, revision: Revision) -> Result<()> { todo!() }
-    pub fn spawn_auto_compaction(&self, every: std::time::Duration) -> tokio::task::JoinHandle<()> { todo!() }
-    pub async fn close(&self) {}
+
+/// The kind of a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// A create or update.
+    Put,
+    /// A delete.
+    Delete,
+}
+
+/// One committed change, as watchers see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The revision of the write.
+    pub revision: Revision,
+    /// The key written.
+    pub key: String,
+    /// Put or delete.
+    pub kind: EventKind,
+    /// For Put the new value; for Delete the tombstone value rendered at deletion.
+    pub value: Bytes,
+    /// The value before the write; `None` for a create.
+    pub prev_value: Option<Bytes>,
+    /// The create revision of the key's life this event belongs to.
+    pub create_revision: Revision,
+}
+
+/// Renders the value to store once the revision it will be stored at is known (the API server
+/// stamps `metadata.resourceVersion` into the JSON). Called exactly once, inside the writer,
+/// only if the write's preconditions hold. It must be quick: it runs inside the write
+/// transaction. If it panics, that write fails with [`Error::RenderPanicked`].
+pub type Render = Box<dyn FnOnce(Revision) -> Bytes + Send>;
+
+/// Options of [`Store::list`].
+#[derive(Clone, Debug, Default)]
+pub struct ListOptions {
+    /// The revision to list at; `None` = latest.
+    pub revision: Option<Revision>,
+    /// Exclusive start key (pagination): only keys after it are returned.
+    pub start_after: Option<String>,
+    /// Most records to return; `None` or `Some(0)` = all.
+    pub limit: Option<usize>,
+}
+
+/// One page of [`Store::list`].
+#[derive(Clone, Debug)]
+pub struct ListResult {
+    /// The records, in key byte order.
+    pub records: Vec<Record>,
+    /// The snapshot revision the list was served at (pass it back as
+    /// [`ListOptions::revision`] to page through the same snapshot).
+    pub revision: Revision,
+    /// Whether more matching keys follow this page.
+    pub more: bool,
+    /// How many more matching keys exist after this page (0 unless `more`).
+    pub remaining: u64,
 }

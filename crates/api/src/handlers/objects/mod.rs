@@ -23,7 +23,7 @@ use crate::Api;
 pub(crate) use delete::{delete_object, DeleteOptions};
 pub(crate) use filter::Filter;
 pub(crate) use read::partial_metadata;
-pub(crate) use write::{commit_create, system_update};
+pub(crate) use write::{commit_create, guaranteed_update, outcome_response, system_update};
 
 /// Route a resource request.
 pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>> {

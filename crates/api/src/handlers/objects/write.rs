@@ -131,7 +131,7 @@ pub(super) async fn create(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Res
     }
     let warnings = api.validate(res, &mut obj, ctx.query.field_validation)?;
     let manager = ctx.field_manager();
-    let rec = commit_create(api, res, obj, &manager, ctx.query.dry_run).await?;
+    let rec = commit_create(api, res, obj, Some(&manager), ctx.query.dry_run).await?;
     let r = match rec {
         Outcome::Written(r) => response::raw(201, output_bytes(res, &r.value)),
         Outcome::DryRun(v) => response::json(201, &output_value(res, v)),
@@ -153,7 +153,7 @@ pub(crate) async fn commit_create(
     api: &Arc<Api>,
     res: &ResourceInfo,
     mut obj: Value,
-    manager: &str,
+    manager: Option<&str>,
     dry_run: bool,
 ) -> Result<Outcome> {
     let ns = meta_str(&obj, "namespace").map(String::from);
@@ -178,7 +178,10 @@ pub(crate) async fn commit_create(
         }
     }
     crate::defaults::on_create(res, &mut obj);
-    api.track_managed_fields(res, None, &mut obj, manager, None);
+    // Server-side apply arrives with its managedFields already computed (manager None).
+    if let Some(manager) = manager {
+        api.track_managed_fields(res, None, &mut obj, manager, None);
+    }
     for attempt in 0..8 {
         let name = match (&given, &generate) {
             (Some(n), _) => n.clone(),
@@ -319,7 +322,7 @@ where
 }
 
 /// Respond with what an update produced.
-pub(super) fn outcome_response(res: &ResourceInfo, o: Outcome) -> Response<Body> {
+pub(crate) fn outcome_response(res: &ResourceInfo, o: Outcome) -> Response<Body> {
     match o {
         Outcome::Written(r) | Outcome::Deleted(r) => response::raw(200, output_bytes(res, &r.value)),
         Outcome::Unchanged(c) => response::raw(200, output(res, &c)),

@@ -1,0 +1,269 @@
+//! Timestamps and durations as Kubernetes writes them in JSON.
+//!
+//! `metav1.Time` is RFC 3339 in UTC to the second (`2006-01-02T15:04:05Z`), `metav1.MicroTime` to
+//! the microsecond (`2006-01-02T15:04:05.000000Z`), and `metav1.Duration` is Go's
+//! `time.Duration.String()` (`1h0m0s`, `1.5s`, `300ms`). Both directions are here so the decoder
+//! and the encoder agree.
+
+const NANOS_PER_SECOND: i64 = 1_000_000_000;
+
+/// Formats a Unix time as RFC 3339 UTC; with `micros`, with exactly six fractional digits.
+pub(crate) fn format_rfc3339(seconds: i64, nanos: i32, micros: bool) -> String {
+    let days = seconds.div_euclid(86_400);
+    let secs_of_day = seconds.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    let (h, m, s) = (secs_of_day / 3600, secs_of_day / 60 % 60, secs_of_day % 60);
+    let mut out = format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}");
+    if micros {
+        out.push_str(&format!(".{:06}", nanos.clamp(0, 999_999_999) / 1000));
+    }
+    out.push('Z');
+    out
+}
+
+/// Parses RFC 3339 (`2024-05-06T07:08:09Z`, `...09.123456+02:00`) into Unix seconds and nanos.
+pub(crate) fn parse_rfc3339(text: &str) -> Option<(i64, i32)> {
+    let b = text.as_bytes();
+    let num = |range: std::ops::Range<usize>| -> Option<i64> {
+        let part = text.get(range)?;
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let mut rest = &text[19..];
+    let mut nanos = 0i64;
+    if let Some(frac) = rest.strip_prefix('.') {
+        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        for (i, c) in frac.bytes().take(digits).enumerate() {
+            if i < 9 {
+                nanos += i64::from(c - b'0') * 10i64.pow(8 - i as u32);
+            }
+        }
+        rest = &frac[digits..];
+    }
+    let offset = match rest {
+        "Z" | "z" => 0,
+        _ if rest.len() == 6
+            && matches!(rest.as_bytes()[0], b'+' | b'-')
+            && rest.as_bytes()[3] == b':' =>
+        {
+            let sign = if rest.starts_with('-') { -1 } else { 1 };
+            let (oh, om) = (
+                rest[1..3].parse::<i64>().ok()?,
+                rest[4..6].parse::<i64>().ok()?,
+            );
+            sign * (oh * 3600 + om * 60)
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(year, month, day);
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset;
+    Some((seconds, i32::try_from(nanos).ok()?))
+}
+
+/// Go's `time.Duration.String()`.
+pub(crate) fn format_go_duration(nanos: i64) -> String {
+    let negative = nanos < 0;
+    let mut u = nanos.unsigned_abs();
+    let body = if u == 0 {
+        "0s".to_owned()
+    } else if u < NANOS_PER_SECOND as u64 {
+        // Under a second Go switches to the largest unit that keeps an integer part.
+        let (prec, unit) = match u {
+            0..=999 => (0, "ns"),
+            1_000..=999_999 => (3, "µs"),
+            _ => (6, "ms"),
+        };
+        let (frac, whole) = fraction(u, prec);
+        format!("{whole}{frac}{unit}")
+    } else {
+        let (frac, whole) = fraction(u, 9);
+        u = whole;
+        let mut out = format!("{}{frac}s", u % 60);
+        u /= 60;
+        if u > 0 {
+            out = format!("{}m{out}", u % 60);
+            u /= 60;
+            if u > 0 {
+                out = format!("{u}h{out}");
+            }
+        }
+        out
+    };
+    if negative {
+        format!("-{body}")
+    } else {
+        body
+    }
+}
+
+/// Splits off the last `prec` decimal digits of `v` as `.ddd` without trailing zeros (nothing
+/// when they are all zero), returning it with the remaining integer part.
+fn fraction(v: u64, prec: u32) -> (String, u64) {
+    let divisor = 10u64.pow(prec);
+    let (whole, frac) = (v / divisor, v % divisor);
+    if frac == 0 {
+        return (String::new(), whole);
+    }
+    let digits = format!("{frac:0width$}", width = prec as usize);
+    (format!(".{}", digits.trim_end_matches('0')), whole)
+}
+
+/// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or `0`.
+pub(crate) fn parse_go_duration(text: &str) -> Option<i64> {
+    let (negative, mut rest) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if rest == "0" {
+        return Some(0);
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    let mut total: u128 = 0;
+    while !rest.is_empty() {
+        let int_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let (int_part, after) = rest.split_at(int_len);
+        let (frac_part, after) = match after.strip_prefix('.') {
+            Some(f) => {
+                let n = f.bytes().take_while(u8::is_ascii_digit).count();
+                f.split_at(n)
+            }
+            None => ("", after),
+        };
+        if int_part.is_empty() && frac_part.is_empty() {
+            return None;
+        }
+        let unit_len = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, after) = after.split_at(unit_len);
+        let scale: u128 = match unit {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return None,
+        };
+        let whole: u128 = if int_part.is_empty() {
+            0
+        } else {
+            int_part.parse().ok()?
+        };
+        total = total.checked_add(whole.checked_mul(scale)?)?;
+        let mut place = scale;
+        for digit in frac_part.bytes() {
+            place /= 10;
+            total += u128::from(digit - b'0') * place;
+        }
+        rest = after;
+    }
+    let total = i64::try_from(total).ok()?;
+    Some(if negative { -total } else { total })
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// The inverse of [`civil_from_days`].
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if month > 2 { month - 3 } else { month + 9 };
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_both_ways() {
+        let cases = [
+            (0, 0, false, "1970-01-01T00:00:00Z"),
+            (1_700_000_000, 123_456_789, false, "2023-11-14T22:13:20Z"),
+            (
+                1_700_000_000,
+                123_456_789,
+                true,
+                "2023-11-14T22:13:20.123456Z",
+            ),
+            (951_782_400, 0, false, "2000-02-29T00:00:00Z"),
+            (-1, 0, false, "1969-12-31T23:59:59Z"),
+        ];
+        for (secs, nanos, micros, text) in cases {
+            assert_eq!(format_rfc3339(secs, nanos, micros), text);
+            let want_nanos = if micros { nanos / 1000 * 1000 } else { 0 };
+            assert_eq!(parse_rfc3339(text), Some((secs, want_nanos)), "{text}");
+        }
+        assert_eq!(
+            parse_rfc3339("2023-11-15T00:13:20+02:00"),
+            Some((1_700_000_000, 0))
+        );
+        assert_eq!(parse_rfc3339("2023-11-14 22:13:20Z"), None);
+        assert_eq!(parse_rfc3339("2023-13-14T22:13:20Z"), None);
+    }
+
+    #[test]
+    fn go_durations_both_ways() {
+        let cases = [
+            (0, "0s"),
+            (3_600_000_000_000, "1h0m0s"),
+            (90_000_000_000, "1m30s"),
+            (1_500_000_000, "1.5s"),
+            (300_000_000, "300ms"),
+            (1_500, "1.5µs"),
+            (7, "7ns"),
+            (-61_000_000_000, "-1m1s"),
+            (100 * 3_600_000_000_000 + 1, "100h0m0.000000001s"),
+        ];
+        for (nanos, text) in cases {
+            assert_eq!(format_go_duration(nanos), text);
+            assert_eq!(parse_go_duration(text), Some(nanos), "{text}");
+        }
+        assert_eq!(parse_go_duration("1h30m"), Some(5_400_000_000_000));
+        assert_eq!(parse_go_duration(".5s"), Some(500_000_000));
+        assert_eq!(parse_go_duration("5"), None);
+        assert_eq!(parse_go_duration("5d"), None);
+    }
+}

@@ -1,0 +1,145 @@
+//! The private trait each backend implements, and the state every backend shares with the
+//! [`Store`](crate::Store) handle: the revision counters, the writer's channel, and the
+//! broadcast of committed events that live watchers follow.
+//!
+//! A backend only does storage: point reads, snapshot lists, and event-log reads on its read
+//! pool, plus a writer that drains [`Request`]s and reports commits through [`Shared`]. The
+//! contract logic (closing, watch replay and catch-up, auto compaction) lives above it, once.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use parking_lot::Mutex;
+use tokio::sync::{broadcast, mpsc, watch};
+
+use crate::batch::Request;
+use crate::keys::Range;
+use crate::{Error, Event, ListResult, Record, Result, Revision};
+
+/// Capacity of the writer's request queue; senders wait when it is full.
+const QUEUE: usize = 8192;
+/// Committed batches a live watcher may fall behind before it re-reads the event log.
+const BROADCAST: usize = 1024;
+
+#[async_trait]
+pub(crate) trait Backend: Send + Sync + 'static {
+    fn shared(&self) -> &Arc<Shared>;
+
+    /// The current record of `key`.
+    async fn get(&self, key: &str) -> Result<Option<Record>>;
+
+    /// Records in `range` from one consistent snapshot: the latest when `revision` is `None`,
+    /// else the state at `revision` (rebuilt from the event log). `limit` is > 0 when set.
+    async fn list(
+        &self,
+        range: Range,
+        revision: Option<Revision>,
+        limit: Option<usize>,
+    ) -> Result<ListResult>;
+
+    /// Up to `limit` logged events with revision > `after`, in order; `Compacted` if the log no
+    /// longer holds all of them.
+    async fn events_after(&self, after: Revision, limit: usize) -> Result<Vec<Event>>;
+
+    /// Drop the read connections (the writer has already stopped).
+    fn close_reads(&self);
+}
+
+/// State shared by the handle, the backend and its writer.
+pub(crate) struct Shared {
+    revision: AtomicI64,
+    compacted: AtomicI64,
+    closed: AtomicBool,
+    writer: Mutex<Option<mpsc::Sender<Request>>>,
+    writer_done: watch::Receiver<()>,
+    events: Mutex<Option<broadcast::Sender<Arc<[Event]>>>>,
+}
+
+/// What the writer owns: its request queue and the signal that it has stopped (dropped when
+/// the writer returns).
+pub(crate) struct WriterEnd {
+    pub requests: mpsc::Receiver<Request>,
+    pub done: watch::Sender<()>,
+}
+
+impl Shared {
+    /// Counters as loaded from the database at open.
+    pub(crate) fn new(revision: Revision, compacted: Revision) -> (Arc<Shared>, WriterEnd) {
+        let (tx, requests) = mpsc::channel(QUEUE);
+        let (done, writer_done) = watch::channel(());
+        let (events, _) = broadcast::channel(BROADCAST);
+        let shared = Arc::new(Shared {
+            revision: AtomicI64::new(revision),
+            compacted: AtomicI64::new(compacted),
+            closed: AtomicBool::new(false),
+            writer: Mutex::new(Some(tx)),
+            writer_done,
+            events: Mutex::new(Some(events)),
+        });
+        (shared, WriterEnd { requests, done })
+    }
+
+    pub(crate) fn revision(&self) -> Revision {
+        self.revision.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn compacted(&self) -> Revision {
+        self.compacted.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// Fail fast once closed.
+    pub(crate) fn check_open(&self) -> Result<()> {
+        if self.is_closed() {
+            return Err(Error::Closed);
+        }
+        Ok(())
+    }
+
+    /// Hand a request to the writer.
+    pub(crate) async fn submit(&self, request: Request) -> Result<()> {
+        self.check_open()?;
+        let tx = self.writer.lock().clone().ok_or(Error::Closed)?;
+        tx.send(request).await.map_err(|_| Error::Closed)
+    }
+
+    /// A receiver of committed batches, or `None` once closed.
+    pub(crate) fn subscribe(&self) -> Option<broadcast::Receiver<Arc<[Event]>>> {
+        self.events
+            .lock()
+            .as_ref()
+            .map(broadcast::Sender::subscribe)
+    }
+
+    /// Called by the writer after a commit: advance the counter, then wake live watchers.
+    pub(crate) fn committed(&self, last: Revision, events: Vec<Event>) {
+        if events.is_empty() {
+            return;
+        }
+        self.revision.fetch_max(last, Ordering::AcqRel);
+        if let Some(tx) = self.events.lock().as_ref() {
+            // An error only means nobody is watching right now.
+            let _ = tx.send(events.into());
+        }
+    }
+
+    /// Called by the writer after a compaction commits.
+    pub(crate) fn compacted_to(&self, revision: Revision) {
+        self.compacted.fetch_max(revision, Ordering::AcqRel);
+    }
+
+    /// Stop taking writes, wait until the writer has finished what it took, then end the
+    /// live watch feed. Idempotent; concurrent callers all wait.
+    pub(crate) async fn close_writer(&self) {
+        self.closed.store(true, Ordering::Release);
+        drop(self.writer.lock().take());
+        let mut done = self.writer_done.clone();
+        // Resolves with Err when the writer drops its end, i.e. when it has returned.
+        while done.changed().await.is_ok() {}
+        drop(self.events.lock().take());
+    }
+}

@@ -1,0 +1,138 @@
+//! PostgreSQL connections and the tables.
+//!
+//! Plain SQL only (no PL/pgSQL, advisory locks, or PostgreSQL-only types beyond BYTEA and
+//! arrays), so the same statements can run on CockroachDB. Keys are BYTEA, not TEXT, so they
+//! compare byte-wise whatever the database's collation is.
+
+use std::collections::HashMap;
+
+use tokio_postgres::{Client, Config, NoTls, Statement, Transaction};
+
+use crate::sql::{EVENTS, META, OBJECTS};
+use crate::{Error, Result, Revision};
+
+pub(super) type PgError = tokio_postgres::Error;
+
+/// A client plus the statements prepared on it.
+pub(super) struct PgConn {
+    pub client: Client,
+    statements: HashMap<String, Statement>,
+}
+
+impl PgConn {
+    pub(super) async fn connect(config: &Config) -> Result<PgConn> {
+        let (client, connection) =
+            config
+                .connect(NoTls)
+                .await
+                .map_err(|e| Error::ConnectPostgres {
+                    source: Error::source_of(e),
+                })?;
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::warn!(error = %e, "PostgreSQL connection ended");
+            }
+        });
+        Ok(PgConn {
+            client,
+            statements: HashMap::new(),
+        })
+    }
+
+    /// Reconnect if the server dropped the connection, so one restart of the database does
+    /// not leave the store broken until the process restarts.
+    pub(super) async fn ensure_open(&mut self, config: &Config) -> Result<()> {
+        if self.client.is_closed() {
+            tracing::info!("reconnecting to PostgreSQL");
+            *self = PgConn::connect(config).await?;
+        }
+        Ok(())
+    }
+
+    /// Start a transaction, with the statement cache alongside it.
+    pub(super) async fn begin(
+        &mut self,
+        snapshot: bool,
+    ) -> Result<(Transaction<'_>, &mut HashMap<String, Statement>), PgError> {
+        let builder = self.client.build_transaction();
+        let builder = if snapshot {
+            builder
+                .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+        } else {
+            builder
+        };
+        let tx = builder.start().await?;
+        Ok((tx, &mut self.statements))
+    }
+
+    /// A statement prepared once per connection.
+    pub(super) async fn prepared(&mut self, sql: &str) -> Result<Statement, PgError> {
+        prepare(&self.client, &mut self.statements, sql).await
+    }
+}
+
+/// Prepare `sql` on `client` (a `Client` or a `Transaction`) unless already cached.
+pub(super) async fn prepare<C: tokio_postgres::GenericClient>(
+    client: &C,
+    cache: &mut HashMap<String, Statement>,
+    sql: &str,
+) -> Result<Statement, PgError> {
+    if let Some(s) = cache.get(sql) {
+        return Ok(s.clone());
+    }
+    let s = client.prepare(sql).await?;
+    cache.insert(sql.to_owned(), s.clone());
+    Ok(s)
+}
+
+/// Create the tables if absent; the stored `(revision, compacted)` counters.
+pub(super) async fn migrate(conn: &PgConn) -> Result<(Revision, Revision)> {
+    let err = |e| Error::Migrate {
+        source: Error::source_of(e),
+    };
+    conn.client
+        .batch_execute(&format!(
+            "CREATE TABLE IF NOT EXISTS {OBJECTS} (
+                 key BYTEA PRIMARY KEY,
+                 create_revision BIGINT NOT NULL,
+                 mod_revision BIGINT NOT NULL,
+                 value BYTEA NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS {EVENTS} (
+                 revision BIGINT PRIMARY KEY,
+                 key BYTEA NOT NULL,
+                 kind SMALLINT NOT NULL,
+                 value BYTEA NOT NULL,
+                 prev_value BYTEA,
+                 prev_mod_revision BIGINT,
+                 create_revision BIGINT NOT NULL
+             );
+             CREATE INDEX IF NOT EXISTS {EVENTS}_key_revision ON {EVENTS} (key, revision);
+             CREATE TABLE IF NOT EXISTS {META} (
+                 id INT PRIMARY KEY,
+                 revision BIGINT NOT NULL,
+                 compacted BIGINT NOT NULL
+             );
+             INSERT INTO {META} (id, revision, compacted) VALUES (1, 0, 0)
+                 ON CONFLICT (id) DO NOTHING;"
+        ))
+        .await
+        .map_err(err)?;
+    let row = conn
+        .client
+        .query_one(
+            &format!("SELECT revision, compacted FROM {META} WHERE id = 1"),
+            &[],
+        )
+        .await
+        .map_err(err)?;
+    Ok((row.get(0), row.get(1)))
+}
+
+/// A stored key back into a `String`; keys are only ever written from `&str`.
+pub(super) fn decode_key(bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| Error::DecodeRow {
+        detail: format!("stored key is not UTF-8: {e}"),
+    })
+}

@@ -1,0 +1,246 @@
+//! The PostgreSQL writer task: group commit (see [`crate::batch`]) in a handful of round
+//! trips per group, whatever its size.
+//!
+//! Each group's transaction first locks the meta row (`SELECT … FOR UPDATE`). That lock
+//! serializes every writer sharing the database, including other hub replicas later, so:
+//! revisions are allocated without gaps, commits land in revision order (what a log tailer
+//! needs), and the rows read after taking it are the latest, which lets preconditions be
+//! checked in memory. No statement in the transaction can fail on a precondition, so one bad
+//! write never aborts its neighbours. Rows are written with `UNNEST` over arrays: one
+//! statement per table per group.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::sync::oneshot;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Config, Statement};
+
+use super::conn::{decode_key, PgConn, PgError};
+use crate::backend::{Shared, WriterEnd};
+use crate::batch::{self, Op, Plan, Step};
+use crate::sql::{EVENTS, KIND_DELETE, KIND_PUT, META, OBJECTS};
+use crate::{Error, EventKind, Record, Result, Revision};
+
+/// Run until every request sender is gone and the queue is drained.
+pub(super) async fn run(mut conn: PgConn, config: Config, end: WriterEnd, shared: Arc<Shared>) {
+    let WriterEnd { mut requests, done } = end;
+    while let Some(first) = requests.recv().await {
+        for step in batch::steps(batch::drain(first, &mut requests)) {
+            let open = conn.ensure_open(&config).await;
+            match step {
+                Step::Writes(writes) => match open {
+                    Ok(()) => write_group(&mut conn, &shared, writes).await,
+                    Err(e) => {
+                        let (_, replies): (Vec<_>, Vec<_>) = writes.into_iter().unzip();
+                        let n = replies.len();
+                        batch::answer(replies, vec![Err(e); n]);
+                    }
+                },
+                Step::Compact(revision, reply) => {
+                    let result = match open {
+                        Ok(()) => compact(&mut conn, &shared, revision).await,
+                        Err(e) => Err(e),
+                    };
+                    let _ = reply.send(result);
+                }
+            }
+        }
+    }
+    tracing::debug!("PostgreSQL writer stopped");
+    drop(conn);
+    drop(done);
+}
+
+async fn write_group(
+    conn: &mut PgConn,
+    shared: &Shared,
+    writes: Vec<(Op, oneshot::Sender<Result<Record>>)>,
+) {
+    let keys = batch::keys(&writes);
+    let (ops, replies): (Vec<_>, Vec<_>) = writes.into_iter().unzip();
+    let n = replies.len();
+    match commit_group(conn, &keys, ops).await {
+        Ok(plan) => {
+            let events = plan.log.into_iter().map(|e| e.event).collect();
+            shared.committed(plan.last, events);
+            batch::answer(replies, plan.results);
+        }
+        Err(e) => {
+            tracing::error!(error = %e, writes = n, "PostgreSQL write transaction failed; rolled back");
+            batch::answer(replies, vec![Err(e); n]);
+        }
+    }
+}
+
+/// The writer's statements, prepared once per connection.
+async fn statements(conn: &mut PgConn) -> Result<[Statement; 6], PgError> {
+    let sql = [
+        format!("SELECT revision FROM {META} WHERE id = 1 FOR UPDATE"),
+        format!(
+            "SELECT key, create_revision, mod_revision, value FROM {OBJECTS} WHERE key = ANY($1)"
+        ),
+        format!(
+            "INSERT INTO {OBJECTS} (key, create_revision, mod_revision, value) \
+             SELECT * FROM UNNEST($1::BYTEA[], $2::BIGINT[], $3::BIGINT[], $4::BYTEA[]) \
+             ON CONFLICT (key) DO UPDATE SET create_revision = excluded.create_revision, \
+               mod_revision = excluded.mod_revision, value = excluded.value"
+        ),
+        format!("DELETE FROM {OBJECTS} WHERE key = ANY($1)"),
+        format!(
+            "INSERT INTO {EVENTS} \
+             (revision, key, kind, value, prev_value, prev_mod_revision, create_revision) \
+             SELECT * FROM UNNEST($1::BIGINT[], $2::BYTEA[], $3::SMALLINT[], $4::BYTEA[], \
+                                  $5::BYTEA[], $6::BIGINT[], $7::BIGINT[])"
+        ),
+        format!("UPDATE {META} SET revision = revision + $1 WHERE id = 1 RETURNING revision"),
+    ];
+    let mut out = Vec::with_capacity(sql.len());
+    for s in &sql {
+        out.push(conn.prepared(s).await?);
+    }
+    // Six statements in, six out.
+    Ok(out
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("prepared statement count")))
+}
+
+fn commit_err(e: PgError) -> Error {
+    Error::CommitTxn {
+        source: Error::source_of(e),
+    }
+}
+
+async fn commit_group(conn: &mut PgConn, keys: &[String], ops: Vec<Op>) -> Result<Plan> {
+    let [lock, select, upsert, delete, log, bump] = statements(conn).await.map_err(commit_err)?;
+    let tx = conn.client.transaction().await.map_err(commit_err)?;
+    let base: Revision = tx.query_one(&lock, &[]).await.map_err(commit_err)?.get(0);
+    let key_bytes: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
+    let mut current = HashMap::with_capacity(keys.len());
+    for row in tx.query(&select, &[&key_bytes]).await.map_err(commit_err)? {
+        let key = decode_key(row.get(0))?;
+        let value: Vec<u8> = row.get(3);
+        let rec = Record {
+            key: key.clone(),
+            create_revision: row.get(1),
+            mod_revision: row.get(2),
+            value: value.into(),
+        };
+        current.insert(key, rec);
+    }
+    let plan = batch::plan(base, ops, current);
+    if plan.log.is_empty() {
+        // Every write failed its precondition; rolling back releases the lock.
+        tx.rollback().await.map_err(commit_err)?;
+        return Ok(plan);
+    }
+
+    let (mut up_keys, mut up_creates, mut up_mods, mut up_values) =
+        (vec![], vec![], vec![], vec![]);
+    let mut gone: Vec<&[u8]> = vec![];
+    for (key, row) in &plan.rows {
+        match row {
+            Some(r) => {
+                up_keys.push(key.as_bytes());
+                up_creates.push(r.create_revision);
+                up_mods.push(r.mod_revision);
+                up_values.push(&r.value[..]);
+            }
+            None => gone.push(key.as_bytes()),
+        }
+    }
+    let mut revs = Vec::with_capacity(plan.log.len());
+    let (mut keys, mut kinds, mut values, mut prevs, mut prev_mods, mut creates) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    for entry in &plan.log {
+        let e = &entry.event;
+        revs.push(e.revision);
+        keys.push(e.key.as_bytes());
+        kinds.push(match e.kind {
+            EventKind::Put => KIND_PUT,
+            EventKind::Delete => KIND_DELETE,
+        });
+        values.push(&e.value[..]);
+        prevs.push(e.prev_value.as_deref());
+        prev_mods.push(entry.prev_mod_revision);
+        creates.push(e.create_revision);
+    }
+    let n = plan.last - base;
+    // Issued together, the statements are pipelined on the connection: one round trip.
+    let up_params: [&(dyn ToSql + Sync); 4] = [&up_keys, &up_creates, &up_mods, &up_values];
+    let gone_params: [&(dyn ToSql + Sync); 1] = [&gone];
+    let log_params: [&(dyn ToSql + Sync); 7] =
+        [&revs, &keys, &kinds, &values, &prevs, &prev_mods, &creates];
+    let bump_params: [&(dyn ToSql + Sync); 1] = [&n];
+    let (_, _, logged, last) = futures::try_join!(
+        async {
+            if up_keys.is_empty() {
+                return Ok(0);
+            }
+            tx.execute(&upsert, &up_params).await
+        },
+        async {
+            if gone.is_empty() {
+                return Ok(0);
+            }
+            tx.execute(&delete, &gone_params).await
+        },
+        tx.execute(&log, &log_params),
+        tx.query_one(&bump, &bump_params),
+    )
+    .map_err(commit_err)?;
+    let last: Revision = last.get(0);
+    if last != plan.last || logged != plan.log.len() as u64 {
+        // Cannot happen while the meta row lock is held; refuse to commit if it somehow does.
+        let detail = format!(
+            "revision counter moved under the lock: {last} != {}",
+            plan.last
+        );
+        return Err(Error::CommitTxn {
+            source: Error::source_of(std::io::Error::other(detail)),
+        });
+    }
+    tx.commit().await.map_err(commit_err)?;
+    Ok(plan)
+}
+
+async fn compact(conn: &mut PgConn, shared: &Shared, revision: Revision) -> Result<()> {
+    let txn_err = |e| Error::CompactTxn {
+        source: Error::source_of(e),
+    };
+    let tx = conn.client.transaction().await.map_err(txn_err)?;
+    let row = tx
+        .query_one(
+            &format!("SELECT revision, compacted FROM {META} WHERE id = 1 FOR UPDATE"),
+            &[],
+        )
+        .await
+        .map_err(txn_err)?;
+    let (current, compacted): (Revision, Revision) = (row.get(0), row.get(1));
+    if revision > current {
+        return Err(Error::FutureRevision {
+            requested: revision,
+            current,
+        });
+    }
+    if revision <= compacted {
+        return Ok(());
+    }
+    let dropped = tx
+        .execute(
+            &format!("DELETE FROM {EVENTS} WHERE revision <= $1"),
+            &[&revision],
+        )
+        .await
+        .map_err(txn_err)?;
+    tx.execute(
+        &format!("UPDATE {META} SET compacted = $1 WHERE id = 1"),
+        &[&revision],
+    )
+    .await
+    .map_err(txn_err)?;
+    tx.commit().await.map_err(txn_err)?;
+    shared.compacted_to(revision);
+    tracing::debug!(revision, dropped, "compacted PostgreSQL event log");
+    Ok(())
+}

@@ -1,0 +1,176 @@
+//! The SQLite writer thread: the only connection that writes, committing queued writes in
+//! groups (see [`crate::batch`]).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use tokio::sync::oneshot;
+
+use crate::backend::{Shared, WriterEnd};
+use crate::batch::{self, Op, Plan, Step};
+use crate::sql::{EVENTS, KIND_DELETE, KIND_PUT, META, OBJECTS};
+use crate::{Error, EventKind, Record, Result, Revision};
+
+/// Run until every request sender is gone and the queue is drained.
+pub(super) fn run(mut conn: Connection, end: WriterEnd, shared: Arc<Shared>) {
+    let WriterEnd { mut requests, done } = end;
+    while let Some(first) = requests.blocking_recv() {
+        for step in batch::steps(batch::drain(first, &mut requests)) {
+            match step {
+                Step::Writes(writes) => write_group(&mut conn, &shared, writes),
+                Step::Compact(revision, reply) => {
+                    let _ = reply.send(compact(&mut conn, &shared, revision));
+                }
+            }
+        }
+    }
+    tracing::debug!("SQLite writer stopped");
+    // Dropping `done` tells `close` the writer has finished; the connection closes with it.
+    drop(conn);
+    drop(done);
+}
+
+fn write_group(
+    conn: &mut Connection,
+    shared: &Shared,
+    writes: Vec<(Op, oneshot::Sender<Result<Record>>)>,
+) {
+    let keys = batch::keys(&writes);
+    let (ops, replies): (Vec<_>, Vec<_>) = writes.into_iter().unzip();
+    let n = replies.len();
+    match commit_group(conn, &keys, ops) {
+        Ok(plan) => {
+            let events = plan.log.into_iter().map(|e| e.event).collect();
+            shared.committed(plan.last, events);
+            batch::answer(replies, plan.results);
+        }
+        Err(e) => {
+            tracing::error!(error = %e, writes = n, "SQLite write transaction failed; rolled back");
+            let err = Error::CommitTxn {
+                source: Error::source_of(e),
+            };
+            batch::answer(replies, vec![Err(err); n]);
+        }
+    }
+}
+
+fn commit_group(conn: &mut Connection, keys: &[String], ops: Vec<Op>) -> rusqlite::Result<Plan> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    // Read the counter inside the transaction rather than trusting memory, so a second process
+    // writing the same file makes this commit fail instead of reusing revisions.
+    let base: Revision = tx
+        .prepare_cached(&format!("SELECT revision FROM {META} WHERE id = 1"))?
+        .query_row([], |r| r.get(0))?;
+    let mut current = HashMap::with_capacity(keys.len());
+    {
+        let mut get = tx.prepare_cached(&format!(
+            "SELECT create_revision, mod_revision, value FROM {OBJECTS} WHERE key = ?1"
+        ))?;
+        for key in keys {
+            let row = get
+                .query_row([key], |r| {
+                    Ok(Record {
+                        key: key.clone(),
+                        create_revision: r.get(0)?,
+                        mod_revision: r.get(1)?,
+                        value: r.get::<_, Vec<u8>>(2)?.into(),
+                    })
+                })
+                .optional()?;
+            if let Some(rec) = row {
+                current.insert(key.clone(), rec);
+            }
+        }
+    }
+    let plan = batch::plan(base, ops, current);
+    if plan.log.is_empty() {
+        // Every write failed its precondition: nothing to commit.
+        return Ok(plan);
+    }
+    {
+        let mut upsert = tx.prepare_cached(&format!(
+            "INSERT INTO {OBJECTS} (key, create_revision, mod_revision, value) \
+             VALUES (?1, ?2, ?3, ?4) \
+             ON CONFLICT (key) DO UPDATE SET create_revision = excluded.create_revision, \
+               mod_revision = excluded.mod_revision, value = excluded.value"
+        ))?;
+        let mut delete = tx.prepare_cached(&format!("DELETE FROM {OBJECTS} WHERE key = ?1"))?;
+        for (key, row) in &plan.rows {
+            match row {
+                Some(r) => upsert.execute(params![
+                    key,
+                    r.create_revision,
+                    r.mod_revision,
+                    &r.value[..]
+                ])?,
+                None => delete.execute([key])?,
+            };
+        }
+        let mut log = tx.prepare_cached(&format!(
+            "INSERT INTO {EVENTS} \
+             (revision, key, kind, value, prev_value, prev_mod_revision, create_revision) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+        ))?;
+        for entry in &plan.log {
+            let e = &entry.event;
+            let kind = match e.kind {
+                EventKind::Put => KIND_PUT,
+                EventKind::Delete => KIND_DELETE,
+            };
+            log.execute(params![
+                e.revision,
+                e.key,
+                kind,
+                &e.value[..],
+                e.prev_value.as_deref(),
+                entry.prev_mod_revision,
+                e.create_revision
+            ])?;
+        }
+        tx.prepare_cached(&format!("UPDATE {META} SET revision = ?1 WHERE id = 1"))?
+            .execute([plan.last])?;
+    }
+    tx.commit()?;
+    Ok(plan)
+}
+
+fn compact(conn: &mut Connection, shared: &Shared, revision: Revision) -> Result<()> {
+    let txn_err = |e| Error::CompactTxn {
+        source: Error::source_of(e),
+    };
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(txn_err)?;
+    let (current, compacted): (Revision, Revision) = tx
+        .query_row(
+            &format!("SELECT revision, compacted FROM {META} WHERE id = 1"),
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(txn_err)?;
+    if revision > current {
+        return Err(Error::FutureRevision {
+            requested: revision,
+            current,
+        });
+    }
+    if revision <= compacted {
+        return Ok(());
+    }
+    let dropped = tx
+        .execute(
+            &format!("DELETE FROM {EVENTS} WHERE revision <= ?1"),
+            [revision],
+        )
+        .map_err(txn_err)?;
+    tx.execute(
+        &format!("UPDATE {META} SET compacted = ?1 WHERE id = 1"),
+        [revision],
+    )
+    .map_err(txn_err)?;
+    tx.commit().map_err(txn_err)?;
+    shared.compacted_to(revision);
+    tracing::debug!(revision, dropped, "compacted SQLite event log");
+    Ok(())
+}

@@ -1,0 +1,194 @@
+//! The public handle: [`Store`] wraps one backend and adds what is the same for all of them
+//! (URL dispatch, close, the request/reply plumbing to the writer, watches, auto compaction).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+
+use crate::backend::Backend;
+use crate::batch::{Op, Request};
+use crate::keys::Range;
+use crate::watch::{self, WatchStream};
+use crate::{postgres, sqlite};
+use crate::{Error, ListOptions, ListResult, Record, Render, Result, Revision};
+
+/// A handle on the store. Cheap to clone; all clones share one backend, one writer and one
+/// watch feed.
+#[derive(Clone)]
+pub struct Store {
+    pub(crate) inner: Arc<dyn Backend>,
+}
+
+impl Store {
+    /// Open a store: `sqlite:PATH` (the file is created if absent; its directory must exist)
+    /// or `postgres://user:pw@host:port/db` (tables are created if absent).
+    pub async fn open(url: &str) -> Result<Store> {
+        let inner: Arc<dyn Backend> = if let Some(path) = url.strip_prefix("sqlite:") {
+            // Accept `sqlite://PATH` too, as other tools write it.
+            let path = path.strip_prefix("//").unwrap_or(path);
+            Arc::new(sqlite::Sqlite::open(path).await?)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Arc::new(postgres::Postgres::open(url).await?)
+        } else {
+            let scheme = url.split_once(':').map_or(url, |(s, _)| s);
+            return Err(Error::ParseUrl {
+                url: format!("{scheme}:…"),
+            });
+        };
+        Ok(Store { inner })
+    }
+
+    /// The last committed revision (0 for an empty store). Cheap: an atomic load.
+    pub fn revision(&self) -> Revision {
+        self.inner.shared().revision()
+    }
+
+    /// The revision history has been compacted to (0 if never). Cheap: an atomic load.
+    pub fn compacted_revision(&self) -> Revision {
+        self.inner.shared().compacted()
+    }
+
+    /// The current record of `key`, if present.
+    pub async fn get(&self, key: &str) -> Result<Option<Record>> {
+        self.inner.shared().check_open()?;
+        self.inner.get(key).await
+    }
+
+    /// Keys starting with `prefix`, in byte order, from one consistent snapshot: the latest, or
+    /// the state at `opts.revision` ([`Error::Compacted`] if history before it is gone,
+    /// [`Error::FutureRevision`] if it is not reached yet). Page with `start_after` = the last
+    /// key of the previous page and `revision` = the previous page's revision.
+    pub async fn list(&self, prefix: &str, opts: ListOptions) -> Result<ListResult> {
+        self.inner.shared().check_open()?;
+        let range = Range::new(prefix, opts.start_after.as_deref());
+        self.inner
+            .list(range, opts.revision, opts.limit.filter(|l| *l > 0))
+            .await
+    }
+
+    /// Create `key`; [`Error::AlreadyExists`] if it is present.
+    pub async fn create(&self, key: &str, render: Render) -> Result<Record> {
+        self.write(Op::Create {
+            key: key.to_owned(),
+            render,
+        })
+        .await
+    }
+
+    /// Replace `key`'s value if its mod revision is `expected_mod_revision`;
+    /// [`Error::NotFound`] if absent, [`Error::Conflict`] (with the current record) if it
+    /// changed.
+    pub async fn update(
+        &self,
+        key: &str,
+        expected_mod_revision: Revision,
+        render: Render,
+    ) -> Result<Record> {
+        let op = Op::Update {
+            key: key.to_owned(),
+            expected: expected_mod_revision,
+            render,
+        };
+        self.write(op).await
+    }
+
+    /// Delete `key` if its mod revision is `expected_mod_revision` (errors as for `update`).
+    /// `render` makes the tombstone value that the delete event carries. Returns the tombstone
+    /// record, whose `mod_revision` is the deletion's revision.
+    pub async fn delete(
+        &self,
+        key: &str,
+        expected_mod_revision: Revision,
+        render: Render,
+    ) -> Result<Record> {
+        let op = Op::Delete {
+            key: key.to_owned(),
+            expected: expected_mod_revision,
+            render,
+        };
+        self.write(op).await
+    }
+
+    async fn write(&self, op: Op) -> Result<Record> {
+        let (reply, answer) = oneshot::channel();
+        self.inner
+            .shared()
+            .submit(Request::Write { op, reply })
+            .await?;
+        // The writer answers every request it takes, even while closing; a dropped reply
+        // means it died.
+        answer.await.map_err(|_| Error::Closed)?
+    }
+
+    /// Events with revision > `from`, in revision order, none lost and none duplicated: first
+    /// replayed from the event log, then live. Yields `Err(Compacted)` once and ends if history
+    /// after `from` has been compacted away (also if a slow watcher falls behind a
+    /// compaction); yields `Err(Closed)` and ends when the store closes. Dropping the stream
+    /// unsubscribes.
+    pub fn watch(&self, from: Revision) -> WatchStream {
+        watch::watch(self.clone(), from)
+    }
+
+    /// Drop history up to and including `revision`: lists and watches below it now fail with
+    /// [`Error::Compacted`]. Compacting to or below the current compacted revision does
+    /// nothing; beyond the current revision is [`Error::FutureRevision`].
+    pub async fn compact(&self, revision: Revision) -> Result<()> {
+        let (reply, answer) = oneshot::channel();
+        self.inner
+            .shared()
+            .submit(Request::Compact { revision, reply })
+            .await?;
+        answer.await.map_err(|_| Error::Closed)?
+    }
+
+    /// Every `every`, compact to the revision that was current one period earlier (like
+    /// kube-apiserver's 5-minute compaction), so a client always has at least one period to
+    /// page through a snapshot or resume a watch. The task stops when the returned handle is
+    /// aborted, when the store is closed, or when every other handle on the store is dropped
+    /// (it holds only a weak reference). Note that dropping a tokio `JoinHandle` detaches the
+    /// task rather than stopping it: call `abort()`.
+    pub fn spawn_auto_compaction(&self, every: Duration) -> tokio::task::JoinHandle<()> {
+        let weak = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(every);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut previous: Option<Revision> = None;
+            loop {
+                ticker.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                let store = Store { inner };
+                if store.inner.shared().is_closed() {
+                    return;
+                }
+                if let Some(target) = previous.filter(|t| *t > store.compacted_revision()) {
+                    match store.compact(target).await {
+                        Ok(()) => tracing::debug!(revision = target, "auto compaction done"),
+                        Err(Error::Closed) => return,
+                        Err(e) => {
+                            tracing::warn!(error = %e, revision = target, "auto compaction failed; retrying next period")
+                        }
+                    }
+                }
+                previous = Some(store.revision());
+            }
+        })
+    }
+
+    /// Finish the writes already submitted, stop the writer, end live watches and release the
+    /// database. Later calls on any clone return [`Error::Closed`]. Idempotent.
+    pub async fn close(&self) {
+        let shared = self.inner.shared();
+        shared.close_writer().await;
+        self.inner.close_reads();
+    }
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("revision", &self.revision())
+            .field("compacted_revision", &self.compacted_revision())
+            .finish_non_exhaustive()
+    }
+}
