@@ -63,6 +63,9 @@ impl Api {
             ready: AtomicBool::new(false),
         });
         crate::lifecycle::start(&api);
+        // Like kube-apiserver: keep about five minutes of history for watches and continue
+        // tokens, compacting what is older.
+        api.store.spawn_auto_compaction(std::time::Duration::from_secs(300));
         api.bootstrap().await?;
         api.ready.store(true, Ordering::SeqCst);
         Ok(api)
