@@ -20,6 +20,7 @@ pub mod lifecycle;
 pub mod meta;
 pub mod metrics;
 pub mod patch;
+pub mod protobuf;
 pub mod registry;
 pub mod request;
 pub mod schema;
@@ -52,8 +53,7 @@ pub fn version_info() -> serde_json::Value {
 
 /// Decode a Kubernetes protobuf request body.
 pub(crate) fn protobuf_body(bytes: &[u8]) -> error::Result<serde_json::Value> {
-    let _ = bytes;
-    Err(error::ApiError::unsupported_media_type(
-        "application/vnd.kubernetes.protobuf request bodies are not supported yet; send JSON",
-    ))
+    protobuf::decode_k8s_protobuf(bytes).map_err(|e| {
+        error::ApiError::bad_request(format!("the protobuf body could not be decoded: {e}"))
+    })
 }

@@ -161,6 +161,8 @@ impl Store {
                 if store.inner.shared().is_closed() {
                     return;
                 }
+                // Read at the tick, so the target is never newer than one period ago.
+                let now = store.revision();
                 if let Some(target) = previous.filter(|t| *t > store.compacted_revision()) {
                     match store.compact(target).await {
                         Ok(()) => tracing::debug!(revision = target, "auto compaction done"),
@@ -170,7 +172,7 @@ impl Store {
                         }
                     }
                 }
-                previous = Some(store.revision());
+                previous = Some(now);
             }
         })
     }
