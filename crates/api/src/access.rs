@@ -19,7 +19,10 @@ pub struct User {
 
 impl std::fmt::Debug for User {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("User").field("name", &self.name).field("groups", &self.groups).finish()
+        f.debug_struct("User")
+            .field("name", &self.name)
+            .field("groups", &self.groups)
+            .finish()
     }
 }
 

@@ -27,7 +27,13 @@ pub struct Config {
 }
 
 /// Namespaces every Kubernetes API has, plus flotilla's own.
-const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease", "flotilla-system"];
+const SYSTEM_NAMESPACES: &[&str] = &[
+    "default",
+    "kube-system",
+    "kube-public",
+    "kube-node-lease",
+    "flotilla-system",
+];
 
 /// The API server's state.
 pub struct Api {
@@ -65,7 +71,8 @@ impl Api {
         crate::lifecycle::start(&api);
         // Like kube-apiserver: keep about five minutes of history for watches and continue
         // tokens, compacting what is older.
-        api.store.spawn_auto_compaction(std::time::Duration::from_secs(300));
+        api.store
+            .spawn_auto_compaction(std::time::Duration::from_secs(300));
         api.bootstrap().await?;
         api.ready.store(true, Ordering::SeqCst);
         Ok(api)
@@ -73,10 +80,14 @@ impl Api {
 
     async fn bootstrap(self: &Arc<Self>) -> Result<()> {
         let snap = self.registry.snapshot();
-        let ns = snap.get("", "v1", "namespaces").cloned().ok_or_else(|| ApiError::internal("namespaces not served"))?;
+        let ns = snap
+            .get("", "v1", "namespaces")
+            .cloned()
+            .ok_or_else(|| ApiError::internal("namespaces not served"))?;
         for name in SYSTEM_NAMESPACES {
             if self.cache.get(&ns.key(None, name)).is_none() {
-                let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+                let obj =
+                    json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
                 match objects::commit_create(self, &ns, obj, Some("flotilla"), false).await {
                     Ok(_) => tracing::info!(namespace = name, "created system namespace"),
                     Err(e) if e.code == 409 => {}
@@ -98,53 +109,103 @@ impl Api {
     }
 
     /// Validate an incoming object; returns warnings (fieldValidation=Warn) or a 422/400.
-    pub(crate) fn validate(&self, res: &ResourceInfo, obj: &mut Value, level: FieldValidation) -> Result<Vec<String>> {
+    pub(crate) fn validate(
+        &self,
+        res: &ResourceInfo,
+        obj: &mut Value,
+        level: FieldValidation,
+    ) -> Result<Vec<String>> {
         let mut causes = Vec::new();
         if let Some(labels) = obj.pointer("/metadata/labels") {
             if !labels.is_object() {
-                causes.push(("metadata.labels".to_string(), "Invalid value: must be a map of strings".to_string()));
+                causes.push((
+                    "metadata.labels".to_string(),
+                    "Invalid value: must be a map of strings".to_string(),
+                ));
             } else if let Some(m) = labels.as_object() {
                 for (k, v) in m {
                     if !v.is_string() {
-                        causes.push((format!("metadata.labels[{k}]"), "Invalid value: must be a string".into()));
+                        causes.push((
+                            format!("metadata.labels[{k}]"),
+                            "Invalid value: must be a string".into(),
+                        ));
                     }
                 }
             }
         }
         if res.kind == "CustomResourceDefinition" && !res.custom {
-            let name = obj.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-            let plural = obj.pointer("/spec/names/plural").and_then(Value::as_str).unwrap_or("");
-            let group = obj.pointer("/spec/group").and_then(Value::as_str).unwrap_or("");
+            let name = obj
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let plural = obj
+                .pointer("/spec/names/plural")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let group = obj
+                .pointer("/spec/group")
+                .and_then(Value::as_str)
+                .unwrap_or("");
             if name != format!("{plural}.{group}") {
-                causes.push(("metadata.name".into(), format!("Invalid value: {name:?}: must be spec.names.plural+\".\"+spec.group")));
+                causes.push((
+                    "metadata.name".into(),
+                    format!("Invalid value: {name:?}: must be spec.names.plural+\".\"+spec.group"),
+                ));
             }
         }
         if !causes.is_empty() {
-            let name = obj.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
+            let name = obj
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
             return Err(ApiError::invalid(&res.kind, &name, &res.group, causes));
         }
         self.schemas.validate(res, obj, level)
     }
 
     /// Record field ownership for a non-apply write.
-    pub(crate) fn track_managed_fields(&self, res: &ResourceInfo, old: Option<&Value>, new: &mut Value, manager: &str, sub: Option<&str>) {
+    pub(crate) fn track_managed_fields(
+        &self,
+        res: &ResourceInfo,
+        old: Option<&Value>,
+        new: &mut Value,
+        manager: &str,
+        sub: Option<&str>,
+    ) {
         self.schemas.track_update(res, old, new, manager, sub);
     }
 
     /// Apply a JSON, merge or strategic merge patch document to `old`.
-    pub(crate) fn apply_patch_document(&self, res: &ResourceInfo, format: BodyFormat, old: &Value, patch: &Value) -> Result<Value> {
+    pub(crate) fn apply_patch_document(
+        &self,
+        res: &ResourceInfo,
+        format: BodyFormat,
+        old: &Value,
+        patch: &Value,
+    ) -> Result<Value> {
         self.schemas.patch(res, format, old, patch)
     }
 
     /// Server-side apply.
-    pub(crate) async fn server_side_apply(self: &Arc<Self>, ctx: &Ctx, res: &ResourceInfo, sub: Option<&str>, key: &str, name: &str, patch: Value) -> Result<Response<Body>> {
+    pub(crate) async fn server_side_apply(
+        self: &Arc<Self>,
+        ctx: &Ctx,
+        res: &ResourceInfo,
+        sub: Option<&str>,
+        key: &str,
+        name: &str,
+        patch: Value,
+    ) -> Result<Response<Body>> {
         crate::schemas::serve_apply(self, ctx, res, sub, key, name, patch).await
     }
 
     /// TokenRequest (`kubectl create token`).
     pub(crate) async fn token_request(self: &Arc<Self>, ctx: &Ctx) -> Result<Response<Body>> {
         let _ = ctx;
-        Err(ApiError::method_not_allowed("service-account tokens are not issued yet"))
+        Err(ApiError::method_not_allowed(
+            "service-account tokens are not issued yet",
+        ))
     }
 
     /// `/openapi/v2`.
@@ -166,11 +227,14 @@ impl Api {
     /// `/.well-known/openid-configuration`.
     pub(crate) fn oidc_discovery(&self) -> Result<Response<Body>> {
         let issuer = format!("https://{}", self.config.advertise_address);
-        Ok(response::json(200, &json!({
-            "issuer": issuer, "jwks_uri": format!("{issuer}/openid/v1/jwks"),
-            "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
-            "id_token_signing_alg_values_supported": ["RS256"],
-        })))
+        Ok(response::json(
+            200,
+            &json!({
+                "issuer": issuer, "jwks_uri": format!("{issuer}/openid/v1/jwks"),
+                "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
+                "id_token_signing_alg_values_supported": ["RS256"],
+            }),
+        ))
     }
 
     /// `/openid/v1/jwks`.

@@ -32,8 +32,15 @@ pub fn on_create(res: &ResourceInfo, obj: &mut Value) {
         ("", "Namespace") => {
             obj["spec"] = json!({"finalizers": ["kubernetes"]});
             obj["status"] = json!({"phase": "Active"});
-            let name = obj.pointer("/metadata/name").cloned().unwrap_or(Value::Null);
-            set_if_absent(obj, &["metadata", "labels", "kubernetes.io/metadata.name"], name);
+            let name = obj
+                .pointer("/metadata/name")
+                .cloned()
+                .unwrap_or(Value::Null);
+            set_if_absent(
+                obj,
+                &["metadata", "labels", "kubernetes.io/metadata.name"],
+                name,
+            );
         }
         ("", "Secret") => set_if_absent(obj, &["type"], json!("Opaque")),
         ("", "Service") => set_if_absent(obj, &["spec", "type"], json!("ClusterIP")),
@@ -57,6 +64,9 @@ mod tests {
         on_create(res, &mut ns);
         assert_eq!(ns["status"]["phase"], "Active");
         assert_eq!(ns["spec"]["finalizers"][0], "kubernetes");
-        assert_eq!(ns["metadata"]["labels"]["kubernetes.io/metadata.name"], "demo");
+        assert_eq!(
+            ns["metadata"]["labels"]["kubernetes.io/metadata.name"],
+            "demo"
+        );
     }
 }

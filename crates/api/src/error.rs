@@ -51,7 +51,12 @@ impl Target<'_> {
 impl ApiError {
     /// An error with no details.
     pub fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
-        ApiError { code, reason, message: message.into(), details: None }
+        ApiError {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+        }
     }
 
     /// 400 BadRequest.
@@ -71,7 +76,11 @@ impl ApiError {
 
     /// 404 for a path that names no known resource.
     pub fn unknown_path(path: &str) -> Self {
-        Self::new(404, "NotFound", format!("the server could not find the requested resource (path {path})"))
+        Self::new(
+            404,
+            "NotFound",
+            format!("the server could not find the requested resource (path {path})"),
+        )
     }
 
     /// 404 for an object.
@@ -185,7 +194,10 @@ impl From<flotilla_store::Error> for ApiError {
     fn from(e: flotilla_store::Error) -> Self {
         use flotilla_store::Error as E;
         match &e {
-            E::Compacted { requested, compacted } => ApiError::gone(format!(
+            E::Compacted {
+                requested,
+                compacted,
+            } => ApiError::gone(format!(
                 "The resourceVersion for the provided request ({requested}) is too old: history \
                  before {compacted} has been compacted; list again to get a fresh resourceVersion"
             )),

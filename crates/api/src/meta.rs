@@ -5,7 +5,9 @@ use serde_json::{Map, Value};
 /// `metadata`, created if absent (returns None if the object isn't a JSON object).
 pub fn meta_mut(obj: &mut Value) -> Option<&mut Map<String, Value>> {
     let o = obj.as_object_mut()?;
-    let m = o.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    let m = o
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
     if !m.is_object() {
         *m = Value::Object(Map::new());
     }
@@ -33,7 +35,11 @@ pub fn remove_meta(obj: &mut Value, field: &str) -> Option<Value> {
 pub fn finalizers(obj: &Value) -> Vec<String> {
     obj.pointer("/metadata/finalizers")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|f| f.as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -53,7 +59,9 @@ pub fn spec_changed(old: &Value, new: &Value) -> bool {
         v.as_object()
             .map(|o| {
                 o.iter()
-                    .filter(|(k, _)| !matches!(k.as_str(), "metadata" | "status" | "apiVersion" | "kind"))
+                    .filter(|(k, _)| {
+                        !matches!(k.as_str(), "metadata" | "status" | "apiVersion" | "kind")
+                    })
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect()
             })
@@ -96,7 +104,8 @@ pub mod names {
         let b = s.as_bytes();
         !b.is_empty()
             && s.len() <= max
-            && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+            && b.iter()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
             && b[0] != b'-'
             && b[b.len() - 1] != b'-'
     }

@@ -42,18 +42,44 @@ impl Default for Metrics {
             Histogram::new(exponential_buckets(0.0005, 2.0, 16))
         });
         let cache_revision = Gauge::default();
-        registry.register("apiserver_request", "API requests served, by method and code", requests.clone());
-        registry.register("apiserver_request_duration_seconds", "API request latency", latency.clone());
-        registry.register("flotilla_watch_cache_revision", "Revision applied by the watch cache", cache_revision.clone());
-        Metrics { registry: Mutex::new(registry), requests, latency, cache_revision }
+        registry.register(
+            "apiserver_request",
+            "API requests served, by method and code",
+            requests.clone(),
+        );
+        registry.register(
+            "apiserver_request_duration_seconds",
+            "API request latency",
+            latency.clone(),
+        );
+        registry.register(
+            "flotilla_watch_cache_revision",
+            "Revision applied by the watch cache",
+            cache_revision.clone(),
+        );
+        Metrics {
+            registry: Mutex::new(registry),
+            requests,
+            latency,
+            cache_revision,
+        }
     }
 }
 
 impl Metrics {
     /// Count one request.
     pub fn observe(&self, method: &str, code: u16, took: Duration) {
-        self.requests.get_or_create(&RequestLabels { verb: method.to_string(), code: code.to_string() }).inc();
-        self.latency.get_or_create(&VerbLabels { verb: method.to_string() }).observe(took.as_secs_f64());
+        self.requests
+            .get_or_create(&RequestLabels {
+                verb: method.to_string(),
+                code: code.to_string(),
+            })
+            .inc();
+        self.latency
+            .get_or_create(&VerbLabels {
+                verb: method.to_string(),
+            })
+            .observe(took.as_secs_f64());
     }
 
     /// The text exposition format.

@@ -29,13 +29,25 @@ impl Schemas {
     }
 
     /// Validate against the kind's schema; unknown fields per `level`.
-    pub fn validate(&self, res: &ResourceInfo, obj: &mut Value, level: FieldValidation) -> Result<Vec<String>> {
+    pub fn validate(
+        &self,
+        res: &ResourceInfo,
+        obj: &mut Value,
+        level: FieldValidation,
+    ) -> Result<Vec<String>> {
         let _ = (res, obj, level);
         Ok(Vec::new())
     }
 
     /// Record field ownership of a non-apply write.
-    pub fn track_update(&self, res: &ResourceInfo, old: Option<&Value>, new: &mut Value, manager: &str, sub: Option<&str>) {
+    pub fn track_update(
+        &self,
+        res: &ResourceInfo,
+        old: Option<&Value>,
+        new: &mut Value,
+        manager: &str,
+        sub: Option<&str>,
+    ) {
         let root = self.root_type(res);
         let lookup = self.lookup(res);
         let applier = Applier::new(lookup, &root).with_scope(scope(res, sub));
@@ -51,13 +63,24 @@ impl Schemas {
     }
 
     /// Apply a patch document.
-    pub fn patch(&self, res: &ResourceInfo, format: BodyFormat, old: &Value, patch: &Value) -> Result<Value> {
+    pub fn patch(
+        &self,
+        res: &ResourceInfo,
+        format: BodyFormat,
+        old: &Value,
+        patch: &Value,
+    ) -> Result<Value> {
         let r = match format {
             BodyFormat::MergePatch => crate::patch::merge_patch(old, patch),
             BodyFormat::JsonPatch => crate::patch::json_patch(old, patch),
             BodyFormat::StrategicMergePatch => {
                 let root = self.root_type(res);
-                crate::patch::strategic_merge_patch(old, patch, &crate::schema::lookup::NoSchema, &root)
+                crate::patch::strategic_merge_patch(
+                    old,
+                    patch,
+                    &crate::schema::lookup::NoSchema,
+                    &root,
+                )
             }
             _ => return Err(ApiError::unsupported_media_type("unsupported patch type")),
         };
@@ -115,21 +138,35 @@ fn apply_error(e: ApplyError) -> ApiError {
             err.details = Some(json!({"causes": causes}));
             err
         }
-        ApplyError::InvalidManagedFields(m) => ApiError::internal(format!("stored managedFields are invalid: {m}")),
+        ApplyError::InvalidManagedFields(m) => {
+            ApiError::internal(format!("stored managedFields are invalid: {m}"))
+        }
         other => ApiError::bad_request(other.to_string()),
     }
 }
 
 /// Server-side apply of `patch` to the object at `key`: create it when absent, otherwise merge
 /// the configuration by field ownership (409 with the conflicting fields unless `force`).
-pub async fn serve_apply(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, sub: Option<&str>, key: &str, name: &str, patch: Value) -> Result<Response<Body>> {
+pub async fn serve_apply(
+    api: &Arc<Api>,
+    ctx: &Ctx,
+    res: &ResourceInfo,
+    sub: Option<&str>,
+    key: &str,
+    name: &str,
+    patch: Value,
+) -> Result<Response<Body>> {
     let Some(manager) = ctx.query.field_manager.clone() else {
         return Err(ApiError::bad_request("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"));
     };
     if !patch.is_object() {
-        return Err(ApiError::bad_request("the apply configuration must be an object"));
+        return Err(ApiError::bad_request(
+            "the apply configuration must be an object",
+        ));
     }
-    if patch["apiVersion"].as_str() != Some(res.api_version().as_str()) || patch["kind"].as_str() != Some(res.kind.as_str()) {
+    if patch["apiVersion"].as_str() != Some(res.api_version().as_str())
+        || patch["kind"].as_str() != Some(res.kind.as_str())
+    {
         return Err(ApiError::bad_request(format!(
             "the apply configuration must have apiVersion {:?} and kind {:?}",
             res.api_version(),
@@ -138,7 +175,9 @@ pub async fn serve_apply(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, sub: Opt
     }
     if let Some(n) = patch.pointer("/metadata/name").and_then(Value::as_str) {
         if n != name {
-            return Err(ApiError::bad_request(format!("the name of the object ({n}) does not match the name on the URL ({name})")));
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({n}) does not match the name on the URL ({name})"
+            )));
         }
     }
     let root = api.schemas.root_type(res);
@@ -148,32 +187,50 @@ pub async fn serve_apply(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, sub: Opt
     api.cache.sync().await?;
     if api.cache.get(key).is_none() {
         if sub.is_some() {
-            return Err(ApiError::not_found(crate::error::Target { group: &res.group, resource: &res.plural, name }));
+            return Err(ApiError::not_found(crate::error::Target {
+                group: &res.group,
+                resource: &res.plural,
+                name,
+            }));
         }
-        let mut obj = applier.apply(None, &patch, &manager, force, &now_rfc3339()).map_err(apply_error)?;
+        let mut obj = applier
+            .apply(None, &patch, &manager, force, &now_rfc3339())
+            .map_err(apply_error)?;
         if res.namespaced {
             crate::meta::set_meta(&mut obj, "namespace", json!(ctx.info.object_namespace()));
         }
         crate::meta::set_meta(&mut obj, "name", json!(name));
         let warnings = api.validate(res, &mut obj, ctx.query.field_validation)?;
-        let outcome = match crate::handlers::objects::commit_create(api, res, obj, None, ctx.query.dry_run).await {
-            Err(e) if e.code == 409 => None, // raced with a create: fall through to update
-            other => Some(other?),
-        };
+        let outcome =
+            match crate::handlers::objects::commit_create(api, res, obj, None, ctx.query.dry_run)
+                .await
+            {
+                Err(e) if e.code == 409 => None, // raced with a create: fall through to update
+                other => Some(other?),
+            };
         if let Some(o) = outcome {
             let mut r = crate::handlers::objects::outcome_response(res, o);
             *r.status_mut() = http::StatusCode::CREATED;
             return Ok(crate::handlers::response::with_warnings(r, &warnings));
         }
     }
-    let outcome = crate::handlers::objects::guaranteed_update(api, res, key, name, ctx.query.dry_run, |old| {
-        let mut new = applier.apply(Some(old), &patch, &manager, force, &now_rfc3339()).map_err(apply_error)?;
-        // The precondition is the client's only if its configuration named a resourceVersion.
-        if patch.pointer("/metadata/resourceVersion").is_none() {
-            crate::meta::set_meta(&mut new, "resourceVersion", json!(""));
-        }
-        Ok(new)
-    })
+    let outcome = crate::handlers::objects::guaranteed_update(
+        api,
+        res,
+        key,
+        name,
+        ctx.query.dry_run,
+        |old| {
+            let mut new = applier
+                .apply(Some(old), &patch, &manager, force, &now_rfc3339())
+                .map_err(apply_error)?;
+            // The precondition is the client's only if its configuration named a resourceVersion.
+            if patch.pointer("/metadata/resourceVersion").is_none() {
+                crate::meta::set_meta(&mut new, "resourceVersion", json!(""));
+            }
+            Ok(new)
+        },
+    )
     .await?;
     Ok(crate::handlers::objects::outcome_response(res, outcome))
 }

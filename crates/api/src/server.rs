@@ -25,7 +25,10 @@ pub async fn serve(
     tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     let acceptor = TlsAcceptor::from(Arc::new(tls));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let builder = auto::Builder::new(TokioExecutor::new());
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    // client-go multiplexes every request, watches included, over one HTTP/2 connection per
+    // server; kube-apiserver allows 1,000 concurrent streams per connection, and so do we.
+    builder.http2().max_concurrent_streams(1000);
     tokio::pin!(shutdown);
     loop {
         let (tcp, peer) = tokio::select! {
@@ -45,14 +48,15 @@ pub async fn serve(
         let builder = builder.clone();
         let watcher = graceful.watcher();
         tokio::spawn(async move {
-            let stream = match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(tcp)).await {
-                Ok(Ok(s)) => s,
-                Ok(Err(e)) => {
-                    tracing::debug!(%peer, error = %e, "TLS handshake failed");
-                    return;
-                }
-                Err(_) => return,
-            };
+            let stream =
+                match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(tcp)).await {
+                    Ok(Ok(s)) => s,
+                    Ok(Err(e)) => {
+                        tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                        return;
+                    }
+                    Err(_) => return,
+                };
             let svc = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                 let api = api.clone();
                 async move {
@@ -68,7 +72,10 @@ pub async fn serve(
         });
     }
     tracing::info!("shutting down: draining connections");
-    if tokio::time::timeout(DRAIN, graceful.shutdown()).await.is_err() {
+    if tokio::time::timeout(DRAIN, graceful.shutdown())
+        .await
+        .is_err()
+    {
         tracing::info!("drain timed out; closing remaining connections");
     }
     api.store.close().await;

@@ -14,10 +14,19 @@ fn fresh_database() -> String {
     let db = format!("hub_e2e_{}", std::process::id());
     let out = Command::new("psql")
         .arg(&url)
-        .args(["-v", "ON_ERROR_STOP=1", "-c", &format!("CREATE DATABASE {db}")])
+        .args([
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+            &format!("CREATE DATABASE {db}"),
+        ])
         .output()
         .expect("psql is not installed: install the postgresql-client Debian package");
-    assert!(out.status.success(), "CREATE DATABASE failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "CREATE DATABASE failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let base = url.rsplit_once('/').map(|(b, _)| b).unwrap_or(&url);
     format!("{base}/{db}")
 }
@@ -27,16 +36,46 @@ fn crud_and_restart_on_postgres() {
     let store = fresh_database();
     let mut hub = Hub::start_with(&["--store", &store]);
     let ns = std::env::temp_dir().join(format!("pg-ns-{}.json", std::process::id()));
-    std::fs::write(&ns, r#"{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"pg"}}"#).unwrap();
-    hub.ok(&["create", "--raw", "/api/v1/namespaces", "-f", ns.to_str().unwrap()]);
+    std::fs::write(
+        &ns,
+        r#"{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"pg"}}"#,
+    )
+    .unwrap();
+    hub.ok(&[
+        "create",
+        "--raw",
+        "/api/v1/namespaces",
+        "-f",
+        ns.to_str().unwrap(),
+    ]);
     let cm = std::env::temp_dir().join(format!("pg-cm-{}.json", std::process::id()));
     std::fs::write(&cm, r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"pg","labels":{"a":"b"}},"data":{"k":"v"}}"#).unwrap();
-    hub.ok(&["create", "--raw", "/api/v1/namespaces/pg/configmaps", "-f", cm.to_str().unwrap()]);
-    assert_eq!(hub.ok(&["get", "cm", "c", "-n", "pg", "-o", "jsonpath={.data.k}"]), "v");
+    hub.ok(&[
+        "create",
+        "--raw",
+        "/api/v1/namespaces/pg/configmaps",
+        "-f",
+        cm.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        hub.ok(&["get", "cm", "c", "-n", "pg", "-o", "jsonpath={.data.k}"]),
+        "v"
+    );
     hub.ok(&["label", "cm", "c", "-n", "pg", "x=y"]);
     hub.kill9();
     hub.restart();
-    assert_eq!(hub.ok(&["get", "cm", "c", "-n", "pg", "-o", "jsonpath={.metadata.labels.x}"]), "y");
+    assert_eq!(
+        hub.ok(&[
+            "get",
+            "cm",
+            "c",
+            "-n",
+            "pg",
+            "-o",
+            "jsonpath={.metadata.labels.x}"
+        ]),
+        "y"
+    );
     assert!(hub.ok(&["get", "ns"]).contains("pg"));
     hub.ok(&["delete", "cm", "c", "-n", "pg"]);
     let e = hub.fails(&["get", "cm", "c", "-n", "pg"]);

@@ -15,7 +15,9 @@ use kube::Client;
 
 async fn client(hub: &Hub) -> Client {
     let kc = Kubeconfig::read_from(&hub.kubeconfig).expect("read kubeconfig");
-    let cfg = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default()).await.expect("config");
+    let cfg = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .expect("config");
     Client::try_from(cfg).expect("client")
 }
 
@@ -32,7 +34,12 @@ async fn typed_crud_and_watch() {
     let hub = Hub::start();
     let client = client(&hub).await;
     let nss: Api<Namespace> = Api::all(client.clone());
-    nss.create(&PostParams::default(), &serde_json::from_value(serde_json::json!({"metadata": {"name": "krs"}})).unwrap()).await.expect("create ns");
+    nss.create(
+        &PostParams::default(),
+        &serde_json::from_value(serde_json::json!({"metadata": {"name": "krs"}})).unwrap(),
+    )
+    .await
+    .expect("create ns");
     let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "krs");
 
     // The watcher starts before the writes and must see each of them.
@@ -42,9 +49,21 @@ async fn typed_crud_and_watch() {
             let mut names = Vec::new();
             let stream = watcher::watcher(cms, watcher::Config::default());
             futures::pin_mut!(stream);
-            while let Ok(Some(ev)) = tokio::time::timeout(Duration::from_secs(20), stream.try_next()).await.map(|r| r.expect("watch")) {
+            while let Ok(Some(ev)) =
+                tokio::time::timeout(Duration::from_secs(20), stream.try_next())
+                    .await
+                    .map(|r| r.expect("watch"))
+            {
                 match ev {
-                    Event::Apply(o) => names.push(format!("apply:{}:{}", o.metadata.name.unwrap(), o.data.unwrap_or_default().get("k").cloned().unwrap_or_default())),
+                    Event::Apply(o) => names.push(format!(
+                        "apply:{}:{}",
+                        o.metadata.name.unwrap(),
+                        o.data
+                            .unwrap_or_default()
+                            .get("k")
+                            .cloned()
+                            .unwrap_or_default()
+                    )),
                     Event::Delete(o) => {
                         names.push(format!("delete:{}", o.metadata.name.unwrap()));
                         return names;
@@ -57,30 +76,53 @@ async fn typed_crud_and_watch() {
     });
     tokio::time::sleep(Duration::from_millis(500)).await;
 
-    let created = cms.create(&PostParams::default(), &cm("a", &[("app", "web")])).await.expect("create");
+    let created = cms
+        .create(&PostParams::default(), &cm("a", &[("app", "web")]))
+        .await
+        .expect("create");
     assert!(created.metadata.uid.is_some() && created.metadata.resource_version.is_some());
-    cms.create(&PostParams::default(), &cm("b", &[("app", "db")])).await.expect("create b");
+    cms.create(&PostParams::default(), &cm("b", &[("app", "db")]))
+        .await
+        .expect("create b");
     let got = cms.get("a").await.expect("get");
-    assert_eq!(got.metadata.resource_version, created.metadata.resource_version);
+    assert_eq!(
+        got.metadata.resource_version,
+        created.metadata.resource_version
+    );
 
     let all = cms.list(&ListParams::default()).await.expect("list");
     assert_eq!(all.items.len(), 2);
-    let web = cms.list(&ListParams::default().labels("app=web")).await.expect("list by label");
+    let web = cms
+        .list(&ListParams::default().labels("app=web"))
+        .await
+        .expect("list by label");
     assert_eq!(web.items.len(), 1);
 
-    let patched = cms.patch("a", &PatchParams::default(), &Patch::Merge(serde_json::json!({"data": {"k": "w"}}))).await.expect("merge patch");
+    let patched = cms
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"data": {"k": "w"}})),
+        )
+        .await
+        .expect("merge patch");
     assert_eq!(patched.data.unwrap()["k"], "w");
 
     // Stale resourceVersion → 409 Conflict.
     let mut stale = got.clone();
     stale.data = Some([("k".to_string(), "x".to_string())].into());
-    let err = cms.replace("a", &PostParams::default(), &stale).await.expect_err("stale update must conflict");
+    let err = cms
+        .replace("a", &PostParams::default(), &stale)
+        .await
+        .expect_err("stale update must conflict");
     match err {
         kube::Error::Api(s) => assert_eq!(s.code, 409),
         other => panic!("expected a 409, got {other:?}"),
     }
 
-    cms.delete("a", &DeleteParams::default()).await.expect("delete");
+    cms.delete("a", &DeleteParams::default())
+        .await
+        .expect("delete");
     let names = seen.await.unwrap();
     assert!(names.contains(&"apply:a:v".to_string()), "{names:?}");
     assert!(names.contains(&"apply:a:w".to_string()), "{names:?}");

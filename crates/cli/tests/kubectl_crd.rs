@@ -51,31 +51,96 @@ const CR: &str = r#"{"apiVersion":"stable.example.com/v1","kind":"CronTab","meta
 fn crd_lifecycle() {
     let hub = Hub::start();
     hub.ok_stdin(&["create", "-f", "-"], CRD);
-    hub.ok(&["wait", "--for", "condition=Established", "crd/crontabs.stable.example.com", "--timeout=30s"]);
+    hub.ok(&[
+        "wait",
+        "--for",
+        "condition=Established",
+        "crd/crontabs.stable.example.com",
+        "--timeout=30s",
+    ]);
     // Discovery refreshes: the new kind is usable by short name at once.
     hub.ok_stdin(&["create", "-f", "-"], CR);
     let t = hub.ok(&["get", "ct"]);
-    assert!(t.contains("SPEC") && t.contains("* * * * */5") && t.contains("REPLICAS"), "{t}");
+    assert!(
+        t.contains("SPEC") && t.contains("* * * * */5") && t.contains("REPLICAS"),
+        "{t}"
+    );
     // Served at both versions; conversion None only changes apiVersion.
-    let b = hub.ok(&["get", "crontabs.v1beta1.stable.example.com", "tab", "-o", "jsonpath={.apiVersion}"]);
+    let b = hub.ok(&[
+        "get",
+        "crontabs.v1beta1.stable.example.com",
+        "tab",
+        "-o",
+        "jsonpath={.apiVersion}",
+    ]);
     assert_eq!(b, "stable.example.com/v1beta1");
 
     hub.ok(&["scale", "crontab/tab", "--replicas=3"]);
-    assert_eq!(hub.ok(&["get", "ct", "tab", "-o", "jsonpath={.spec.replicas}"]), "3");
+    assert_eq!(
+        hub.ok(&["get", "ct", "tab", "-o", "jsonpath={.spec.replicas}"]),
+        "3"
+    );
     // The main resource ignores status; the status subresource takes only status.
-    hub.ok(&["patch", "ct", "tab", "--type=merge", "-p", r#"{"status":{"replicas":9}}"#]);
-    assert_eq!(hub.ok(&["get", "ct", "tab", "-o", "jsonpath={.status.replicas}"]), "");
-    hub.ok(&["patch", "ct", "tab", "--subresource=status", "--type=merge", "-p", r#"{"status":{"replicas":2},"spec":{"image":"ignored"}}"#]);
-    assert_eq!(hub.ok(&["get", "ct", "tab", "-o", "jsonpath={.status.replicas}/{.spec.image}"]), "2/img");
+    hub.ok(&[
+        "patch",
+        "ct",
+        "tab",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"replicas":9}}"#,
+    ]);
+    assert_eq!(
+        hub.ok(&["get", "ct", "tab", "-o", "jsonpath={.status.replicas}"]),
+        ""
+    );
+    hub.ok(&[
+        "patch",
+        "ct",
+        "tab",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"replicas":2},"spec":{"image":"ignored"}}"#,
+    ]);
+    assert_eq!(
+        hub.ok(&[
+            "get",
+            "ct",
+            "tab",
+            "-o",
+            "jsonpath={.status.replicas}/{.spec.image}"
+        ]),
+        "2/img"
+    );
     // generation moves with spec only.
     let g1 = hub.ok(&["get", "ct", "tab", "-o", "jsonpath={.metadata.generation}"]);
     hub.ok(&["label", "ct", "tab", "x=y"]);
-    assert_eq!(hub.ok(&["get", "ct", "tab", "-o", "jsonpath={.metadata.generation}"]), g1);
+    assert_eq!(
+        hub.ok(&["get", "ct", "tab", "-o", "jsonpath={.metadata.generation}"]),
+        g1
+    );
 
-    let e = hub.fails(&["patch", "ct", "tab", "--type=strategic", "-p", r#"{"spec":{"image":"x"}}"#]);
+    let e = hub.fails(&[
+        "patch",
+        "ct",
+        "tab",
+        "--type=strategic",
+        "-p",
+        r#"{"spec":{"image":"x"}}"#,
+    ]);
     assert!(e.contains("strategic merge patch is not supported"), "{e}");
 
-    hub.ok(&["delete", "crd", "crontabs.stable.example.com", "--timeout=30s"]);
+    hub.ok(&[
+        "delete",
+        "crd",
+        "crontabs.stable.example.com",
+        "--timeout=30s",
+    ]);
     let e = hub.fails(&["get", "crontabs.stable.example.com"]);
-    assert!(e.contains("the server doesn't have a resource type") || e.contains("NotFound") || e.contains("not found"), "{e}");
+    assert!(
+        e.contains("the server doesn't have a resource type")
+            || e.contains("NotFound")
+            || e.contains("not found"),
+        "{e}"
+    );
 }

@@ -14,8 +14,18 @@ fn get_watch_streams_changes() {
     let hub = Hub::start();
     hub.ok(&["create", "namespace", "w"]);
     let mut child = Command::new("kubectl")
-        .args(["--kubeconfig"]).arg(&hub.kubeconfig)
-        .args(["get", "cm", "-n", "w", "-w", "-o", "name", "--request-timeout=0"])
+        .args(["--kubeconfig"])
+        .arg(&hub.kubeconfig)
+        .args([
+            "get",
+            "cm",
+            "-n",
+            "w",
+            "-w",
+            "-o",
+            "name",
+            "--request-timeout=0",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -27,9 +37,17 @@ fn get_watch_streams_changes() {
     std::thread::sleep(Duration::from_secs(2));
     let _ = child.kill();
     let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     for i in 0..3 {
-        assert!(out.contains(&format!("configmap/w{i}")), "watch missed w{i}: {out}");
+        assert!(
+            out.contains(&format!("configmap/w{i}")),
+            "watch missed w{i}: {out}"
+        );
     }
 }
 
@@ -38,9 +56,25 @@ fn finalizers_hold_deletion_until_removed() {
     let hub = Hub::start();
     hub.ok_stdin(&["create", "-f", "-"], r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","namespace":"default","finalizers":["example.com/hold"]}}"#);
     hub.ok(&["delete", "cm", "held", "--wait=false"]);
-    let ts = hub.ok(&["get", "cm", "held", "-o", "jsonpath={.metadata.deletionTimestamp}"]);
-    assert!(!ts.is_empty(), "a deletion with finalizers marks the object");
-    hub.ok(&["patch", "cm", "held", "--type=json", "-p", r#"[{"op":"remove","path":"/metadata/finalizers"}]"#]);
+    let ts = hub.ok(&[
+        "get",
+        "cm",
+        "held",
+        "-o",
+        "jsonpath={.metadata.deletionTimestamp}",
+    ]);
+    assert!(
+        !ts.is_empty(),
+        "a deletion with finalizers marks the object"
+    );
+    hub.ok(&[
+        "patch",
+        "cm",
+        "held",
+        "--type=json",
+        "-p",
+        r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
+    ]);
     hub.ok(&["wait", "--for=delete", "cm/held", "--timeout=10s"]);
 }
 
@@ -51,26 +85,55 @@ fn owner_references_are_garbage_collected() {
         hub.ok_stdin(&["create", "-f", "-"], r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owner","namespace":"default"}}"#);
         hub.ok(&["get", "cm", "owner", "-o", "jsonpath={.metadata.uid}"])
     };
-    let dep = |name: &str| format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"default","ownerReferences":[{{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"{uid}"}}]}}}}"#);
+    let dep = |name: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"default","ownerReferences":[{{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"{uid}"}}]}}}}"#
+        )
+    };
     hub.ok_stdin(&["create", "-f", "-"], &dep("dep1"));
     hub.ok_stdin(&["create", "-f", "-"], &dep("dep2"));
     // Orphan: dependents stay and lose their reference.
     hub.ok(&["delete", "cm", "owner", "--cascade=orphan"]);
     hub.ok(&["wait", "--for=delete", "cm/owner", "--timeout=10s"]);
-    assert_eq!(hub.ok(&["get", "cm", "dep1", "-o", "jsonpath={.metadata.ownerReferences}"]), "");
+    assert_eq!(
+        hub.ok(&[
+            "get",
+            "cm",
+            "dep1",
+            "-o",
+            "jsonpath={.metadata.ownerReferences}"
+        ]),
+        ""
+    );
 
     // Background: dependents of a deleted owner go.
     hub.ok_stdin(&["create", "-f", "-"], r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owner2","namespace":"default"}}"#);
     let uid2 = hub.ok(&["get", "cm", "owner2", "-o", "jsonpath={.metadata.uid}"]);
-    hub.ok_stdin(&["create", "-f", "-"], &dep("dep3").replace(&uid, &uid2).replace("\"owner\"", "\"owner2\""));
+    hub.ok_stdin(
+        &["create", "-f", "-"],
+        &dep("dep3")
+            .replace(&uid, &uid2)
+            .replace("\"owner\"", "\"owner2\""),
+    );
     hub.ok(&["delete", "cm", "owner2"]);
     hub.ok(&["wait", "--for=delete", "cm/dep3", "--timeout=10s"]);
 
     // Foreground: the owner waits for its dependents.
     hub.ok_stdin(&["create", "-f", "-"], r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owner3","namespace":"default"}}"#);
     let uid3 = hub.ok(&["get", "cm", "owner3", "-o", "jsonpath={.metadata.uid}"]);
-    hub.ok_stdin(&["create", "-f", "-"], &dep("dep4").replace(&uid, &uid3).replace("\"owner\"", "\"owner3\""));
-    hub.ok(&["delete", "cm", "owner3", "--cascade=foreground", "--timeout=20s"]);
+    hub.ok_stdin(
+        &["create", "-f", "-"],
+        &dep("dep4")
+            .replace(&uid, &uid3)
+            .replace("\"owner\"", "\"owner3\""),
+    );
+    hub.ok(&[
+        "delete",
+        "cm",
+        "owner3",
+        "--cascade=foreground",
+        "--timeout=20s",
+    ]);
     let e = hub.fails(&["get", "cm", "dep4"]);
     assert!(e.contains("not found"), "{e}");
 }

@@ -108,14 +108,19 @@ impl Cache {
             let page = store
                 .list(
                     "/registry/",
-                    flotilla_store::ListOptions { revision, start_after, limit: Some(10_000) },
+                    flotilla_store::ListOptions {
+                        revision,
+                        start_after,
+                        limit: Some(10_000),
+                    },
                 )
                 .await?;
             revision = Some(page.revision);
             start_after = page.records.last().map(|r| r.key.clone());
             for r in page.records {
-                let o = CachedObject::new(r.key.clone(), r.value, r.mod_revision)
-                    .map_err(|e| ApiError::internal(format!("stored object {} is not JSON: {e}", r.key)))?;
+                let o = CachedObject::new(r.key.clone(), r.value, r.mod_revision).map_err(|e| {
+                    ApiError::internal(format!("stored object {} is not JSON: {e}", r.key))
+                })?;
                 objects.insert(r.key, Arc::new(o));
             }
             if !page.more {
@@ -136,7 +141,11 @@ impl Cache {
             tx,
             applied,
         });
-        tracing::info!(revision, objects = cache.state.read().objects.len(), "watch cache loaded");
+        tracing::info!(
+            revision,
+            objects = cache.state.read().objects.len(),
+            "watch cache loaded"
+        );
         let follower = cache.clone();
         tokio::spawn(async move { follower.follow(revision).await });
         Ok(cache)
@@ -175,7 +184,12 @@ impl Cache {
             (EventKind::Put, Some(_)) => ChangeKind::Modified,
             (EventKind::Put, None) => ChangeKind::Added,
         };
-        let change = Arc::new(Change { revision: ev.revision, kind, object: obj, prev });
+        let change = Arc::new(Change {
+            revision: ev.revision,
+            kind,
+            object: obj,
+            prev,
+        });
         st.revision = ev.revision;
         st.history.push_back(change.clone());
         while st.history.len() > HISTORY_LEN {
@@ -283,13 +297,19 @@ impl Cache {
                     .collect()
             }
         };
-        Ok(Subscription { replay, live: self.tx.subscribe(), revision: st.revision })
+        Ok(Subscription {
+            replay,
+            live: self.tx.subscribe(),
+            revision: st.revision,
+        })
     }
 
     /// Number of objects under `prefix` (for metrics and namespace deletion).
     pub fn count(&self, prefix: &str) -> usize {
         let st = self.state.read();
-        st.objects.range(prefix.to_string()..successor(prefix)).count()
+        st.objects
+            .range(prefix.to_string()..successor(prefix))
+            .count()
     }
 
     /// The store behind the cache.
@@ -297,3 +317,6 @@ impl Cache {
         &self.store
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -43,13 +43,22 @@ fn resource_list(snap: &Snapshot, group: &str, version: &str) -> Option<Value> {
     if rs.is_empty() {
         return None;
     }
-    let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+    let gv = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
     let resources: Vec<Value> = rs.iter().flat_map(|r| resource_entries(r)).collect();
-    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
+    Some(
+        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}),
+    )
 }
 
 fn group_entry(name: &str, versions: &[String]) -> Value {
-    let vs: Vec<Value> = versions.iter().map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v})).collect();
+    let vs: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
+        .collect();
     json!({"name": name, "versions": vs, "preferredVersion": vs.first().cloned().unwrap_or(Value::Null)})
 }
 
@@ -118,7 +127,12 @@ fn wants_aggregated(accept: Option<&str>) -> Option<&'static str> {
 }
 
 /// Serve any path that isn't a resource request.
-pub(super) fn serve_non_resource(api: &Arc<Api>, path: &str, accept: Option<&str>, query: Option<&str>) -> Result<Response<Body>> {
+pub(super) fn serve_non_resource(
+    api: &Arc<Api>,
+    path: &str,
+    accept: Option<&str>,
+    query: Option<&str>,
+) -> Result<Response<Body>> {
     let snap = api.registry.snapshot();
     let path = path.trim_end_matches('/');
     let agg = wants_aggregated(accept);
@@ -126,16 +140,27 @@ pub(super) fn serve_non_resource(api: &Arc<Api>, path: &str, accept: Option<&str
     match parts.as_slice() {
         ["api"] => Ok(match agg {
             Some(v) => aggregated_response(&aggregated(&snap, true, v), v),
-            None => response::json(200, &json!({
-                "kind": "APIVersions", "versions": ["v1"],
-                "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": api.config.advertise_address}],
-            })),
+            None => response::json(
+                200,
+                &json!({
+                    "kind": "APIVersions", "versions": ["v1"],
+                    "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": api.config.advertise_address}],
+                }),
+            ),
         }),
         ["apis"] => Ok(match agg {
             Some(v) => aggregated_response(&aggregated(&snap, false, v), v),
             None => {
-                let groups: Vec<Value> = snap.groups().iter().filter(|(g, _)| !g.is_empty()).map(|(g, vs)| group_entry(g, vs)).collect();
-                response::json(200, &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}))
+                let groups: Vec<Value> = snap
+                    .groups()
+                    .iter()
+                    .filter(|(g, _)| !g.is_empty())
+                    .map(|(g, vs)| group_entry(g, vs))
+                    .collect();
+                response::json(
+                    200,
+                    &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}),
+                )
             }
         }),
         ["apis", group] => snap
@@ -149,12 +174,20 @@ pub(super) fn serve_non_resource(api: &Arc<Api>, path: &str, accept: Option<&str
                 response::json(200, &e)
             })
             .ok_or_else(|| ApiError::unknown_path(path)),
-        ["api", version] => resource_list(&snap, "", version).map(|v| response::json(200, &v)).ok_or_else(|| ApiError::unknown_path(path)),
-        ["apis", group, version] => resource_list(&snap, group, version).map(|v| response::json(200, &v)).ok_or_else(|| ApiError::unknown_path(path)),
+        ["api", version] => resource_list(&snap, "", version)
+            .map(|v| response::json(200, &v))
+            .ok_or_else(|| ApiError::unknown_path(path)),
+        ["apis", group, version] => resource_list(&snap, group, version)
+            .map(|v| response::json(200, &v))
+            .ok_or_else(|| ApiError::unknown_path(path)),
         ["openapi", "v2"] => api.openapi_v2(accept),
         ["openapi", "v3"] => api.openapi_v3_index(),
         ["openapi", "v3", rest @ ..] => api.openapi_v3(&rest.join("/"), query),
-        ["metrics"] => Ok(response::raw_typed(200, api.metrics.render().into(), "text/plain; version=0.0.4")),
+        ["metrics"] => Ok(response::raw_typed(
+            200,
+            api.metrics.render().into(),
+            "text/plain; version=0.0.4",
+        )),
         [".well-known", "openid-configuration"] => api.oidc_discovery(),
         ["openid", "v1", "jwks"] => api.oidc_jwks(),
         _ => Err(ApiError::unknown_path(path)),
@@ -183,9 +216,22 @@ mod tests {
         let reg = crate::registry::Registry::new();
         let snap = reg.snapshot();
         let l = resource_list(&snap, "apps", "v1").unwrap();
-        let names: Vec<&str> = l["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
-        assert!(names.contains(&"deployments") && names.contains(&"deployments/status") && names.contains(&"deployments/scale"));
+        let names: Vec<&str> = l["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap())
+            .collect();
+        assert!(
+            names.contains(&"deployments")
+                && names.contains(&"deployments/status")
+                && names.contains(&"deployments/scale")
+        );
         let agg = aggregated(&snap, false, "v2");
-        assert!(agg["items"].as_array().unwrap().iter().any(|g| g["metadata"]["name"] == "apps"));
+        assert!(agg["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["metadata"]["name"] == "apps"));
     }
 }

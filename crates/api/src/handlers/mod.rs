@@ -55,13 +55,17 @@ pub async fn handle(api: Arc<Api>, req: Request<axum::body::Body>) -> Response<B
         Ok(r) => r,
         Err(e) => response::error(&e),
     };
-    api.metrics.observe(method.as_str(), resp.status().as_u16(), started.elapsed());
+    api.metrics
+        .observe(method.as_str(), resp.status().as_u16(), started.elapsed());
     tracing::debug!(%method, %path, code = resp.status().as_u16(), "request");
     resp
 }
 
 fn header(req: &Request<Body>, h: http::header::HeaderName) -> Option<String> {
-    req.headers().get(h).and_then(|v| v.to_str().ok()).map(String::from)
+    req.headers()
+        .get(h)
+        .and_then(|v| v.to_str().ok())
+        .map(String::from)
 }
 
 async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, ApiError> {
@@ -92,7 +96,10 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
         return discovery::serve_non_resource(api, &path, accept.as_deref(), req.uri().query());
     }
     let method = req.method().clone();
-    let body = if matches!(method, Method::POST | Method::PUT | Method::PATCH | Method::DELETE) {
+    let body = if matches!(
+        method,
+        Method::POST | Method::PUT | Method::PATCH | Method::DELETE
+    ) {
         let limited = http_body_util::Limited::new(req.into_body(), crate::request::body::MAX_BODY);
         match limited.collect().await {
             Ok(c) => c.to_bytes(),

@@ -52,11 +52,16 @@ impl Encoder {
         let obj = match self.want {
             Want::Object => output(&self.res, &c.object),
             Want::Table => Bytes::from(
-                serde_json::to_vec(&table::table_for_watch(&self.res, &c.object, self.include_object.as_deref()))
-                    .unwrap_or_default(),
+                serde_json::to_vec(&table::table_for_watch(
+                    &self.res,
+                    &c.object,
+                    self.include_object.as_deref(),
+                ))
+                .unwrap_or_default(),
             ),
             Want::Metadata => Bytes::from(
-                serde_json::to_vec(&super::objects::partial_metadata(&self.res, &c.object)).unwrap_or_default(),
+                serde_json::to_vec(&super::objects::partial_metadata(&self.res, &c.object))
+                    .unwrap_or_default(),
             ),
         };
         let mut buf = Vec::with_capacity(obj.len() + 32);
@@ -99,11 +104,18 @@ pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Res
     };
     if let Some(rv) = from {
         if rv > api.cache.revision() {
-            return Err(ApiError::timeout(format!("Too large resource version: {rv}, current: {}", api.cache.revision())));
+            return Err(ApiError::timeout(format!(
+                "Too large resource version: {rv}, current: {}",
+                api.cache.revision()
+            )));
         }
     }
     let sub = api.cache.subscribe(&prefix, from)?;
-    let enc = Arc::new(Encoder { res: res.clone(), want: ctx.want, include_object: ctx.query.include_object.clone() });
+    let enc = Arc::new(Encoder {
+        res: res.clone(),
+        want: ctx.want,
+        include_object: ctx.query.include_object.clone(),
+    });
     let bookmarks = ctx.query.allow_bookmarks;
     let start_rv = sub.revision;
     let timeout = Duration::from_secs(ctx.query.timeout_seconds.unwrap_or(1800).clamp(1, 3600));
@@ -119,7 +131,14 @@ pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Res
     }
     let prefix_live = prefix.clone();
     let live = stream::unfold(
-        (sub.live, filter, enc.clone(), prefix_live, start_rv, tokio::time::Instant::now() + BOOKMARK_EVERY),
+        (
+            sub.live,
+            filter,
+            enc.clone(),
+            prefix_live,
+            start_rv,
+            tokio::time::Instant::now() + BOOKMARK_EVERY,
+        ),
         move |(mut rx, filter, enc, prefix, mut last_rv, mut next_bm)| async move {
             loop {
                 let recv = if bookmarks {
@@ -164,6 +183,9 @@ pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Res
         .take_until(tokio::time::sleep(timeout))
         .map(Ok::<Bytes, std::convert::Infallible>);
     let mut r = Response::new(Body::from_stream(body));
-    r.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
     Ok(r)
 }

@@ -65,23 +65,40 @@ pub(super) async fn run(api: Arc<Api>) {
 }
 
 fn crd_res(api: &Api) -> Option<crate::registry::ResourceInfo> {
-    api.registry.snapshot().get("apiextensions.k8s.io", "v1", "customresourcedefinitions").map(|r| (**r).clone())
+    api.registry
+        .snapshot()
+        .get("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        .map(|r| (**r).clone())
 }
 
 async fn reconcile(api: &Arc<Api>, name: &str) -> Result<(), String> {
     let key = format!("{PREFIX}{name}");
-    let Some(o) = api.cache.get(&key) else { return Ok(()) };
+    let Some(o) = api.cache.get(&key) else {
+        return Ok(());
+    };
     let v = o.value();
     let res = crd_res(api).ok_or("CRDs are not served")?;
     if v.pointer("/metadata/deletionTimestamp").is_some() {
         if !finalizers(&v).iter().any(|f| f == CRD_CLEANUP_FINALIZER) {
             return Ok(());
         }
-        let group = v.pointer("/spec/group").and_then(Value::as_str).unwrap_or("");
-        let plural = v.pointer("/spec/names/plural").and_then(Value::as_str).unwrap_or("");
+        let group = v
+            .pointer("/spec/group")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let plural = v
+            .pointer("/spec/names/plural")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let crs = resources_for(&v);
-        let Some(cr) = crs.first() else { return Err("no served version".into()) };
-        let (items, _, _) = api.cache.list(&format!("/registry/{group}/{plural}/"), None, None, |_| true);
+        let Some(cr) = crs.first() else {
+            return Err("no served version".into());
+        };
+        let (items, _, _) =
+            api.cache
+                .list(&format!("/registry/{group}/{plural}/"), None, None, |_| {
+                    true
+                });
         if !items.is_empty() {
             for i in items {
                 let _ = delete_object(api, cr, &i.key, &i.name, &DeleteOptions::default()).await;
@@ -90,7 +107,10 @@ async fn reconcile(api: &Arc<Api>, name: &str) -> Result<(), String> {
         }
         system_update(api, &res, &key, name, false, |cur| {
             let mut new = cur.clone();
-            let f: Vec<String> = finalizers(cur).into_iter().filter(|f| f != CRD_CLEANUP_FINALIZER).collect();
+            let f: Vec<String> = finalizers(cur)
+                .into_iter()
+                .filter(|f| f != CRD_CLEANUP_FINALIZER)
+                .collect();
             crate::meta::set_meta(&mut new, "finalizers", json!(f));
             Ok(new)
         })
@@ -100,7 +120,15 @@ async fn reconcile(api: &Arc<Api>, name: &str) -> Result<(), String> {
     }
     let want_fin = !finalizers(&v).iter().any(|f| f == CRD_CLEANUP_FINALIZER);
     let names = v.pointer("/spec/names").cloned().unwrap_or(json!({}));
-    let stored: Vec<Value> = v.pointer("/spec/versions").and_then(Value::as_array).cloned().unwrap_or_default().into_iter().filter(|x| x["storage"] == true).map(|x| x["name"].clone()).collect();
+    let stored: Vec<Value> = v
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|x| x["storage"] == true)
+        .map(|x| x["name"].clone())
+        .collect();
     let accepted_ok = v.pointer("/status/acceptedNames") == Some(&names) && is_established(&v);
     if !want_fin && accepted_ok {
         return Ok(());

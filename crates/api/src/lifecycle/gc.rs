@@ -38,14 +38,21 @@ enum Job {
 fn owner_uids(v: &Value) -> Vec<String> {
     v.pointer("/metadata/ownerReferences")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|r| r["uid"].as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r["uid"].as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 fn resource_for(api: &Api, o: &Value) -> Option<ResourceInfo> {
     let av = o["apiVersion"].as_str()?;
     let (group, _) = av.rsplit_once('/').unwrap_or(("", av));
-    api.registry.snapshot().by_kind(group, o["kind"].as_str()?).map(|r| (**r).clone())
+    api.registry
+        .snapshot()
+        .by_kind(group, o["kind"].as_str()?)
+        .map(|r| (**r).clone())
 }
 
 pub(super) async fn run(api: Arc<Api>) {
@@ -71,7 +78,11 @@ pub(super) async fn run(api: Arc<Api>) {
         async move {
             let v = c.object.value();
             let key = c.object.key.clone();
-            let uid = v.pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("").to_string();
+            let uid = v
+                .pointer("/metadata/uid")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
             let mut idx = index.lock();
             match c.kind {
                 ChangeKind::Deleted => {
@@ -98,7 +109,10 @@ pub(super) async fn run(api: Arc<Api>) {
                         }
                     }
                     for o in &owners {
-                        idx.dependents.entry(o.clone()).or_default().insert(key.clone());
+                        idx.dependents
+                            .entry(o.clone())
+                            .or_default()
+                            .insert(key.clone());
                     }
                     if !owners.is_empty() && owners.iter().all(|o| !idx.uids.contains_key(o)) {
                         let _ = tx.send(Job::Orphaned(key.clone()));
@@ -119,17 +133,35 @@ pub(super) async fn run(api: Arc<Api>) {
 async fn work(api: &Arc<Api>, index: &Mutex<Index>, job: Job) -> Result<(), Job> {
     match job {
         Job::Orphaned(key) => {
-            let Some(o) = api.cache.get(&key) else { return Ok(()) };
+            let Some(o) = api.cache.get(&key) else {
+                return Ok(());
+            };
             let v = o.value();
             let owners = owner_uids(&v);
-            let alive = { let idx = index.lock(); owners.iter().any(|u| idx.uids.contains_key(u)) };
+            let alive = {
+                let idx = index.lock();
+                owners.iter().any(|u| idx.uids.contains_key(u))
+            };
             if owners.is_empty() || alive || v.pointer("/metadata/deletionTimestamp").is_some() {
                 return Ok(());
             }
-            let Some(res) = resource_for(api, &v) else { return Ok(()) };
+            let Some(res) = resource_for(api, &v) else {
+                return Ok(());
+            };
             // Dependents of a foreground deletion go in the foreground too, per their refs'
             // blockOwnerDeletion; plain background is what an orphaned object gets.
-            match delete_object(api, &res, &key, &o.name, &DeleteOptions { propagation: Some("Background".into()), ..Default::default() }).await {
+            match delete_object(
+                api,
+                &res,
+                &key,
+                &o.name,
+                &DeleteOptions {
+                    propagation: Some("Background".into()),
+                    ..Default::default()
+                },
+            )
+            .await
+            {
                 Ok(_) => Ok(()),
                 Err(e) if e.code == 404 => Ok(()),
                 Err(e) => {
@@ -143,12 +175,27 @@ async fn work(api: &Arc<Api>, index: &Mutex<Index>, job: Job) -> Result<(), Job>
 }
 
 async fn owner(api: &Arc<Api>, index: &Mutex<Index>, key: &str) -> Result<(), ()> {
-    let Some(o) = api.cache.get(key) else { return Ok(()) };
+    let Some(o) = api.cache.get(key) else {
+        return Ok(());
+    };
     let v = o.value();
-    let uid = v.pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("").to_string();
+    let uid = v
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let fins = finalizers(&v);
-    let deps: Vec<String> = index.lock().dependents.get(&uid).cloned().unwrap_or_default().into_iter().collect();
-    let Some(res) = resource_for(api, &v) else { return Ok(()) };
+    let deps: Vec<String> = index
+        .lock()
+        .dependents
+        .get(&uid)
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    let Some(res) = resource_for(api, &v) else {
+        return Ok(());
+    };
     let drop_fin = |name: &'static str| {
         move |cur: &Value| {
             let mut new = cur.clone();
@@ -160,11 +207,16 @@ async fn owner(api: &Arc<Api>, index: &Mutex<Index>, key: &str) -> Result<(), ()
     if fins.iter().any(|f| f == "orphan") {
         for dk in &deps {
             let Some(d) = api.cache.get(dk) else { continue };
-            let Some(dres) = resource_for(api, &d.value()) else { continue };
+            let Some(dres) = resource_for(api, &d.value()) else {
+                continue;
+            };
             let uid = uid.clone();
             let r = system_update(api, &dres, dk, &d.name, false, move |cur| {
                 let mut new = cur.clone();
-                if let Some(refs) = new.pointer_mut("/metadata/ownerReferences").and_then(Value::as_array_mut) {
+                if let Some(refs) = new
+                    .pointer_mut("/metadata/ownerReferences")
+                    .and_then(Value::as_array_mut)
+                {
                     refs.retain(|r| r["uid"].as_str() != Some(uid.as_str()));
                     if refs.is_empty() {
                         crate::meta::remove_meta(&mut new, "ownerReferences");
@@ -182,14 +234,36 @@ async fn owner(api: &Arc<Api>, index: &Mutex<Index>, key: &str) -> Result<(), ()
     if fins.iter().any(|f| f == "foregroundDeletion") {
         let live: Vec<Arc<CachedObject>> = deps.iter().filter_map(|k| api.cache.get(k)).collect();
         if live.is_empty() {
-            return finish(system_update(api, &res, key, &o.name, false, drop_fin("foregroundDeletion")).await);
+            return finish(
+                system_update(
+                    api,
+                    &res,
+                    key,
+                    &o.name,
+                    false,
+                    drop_fin("foregroundDeletion"),
+                )
+                .await,
+            );
         }
         for d in live {
             if d.value().pointer("/metadata/deletionTimestamp").is_some() {
                 continue;
             }
-            let Some(dres) = resource_for(api, &d.value()) else { continue };
-            let _ = delete_object(api, &dres, &d.key, &d.name, &DeleteOptions { propagation: Some("Foreground".into()), ..Default::default() }).await;
+            let Some(dres) = resource_for(api, &d.value()) else {
+                continue;
+            };
+            let _ = delete_object(
+                api,
+                &dres,
+                &d.key,
+                &d.name,
+                &DeleteOptions {
+                    propagation: Some("Foreground".into()),
+                    ..Default::default()
+                },
+            )
+            .await;
         }
         // Come back when the dependents are gone.
         return Err(());

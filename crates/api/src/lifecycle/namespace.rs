@@ -25,7 +25,12 @@ pub(super) async fn run(api: Arc<Api>) {
     super::follow(api, "/registry/core/namespaces/", move |c| {
         let tx = tx.clone();
         async move {
-            if c.kind != ChangeKind::Deleted && c.object.value().pointer("/metadata/deletionTimestamp").is_some() {
+            if c.kind != ChangeKind::Deleted
+                && c.object
+                    .value()
+                    .pointer("/metadata/deletionTimestamp")
+                    .is_some()
+            {
                 let _ = tx.send(c.object.name.clone());
             }
         }
@@ -37,8 +42,14 @@ pub(super) async fn run(api: Arc<Api>) {
 async fn finalize(api: &Arc<Api>, ns: &str) -> Result<(), String> {
     let snap = api.registry.snapshot();
     let key = format!("/registry/core/namespaces/{ns}");
-    let Some(nsobj) = api.cache.get(&key) else { return Ok(()) };
-    let has_fin = nsobj.value().pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| a.iter().any(|f| f == "kubernetes"));
+    let Some(nsobj) = api.cache.get(&key) else {
+        return Ok(());
+    };
+    let has_fin = nsobj
+        .value()
+        .pointer("/spec/finalizers")
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().any(|f| f == "kubernetes"));
     if !has_fin {
         return Ok(());
     }
@@ -51,7 +62,9 @@ async fn finalize(api: &Arc<Api>, ns: &str) -> Result<(), String> {
             if o.value().pointer("/metadata/deletionTimestamp").is_some() {
                 continue;
             }
-            if let Err(e) = delete_object(api, res, &o.key, &o.name, &DeleteOptions::default()).await {
+            if let Err(e) =
+                delete_object(api, res, &o.key, &o.name, &DeleteOptions::default()).await
+            {
                 if e.code != 404 {
                     tracing::warn!(object = %o.key, error = %e, "namespace cleanup could not delete");
                 }
@@ -61,14 +74,30 @@ async fn finalize(api: &Arc<Api>, ns: &str) -> Result<(), String> {
     if remaining > 0 {
         return Err(format!("{remaining} objects remain"));
     }
-    let nsres = snap.get("", "v1", "namespaces").ok_or("namespaces not served")?.clone();
+    let nsres = snap
+        .get("", "v1", "namespaces")
+        .ok_or("namespaces not served")?
+        .clone();
     system_update(api, &nsres, &key, ns, false, |cur| {
         let mut new = cur.clone();
-        let fins: Vec<Value> = cur.pointer("/spec/finalizers").and_then(Value::as_array).cloned().unwrap_or_default().into_iter().filter(|f| f != "kubernetes").collect();
+        let fins: Vec<Value> = cur
+            .pointer("/spec/finalizers")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|f| f != "kubernetes")
+            .collect();
         new["spec"]["finalizers"] = json!(fins);
         Ok(new)
     })
     .await
     .map(|_| ())
-    .or_else(|e| if e.code == 404 { Ok(()) } else { Err(e.to_string()) })
+    .or_else(|e| {
+        if e.code == 404 {
+            Ok(())
+        } else {
+            Err(e.to_string())
+        }
+    })
 }

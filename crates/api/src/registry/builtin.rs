@@ -14,8 +14,16 @@ use k8s_openapi::{NamespaceResourceScope, Resource};
 
 use super::{PrinterColumn, ResourceInfo, ScaleSpec};
 
-const ALL_VERBS: &[&str] =
-    &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+const ALL_VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
 
 /// A column: header, type, priority (0 = always, 1 = `-o wide`), JSONPath or `@computed`.
 fn col(name: &str, type_: &str, priority: i32, path: &str) -> PrinterColumn {
@@ -73,7 +81,13 @@ fn x(
     scale: bool,
     columns: Vec<PrinterColumn>,
 ) -> Extra {
-    Extra { short, categories, status, scale, columns }
+    Extra {
+        short,
+        categories,
+        status,
+        scale,
+        columns,
+    }
 }
 
 /// Every built-in resource the hub serves. Pods and nodes are deliberately absent: the hub runs
@@ -91,100 +105,268 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
         a
     };
     vec![
-        entry::<core::Namespace>(x(&["ns"], &[], true, false, vec![col("Status", "string", 0, ".status.phase"), age()])),
-        entry::<core::ConfigMap>(x(&["cm"], &[], false, false, vec![col("Data", "integer", 0, "@data"), age()])),
-        entry::<core::Secret>(x(&[], &[], false, false, vec![col("Type", "string", 0, ".type"), col("Data", "integer", 0, "@data"), age()])),
-        entry::<core::Service>(x(&["svc"], &["all"], true, false, vec![
-            col("Type", "string", 0, ".spec.type"),
-            col("Cluster-IP", "string", 0, "@clusterip"),
-            col("External-IP", "string", 0, "@externalip"),
-            col("Port(s)", "string", 0, "@ports"),
-            age(),
-            col("Selector", "string", 1, "@svcselector"),
-        ])),
+        entry::<core::Namespace>(x(
+            &["ns"],
+            &[],
+            true,
+            false,
+            vec![col("Status", "string", 0, ".status.phase"), age()],
+        )),
+        entry::<core::ConfigMap>(x(
+            &["cm"],
+            &[],
+            false,
+            false,
+            vec![col("Data", "integer", 0, "@data"), age()],
+        )),
+        entry::<core::Secret>(x(
+            &[],
+            &[],
+            false,
+            false,
+            vec![
+                col("Type", "string", 0, ".type"),
+                col("Data", "integer", 0, "@data"),
+                age(),
+            ],
+        )),
+        entry::<core::Service>(x(
+            &["svc"],
+            &["all"],
+            true,
+            false,
+            vec![
+                col("Type", "string", 0, ".spec.type"),
+                col("Cluster-IP", "string", 0, "@clusterip"),
+                col("External-IP", "string", 0, "@externalip"),
+                col("Port(s)", "string", 0, "@ports"),
+                age(),
+                col("Selector", "string", 1, "@svcselector"),
+            ],
+        )),
         entry::<core::ServiceAccount>(x(&["sa"], &[], false, false, vec![age()])),
-        entry::<core::Event>(x(&["ev"], &[], false, false, vec![
-            col("Last Seen", "string", 0, "@lastseen"),
-            col("Type", "string", 0, ".type"),
-            col("Reason", "string", 0, ".reason"),
-            col("Object", "string", 0, "@involved"),
-            col("Message", "string", 0, ".message"),
-        ])),
-        entry::<core::Endpoints>(x(&["ep"], &[], false, false, vec![col("Endpoints", "string", 0, "@endpoints"), age()])),
-        entry::<core::PersistentVolumeClaim>(x(&["pvc"], &[], true, false, vec![
-            col("Status", "string", 0, ".status.phase"),
-            col("Volume", "string", 0, ".spec.volumeName"),
-            col("Capacity", "string", 0, ".status.capacity.storage"),
-            col("Access Modes", "string", 0, "@accessmodes"),
-            col("StorageClass", "string", 0, ".spec.storageClassName"),
-            age(),
-        ])),
-        entry::<apps::Deployment>(x(&["deploy"], &["all"], true, true, with(vec![
-            col("Ready", "string", 0, "@ready"),
-            col("Up-to-date", "integer", 0, ".status.updatedReplicas"),
-            col("Available", "integer", 0, ".status.availableReplicas"),
-            age(),
-        ], containers()))),
-        entry::<apps::StatefulSet>(x(&["sts"], &["all"], true, true, with(vec![col("Ready", "string", 0, "@ready"), age()], containers()))),
-        entry::<apps::DaemonSet>(x(&["ds"], &["all"], true, false, with(vec![
-            col("Desired", "integer", 0, ".status.desiredNumberScheduled"),
-            col("Current", "integer", 0, ".status.currentNumberScheduled"),
-            col("Ready", "integer", 0, ".status.numberReady"),
-            col("Up-to-date", "integer", 0, ".status.updatedNumberScheduled"),
-            col("Available", "integer", 0, ".status.numberAvailable"),
-            age(),
-        ], containers()))),
-        entry::<apps::ReplicaSet>(x(&["rs"], &["all"], true, true, with(vec![
-            col("Desired", "integer", 0, ".spec.replicas"),
-            col("Current", "integer", 0, ".status.replicas"),
-            col("Ready", "integer", 0, ".status.readyReplicas"),
-            age(),
-        ], containers()))),
-        entry::<batch::Job>(x(&[], &["all"], true, false, with(vec![
-            col("Status", "string", 0, "@jobstatus"),
-            col("Completions", "string", 0, "@completions"),
-            col("Duration", "string", 0, "@duration"),
-            age(),
-        ], containers()))),
-        entry::<batch::CronJob>(x(&["cj"], &["all"], true, false, vec![
-            col("Schedule", "string", 0, ".spec.schedule"),
-            col("Timezone", "string", 0, ".spec.timeZone"),
-            col("Suspend", "boolean", 0, ".spec.suspend"),
-            col("Active", "integer", 0, "@active"),
-            col("Last Schedule", "date", 0, ".status.lastScheduleTime"),
-            age(),
-        ])),
-        entry::<autoscaling::HorizontalPodAutoscaler>(x(&["hpa"], &["all"], true, false, vec![
-            col("Reference", "string", 0, "@scaletarget"),
-            col("MinPods", "integer", 0, ".spec.minReplicas"),
-            col("MaxPods", "integer", 0, ".spec.maxReplicas"),
-            col("Replicas", "integer", 0, ".status.currentReplicas"),
-            age(),
-        ])),
-        entry::<networking::Ingress>(x(&["ing"], &[], true, false, vec![
-            col("Class", "string", 0, ".spec.ingressClassName"),
-            col("Hosts", "string", 0, "@hosts"),
-            col("Address", "string", 0, "@lbaddress"),
-            age(),
-        ])),
-        entry::<networking::NetworkPolicy>(x(&["netpol"], &[], false, false, vec![col("Pod-Selector", "string", 0, "@podselector"), age()])),
-        entry::<policy::PodDisruptionBudget>(x(&["pdb"], &[], true, false, vec![
-            col("Min Available", "string", 0, ".spec.minAvailable"),
-            col("Max Unavailable", "string", 0, ".spec.maxUnavailable"),
-            col("Allowed Disruptions", "integer", 0, ".status.disruptionsAllowed"),
-            age(),
-        ])),
-        entry::<coordination::Lease>(x(&[], &[], false, false, vec![col("Holder", "string", 0, ".spec.holderIdentity"), age()])),
-        entry::<rbac::Role>(x(&[], &[], false, false, vec![col("Created At", "date", 0, ".metadata.creationTimestamp")])),
-        entry::<rbac::ClusterRole>(x(&[], &[], false, false, vec![col("Created At", "date", 0, ".metadata.creationTimestamp")])),
-        entry::<rbac::RoleBinding>(x(&[], &[], false, false, vec![col("Role", "string", 0, "@roleref"), age()])),
-        entry::<rbac::ClusterRoleBinding>(x(&[], &[], false, false, vec![col("Role", "string", 0, "@roleref"), age()])),
-        entry::<events::Event>(x(&["ev"], &[], false, false, vec![
-            col("Type", "string", 0, ".type"),
-            col("Reason", "string", 0, ".reason"),
-            col("Note", "string", 0, ".note"),
-        ])),
-        entry::<apiextensions::CustomResourceDefinition>(x(&["crd", "crds"], &["api-extensions"], true, false, vec![col("Created At", "date", 0, ".metadata.creationTimestamp")])),
+        entry::<core::Event>(x(
+            &["ev"],
+            &[],
+            false,
+            false,
+            vec![
+                col("Last Seen", "string", 0, "@lastseen"),
+                col("Type", "string", 0, ".type"),
+                col("Reason", "string", 0, ".reason"),
+                col("Object", "string", 0, "@involved"),
+                col("Message", "string", 0, ".message"),
+            ],
+        )),
+        entry::<core::Endpoints>(x(
+            &["ep"],
+            &[],
+            false,
+            false,
+            vec![col("Endpoints", "string", 0, "@endpoints"), age()],
+        )),
+        entry::<core::PersistentVolumeClaim>(x(
+            &["pvc"],
+            &[],
+            true,
+            false,
+            vec![
+                col("Status", "string", 0, ".status.phase"),
+                col("Volume", "string", 0, ".spec.volumeName"),
+                col("Capacity", "string", 0, ".status.capacity.storage"),
+                col("Access Modes", "string", 0, "@accessmodes"),
+                col("StorageClass", "string", 0, ".spec.storageClassName"),
+                age(),
+            ],
+        )),
+        entry::<apps::Deployment>(x(
+            &["deploy"],
+            &["all"],
+            true,
+            true,
+            with(
+                vec![
+                    col("Ready", "string", 0, "@ready"),
+                    col("Up-to-date", "integer", 0, ".status.updatedReplicas"),
+                    col("Available", "integer", 0, ".status.availableReplicas"),
+                    age(),
+                ],
+                containers(),
+            ),
+        )),
+        entry::<apps::StatefulSet>(x(
+            &["sts"],
+            &["all"],
+            true,
+            true,
+            with(
+                vec![col("Ready", "string", 0, "@ready"), age()],
+                containers(),
+            ),
+        )),
+        entry::<apps::DaemonSet>(x(
+            &["ds"],
+            &["all"],
+            true,
+            false,
+            with(
+                vec![
+                    col("Desired", "integer", 0, ".status.desiredNumberScheduled"),
+                    col("Current", "integer", 0, ".status.currentNumberScheduled"),
+                    col("Ready", "integer", 0, ".status.numberReady"),
+                    col("Up-to-date", "integer", 0, ".status.updatedNumberScheduled"),
+                    col("Available", "integer", 0, ".status.numberAvailable"),
+                    age(),
+                ],
+                containers(),
+            ),
+        )),
+        entry::<apps::ReplicaSet>(x(
+            &["rs"],
+            &["all"],
+            true,
+            true,
+            with(
+                vec![
+                    col("Desired", "integer", 0, ".spec.replicas"),
+                    col("Current", "integer", 0, ".status.replicas"),
+                    col("Ready", "integer", 0, ".status.readyReplicas"),
+                    age(),
+                ],
+                containers(),
+            ),
+        )),
+        entry::<batch::Job>(x(
+            &[],
+            &["all"],
+            true,
+            false,
+            with(
+                vec![
+                    col("Status", "string", 0, "@jobstatus"),
+                    col("Completions", "string", 0, "@completions"),
+                    col("Duration", "string", 0, "@duration"),
+                    age(),
+                ],
+                containers(),
+            ),
+        )),
+        entry::<batch::CronJob>(x(
+            &["cj"],
+            &["all"],
+            true,
+            false,
+            vec![
+                col("Schedule", "string", 0, ".spec.schedule"),
+                col("Timezone", "string", 0, ".spec.timeZone"),
+                col("Suspend", "boolean", 0, ".spec.suspend"),
+                col("Active", "integer", 0, "@active"),
+                col("Last Schedule", "date", 0, ".status.lastScheduleTime"),
+                age(),
+            ],
+        )),
+        entry::<autoscaling::HorizontalPodAutoscaler>(x(
+            &["hpa"],
+            &["all"],
+            true,
+            false,
+            vec![
+                col("Reference", "string", 0, "@scaletarget"),
+                col("MinPods", "integer", 0, ".spec.minReplicas"),
+                col("MaxPods", "integer", 0, ".spec.maxReplicas"),
+                col("Replicas", "integer", 0, ".status.currentReplicas"),
+                age(),
+            ],
+        )),
+        entry::<networking::Ingress>(x(
+            &["ing"],
+            &[],
+            true,
+            false,
+            vec![
+                col("Class", "string", 0, ".spec.ingressClassName"),
+                col("Hosts", "string", 0, "@hosts"),
+                col("Address", "string", 0, "@lbaddress"),
+                age(),
+            ],
+        )),
+        entry::<networking::NetworkPolicy>(x(
+            &["netpol"],
+            &[],
+            false,
+            false,
+            vec![col("Pod-Selector", "string", 0, "@podselector"), age()],
+        )),
+        entry::<policy::PodDisruptionBudget>(x(
+            &["pdb"],
+            &[],
+            true,
+            false,
+            vec![
+                col("Min Available", "string", 0, ".spec.minAvailable"),
+                col("Max Unavailable", "string", 0, ".spec.maxUnavailable"),
+                col(
+                    "Allowed Disruptions",
+                    "integer",
+                    0,
+                    ".status.disruptionsAllowed",
+                ),
+                age(),
+            ],
+        )),
+        entry::<coordination::Lease>(x(
+            &[],
+            &[],
+            false,
+            false,
+            vec![col("Holder", "string", 0, ".spec.holderIdentity"), age()],
+        )),
+        entry::<rbac::Role>(x(
+            &[],
+            &[],
+            false,
+            false,
+            vec![col("Created At", "date", 0, ".metadata.creationTimestamp")],
+        )),
+        entry::<rbac::ClusterRole>(x(
+            &[],
+            &[],
+            false,
+            false,
+            vec![col("Created At", "date", 0, ".metadata.creationTimestamp")],
+        )),
+        entry::<rbac::RoleBinding>(x(
+            &[],
+            &[],
+            false,
+            false,
+            vec![col("Role", "string", 0, "@roleref"), age()],
+        )),
+        entry::<rbac::ClusterRoleBinding>(x(
+            &[],
+            &[],
+            false,
+            false,
+            vec![col("Role", "string", 0, "@roleref"), age()],
+        )),
+        entry::<events::Event>(x(
+            &["ev"],
+            &[],
+            false,
+            false,
+            vec![
+                col("Type", "string", 0, ".type"),
+                col("Reason", "string", 0, ".reason"),
+                col("Note", "string", 0, ".note"),
+            ],
+        )),
+        entry::<apiextensions::CustomResourceDefinition>(x(
+            &["crd", "crds"],
+            &["api-extensions"],
+            true,
+            false,
+            vec![col("Created At", "date", 0, ".metadata.creationTimestamp")],
+        )),
     ]
 }
 
@@ -196,7 +378,10 @@ mod tests {
     fn builtins_come_from_k8s_openapi() {
         let all = builtin_resources();
         let d = all.iter().find(|r| r.kind == "Deployment").unwrap();
-        assert_eq!((d.group.as_str(), d.version.as_str(), d.plural.as_str()), ("apps", "v1", "deployments"));
+        assert_eq!(
+            (d.group.as_str(), d.version.as_str(), d.plural.as_str()),
+            ("apps", "v1", "deployments")
+        );
         assert!(d.namespaced && d.status && d.scale.is_some());
         let ns = all.iter().find(|r| r.kind == "Namespace").unwrap();
         assert!(!ns.namespaced);

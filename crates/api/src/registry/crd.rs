@@ -6,12 +6,24 @@ use serde_json::Value;
 
 use super::{PrinterColumn, ResourceInfo, ScaleSpec};
 
-const CR_VERBS: &[&str] =
-    &["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
+const CR_VERBS: &[&str] = &[
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "create",
+    "update",
+    "watch",
+];
 
 fn strs(v: &Value) -> Vec<String> {
     v.as_array()
-        .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -36,9 +48,7 @@ pub fn version_priority(a: &str, b: &str) -> Ordering {
         Some((major, level, n.parse().ok()?))
     }
     match (parse(a), parse(b)) {
-        (Some((ma, la, na)), Some((mb, lb, nb))) => {
-            lb.cmp(&la).then(mb.cmp(&ma)).then(nb.cmp(&na))
-        }
+        (Some((ma, la, na)), Some((mb, lb, nb))) => lb.cmp(&la).then(mb.cmp(&ma)).then(nb.cmp(&na)),
         (Some(_), None) => Ordering::Less,
         (None, Some(_)) => Ordering::Greater,
         (None, None) => a.cmp(b),
@@ -50,7 +60,8 @@ pub fn is_established(crd: &Value) -> bool {
     crd.pointer("/status/conditions")
         .and_then(Value::as_array)
         .map(|cs| {
-            cs.iter().any(|c| c["type"] == "Established" && c["status"] == "True")
+            cs.iter()
+                .any(|c| c["type"] == "Established" && c["status"] == "True")
         })
         .unwrap_or(false)
 }
@@ -69,10 +80,17 @@ pub fn resources_for(crd: &Value) -> Vec<ResourceInfo> {
     let namespaced = spec["scope"].as_str() != Some("Cluster");
     let mut versions: Vec<&Value> = spec["versions"]
         .as_array()
-        .map(|v| v.iter().filter(|v| v["served"].as_bool().unwrap_or(false)).collect())
+        .map(|v| {
+            v.iter()
+                .filter(|v| v["served"].as_bool().unwrap_or(false))
+                .collect()
+        })
         .unwrap_or_default();
     versions.sort_by(|a, b| {
-        version_priority(a["name"].as_str().unwrap_or(""), b["name"].as_str().unwrap_or(""))
+        version_priority(
+            a["name"].as_str().unwrap_or(""),
+            b["name"].as_str().unwrap_or(""),
+        )
     });
     versions
         .iter()
@@ -80,14 +98,20 @@ pub fn resources_for(crd: &Value) -> Vec<ResourceInfo> {
         .map(|(i, v)| {
             let version = v["name"].as_str().unwrap_or_default().to_string();
             let sub = &v["subresources"];
-            let scale = sub.get("scale").filter(|s| s.is_object()).map(|s| ScaleSpec {
-                spec_replicas_path: s["specReplicasPath"].as_str().unwrap_or(".spec.replicas").into(),
-                status_replicas_path: s["statusReplicasPath"]
-                    .as_str()
-                    .unwrap_or(".status.replicas")
-                    .into(),
-                label_selector_path: s["labelSelectorPath"].as_str().map(String::from),
-            });
+            let scale = sub
+                .get("scale")
+                .filter(|s| s.is_object())
+                .map(|s| ScaleSpec {
+                    spec_replicas_path: s["specReplicasPath"]
+                        .as_str()
+                        .unwrap_or(".spec.replicas")
+                        .into(),
+                    status_replicas_path: s["statusReplicasPath"]
+                        .as_str()
+                        .unwrap_or(".status.replicas")
+                        .into(),
+                    label_selector_path: s["labelSelectorPath"].as_str().map(String::from),
+                });
             let mut columns: Vec<PrinterColumn> = v["additionalPrinterColumns"]
                 .as_array()
                 .map(|cols| {
@@ -141,9 +165,14 @@ mod tests {
 
     #[test]
     fn version_priority_matches_kubernetes() {
-        let mut v = vec!["v1alpha1", "foo", "v1", "v2beta1", "v1beta2", "v2", "v1beta1", "bar"];
+        let mut v = vec![
+            "v1alpha1", "foo", "v1", "v2beta1", "v1beta2", "v2", "v1beta1", "bar",
+        ];
         v.sort_by(|a, b| version_priority(a, b));
-        assert_eq!(v, vec!["v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v1alpha1", "bar", "foo"]);
+        assert_eq!(
+            v,
+            vec!["v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v1alpha1", "bar", "foo"]
+        );
     }
 
     #[test]

@@ -88,7 +88,11 @@ impl ResourceInfo {
 
     /// Storage prefix for all objects of this resource, independent of version.
     pub fn key_prefix(&self, namespace: Option<&str>) -> String {
-        let g = if self.group.is_empty() { "core" } else { &self.group };
+        let g = if self.group.is_empty() {
+            "core"
+        } else {
+            &self.group
+        };
         match (self.namespaced, namespace) {
             (true, Some(ns)) => format!("/registry/{g}/{}/{ns}/", self.plural),
             _ => format!("/registry/{g}/{}/", self.plural),
@@ -131,14 +135,16 @@ impl Snapshot {
             } else {
                 s.groups.push((r.group.clone(), vec![r.version.clone()]));
             }
-            s.by_path.insert((r.group.clone(), r.version.clone(), r.plural.clone()), r);
+            s.by_path
+                .insert((r.group.clone(), r.version.clone(), r.plural.clone()), r);
         }
         s
     }
 
     /// The resource at `group/version/plural`.
     pub fn get(&self, group: &str, version: &str, plural: &str) -> Option<&Arc<ResourceInfo>> {
-        self.by_path.get(&(group.to_string(), version.to_string(), plural.to_string()))
+        self.by_path
+            .get(&(group.to_string(), version.to_string(), plural.to_string()))
     }
 
     /// Groups (core first) with their versions, preferred version first.
@@ -162,7 +168,9 @@ impl Snapshot {
 
     /// The entry for a kind in a group at any version (e.g. owner references, GC).
     pub fn by_kind(&self, group: &str, kind: &str) -> Option<&Arc<ResourceInfo>> {
-        self.by_path.values().find(|r| r.group == group && r.kind == kind && r.storage_version)
+        self.by_path
+            .values()
+            .find(|r| r.group == group && r.kind == kind && r.storage_version)
     }
 }
 
@@ -175,9 +183,13 @@ pub struct Registry {
 impl Registry {
     /// A registry serving only the built-in kinds.
     pub fn new() -> Registry {
-        let builtin: Vec<Arc<ResourceInfo>> = builtin_resources().into_iter().map(Arc::new).collect();
+        let builtin: Vec<Arc<ResourceInfo>> =
+            builtin_resources().into_iter().map(Arc::new).collect();
         let snap = Snapshot::build(builtin.clone());
-        Registry { builtin, current: RwLock::new(Arc::new(snap)) }
+        Registry {
+            builtin,
+            current: RwLock::new(Arc::new(snap)),
+        }
     }
 
     /// The current snapshot.
@@ -190,7 +202,10 @@ impl Registry {
         let mut all = self.builtin.clone();
         // Never let a CRD shadow a built-in resource.
         for c in custom {
-            if !all.iter().any(|b| b.group == c.group && b.plural == c.plural) {
+            if !all
+                .iter()
+                .any(|b| b.group == c.group && b.plural == c.plural)
+            {
                 all.push(Arc::new(c));
             }
         }

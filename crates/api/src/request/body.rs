@@ -30,7 +30,12 @@ impl BodyFormat {
     /// From a Content-Type header value.
     pub fn from_content_type(ct: Option<&str>) -> Result<BodyFormat> {
         let ct = ct.unwrap_or("application/json");
-        let base = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let base = ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
         Ok(match base.as_str() {
             "application/json" | "" | "*/*" => BodyFormat::Json,
             "application/yaml" | "application/x-yaml" | "text/yaml" => BodyFormat::Yaml,
@@ -38,7 +43,9 @@ impl BodyFormat {
             "application/json-patch+json" => BodyFormat::JsonPatch,
             "application/merge-patch+json" => BodyFormat::MergePatch,
             "application/strategic-merge-patch+json" => BodyFormat::StrategicMergePatch,
-            "application/apply-patch+yaml" | "application/apply-patch+cbor" => BodyFormat::ApplyPatch,
+            "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
+                BodyFormat::ApplyPatch
+            }
             other => {
                 return Err(ApiError::unsupported_media_type(format!(
                     "the body of the request was in an unknown format - accepted media types \
@@ -91,9 +98,8 @@ pub fn decode_body(format: BodyFormat, bytes: &[u8]) -> Result<Value> {
             }
             Ok(v)
         }
-        _ => serde_json::from_slice(bytes).map_err(|e| {
-            ApiError::bad_request(format!("the body is not valid JSON: {e}"))
-        }),
+        _ => serde_json::from_slice(bytes)
+            .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}"))),
     }
 }
 
@@ -107,10 +113,23 @@ mod tests {
         assert_eq!(j["a"], 1);
         let y = decode_body(BodyFormat::Yaml, b"a: 1\nb: [x]\n").unwrap();
         assert_eq!(y["b"][0], "x");
-        assert_eq!(decode_body(BodyFormat::Json, b"{nope").unwrap_err().code, 400);
-        assert_eq!(decode_body(BodyFormat::Yaml, b"a: 1\n---\nb: 2\n").unwrap_err().code, 400);
+        assert_eq!(
+            decode_body(BodyFormat::Json, b"{nope").unwrap_err().code,
+            400
+        );
+        assert_eq!(
+            decode_body(BodyFormat::Yaml, b"a: 1\n---\nb: 2\n")
+                .unwrap_err()
+                .code,
+            400
+        );
         let big = vec![b' '; MAX_BODY + 1];
         assert_eq!(decode_body(BodyFormat::Json, &big).unwrap_err().code, 413);
-        assert_eq!(BodyFormat::from_content_type(Some("text/html")).unwrap_err().code, 415);
+        assert_eq!(
+            BodyFormat::from_content_type(Some("text/html"))
+                .unwrap_err()
+                .code,
+            415
+        );
     }
 }

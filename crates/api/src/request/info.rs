@@ -36,7 +36,11 @@ impl RequestInfo {
             verb: method.as_str().to_ascii_lowercase(),
             ..Default::default()
         };
-        let parts: Vec<&str> = path.trim_matches('/').split('/').filter(|p| !p.is_empty()).collect();
+        let parts: Vec<&str> = path
+            .trim_matches('/')
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .collect();
         let rest: &[&str] = match parts.as_slice() {
             ["api", version, rest @ ..] => {
                 info.prefix = "api".into();
@@ -62,7 +66,10 @@ impl RequestInfo {
             rest.remove(0);
         }
         // namespaces/{ns}/{resource}... but not /namespaces/{name}[/status|finalize] itself.
-        if rest.first() == Some(&"namespaces") && rest.len() >= 3 && !matches!(rest[2], "status" | "finalize") {
+        if rest.first() == Some(&"namespaces")
+            && rest.len() >= 3
+            && !matches!(rest[2], "status" | "finalize")
+        {
             info.namespace = Some(rest[1].to_string());
             rest.drain(..2);
         } else if rest.first() == Some(&"namespaces") && rest.len() >= 2 {
@@ -86,7 +93,12 @@ impl RequestInfo {
             ("PATCH", _) => "patch",
             ("DELETE", true) => "delete",
             ("DELETE", false) => "deletecollection",
-            (other, _) => return RequestInfo { verb: other.to_ascii_lowercase(), ..info },
+            (other, _) => {
+                return RequestInfo {
+                    verb: other.to_ascii_lowercase(),
+                    ..info
+                }
+            }
         }
         .to_string();
         info
@@ -112,17 +124,116 @@ mod tests {
 
     #[test]
     fn parses_the_shapes_kubernetes_uses() {
-        let cases: &[(Method, &str, &str, &str, Option<&str>, &str, Option<&str>, Option<&str>)] = &[
-            (Method::GET, "/api/v1/namespaces", "list", "", None, "namespaces", None, None),
-            (Method::GET, "/api/v1/namespaces/ns1", "get", "", Some("ns1"), "namespaces", Some("ns1"), None),
-            (Method::PUT, "/api/v1/namespaces/ns1/finalize", "update", "", Some("ns1"), "namespaces", Some("ns1"), Some("finalize")),
-            (Method::GET, "/api/v1/namespaces/ns1/configmaps", "list", "", Some("ns1"), "configmaps", None, None),
-            (Method::POST, "/apis/apps/v1/namespaces/d/deployments", "create", "apps", Some("d"), "deployments", None, None),
-            (Method::PATCH, "/apis/apps/v1/namespaces/d/deployments/web/scale", "patch", "apps", Some("d"), "deployments", Some("web"), Some("scale")),
-            (Method::DELETE, "/apis/apps/v1/namespaces/d/deployments", "deletecollection", "apps", Some("d"), "deployments", None, None),
-            (Method::GET, "/apis/apps/v1/deployments", "list", "apps", None, "deployments", None, None),
-            (Method::GET, "/api/v1/watch/namespaces/x/configmaps", "watch", "", Some("x"), "configmaps", None, None),
-            (Method::GET, "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin", "get", "rbac.authorization.k8s.io", None, "clusterroles", Some("admin"), None),
+        let cases: &[(
+            Method,
+            &str,
+            &str,
+            &str,
+            Option<&str>,
+            &str,
+            Option<&str>,
+            Option<&str>,
+        )] = &[
+            (
+                Method::GET,
+                "/api/v1/namespaces",
+                "list",
+                "",
+                None,
+                "namespaces",
+                None,
+                None,
+            ),
+            (
+                Method::GET,
+                "/api/v1/namespaces/ns1",
+                "get",
+                "",
+                Some("ns1"),
+                "namespaces",
+                Some("ns1"),
+                None,
+            ),
+            (
+                Method::PUT,
+                "/api/v1/namespaces/ns1/finalize",
+                "update",
+                "",
+                Some("ns1"),
+                "namespaces",
+                Some("ns1"),
+                Some("finalize"),
+            ),
+            (
+                Method::GET,
+                "/api/v1/namespaces/ns1/configmaps",
+                "list",
+                "",
+                Some("ns1"),
+                "configmaps",
+                None,
+                None,
+            ),
+            (
+                Method::POST,
+                "/apis/apps/v1/namespaces/d/deployments",
+                "create",
+                "apps",
+                Some("d"),
+                "deployments",
+                None,
+                None,
+            ),
+            (
+                Method::PATCH,
+                "/apis/apps/v1/namespaces/d/deployments/web/scale",
+                "patch",
+                "apps",
+                Some("d"),
+                "deployments",
+                Some("web"),
+                Some("scale"),
+            ),
+            (
+                Method::DELETE,
+                "/apis/apps/v1/namespaces/d/deployments",
+                "deletecollection",
+                "apps",
+                Some("d"),
+                "deployments",
+                None,
+                None,
+            ),
+            (
+                Method::GET,
+                "/apis/apps/v1/deployments",
+                "list",
+                "apps",
+                None,
+                "deployments",
+                None,
+                None,
+            ),
+            (
+                Method::GET,
+                "/api/v1/watch/namespaces/x/configmaps",
+                "watch",
+                "",
+                Some("x"),
+                "configmaps",
+                None,
+                None,
+            ),
+            (
+                Method::GET,
+                "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin",
+                "get",
+                "rbac.authorization.k8s.io",
+                None,
+                "clusterroles",
+                Some("admin"),
+                None,
+            ),
         ];
         for (m, path, verb, group, ns, res, name, sub) in cases {
             let i = p(m.clone(), path);
@@ -138,7 +249,15 @@ mod tests {
 
     #[test]
     fn discovery_and_other_paths_are_not_resource_requests() {
-        for path in ["/api", "/api/v1", "/apis", "/apis/apps", "/apis/apps/v1", "/version", "/openapi/v2"] {
+        for path in [
+            "/api",
+            "/api/v1",
+            "/apis",
+            "/apis/apps",
+            "/apis/apps/v1",
+            "/version",
+            "/openapi/v2",
+        ] {
             assert!(!p(Method::GET, path).is_resource_request, "{path}");
         }
     }

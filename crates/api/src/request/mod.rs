@@ -21,7 +21,9 @@ pub enum Want {
 
 /// Parse the `Accept` header's `as=` parameter.
 pub fn negotiate(accept: Option<&str>) -> Want {
-    let Some(accept) = accept else { return Want::Object };
+    let Some(accept) = accept else {
+        return Want::Object;
+    };
     // Clients list alternatives in preference order; take the first we can serve.
     for alt in accept.split(',') {
         let alt = alt.trim();

@@ -59,7 +59,9 @@ fn parse_bool(name: &str, v: &str) -> Result<bool> {
     match v {
         "true" | "1" | "True" => Ok(true),
         "false" | "0" | "False" | "" => Ok(false),
-        _ => Err(ApiError::bad_request(format!("invalid value {v:?} for {name}: want true or false"))),
+        _ => Err(ApiError::bad_request(format!(
+            "invalid value {v:?} for {name}: want true or false"
+        ))),
     }
 }
 
@@ -75,7 +77,9 @@ impl Query {
                 "fieldSelector" if !v.is_empty() => q.field_selector = Some(v),
                 "limit" => {
                     let n: i64 = v.parse().map_err(|_| {
-                        ApiError::bad_request(format!("invalid limit {v:?}: want a non-negative integer"))
+                        ApiError::bad_request(format!(
+                            "invalid limit {v:?}: want a non-negative integer"
+                        ))
                     })?;
                     q.limit = (n > 0).then_some(n as usize);
                 }
@@ -89,7 +93,9 @@ impl Query {
                         ApiError::bad_request(format!("invalid timeoutSeconds {v:?}"))
                     })?)
                 }
-                "sendInitialEvents" => q.send_initial_events = Some(parse_bool("sendInitialEvents", &v)?),
+                "sendInitialEvents" => {
+                    q.send_initial_events = Some(parse_bool("sendInitialEvents", &v)?)
+                }
                 "dryRun" => match v.as_str() {
                     "All" => q.dry_run = true,
                     "" => {}
@@ -122,7 +128,9 @@ impl Query {
                 "force" => q.force = parse_bool("force", &v)?,
                 "propagationPolicy" if !v.is_empty() => q.propagation_policy = Some(v),
                 "gracePeriodSeconds" => q.grace_period_seconds = v.parse().ok(),
-                "orphanDependents" => q.orphan_dependents = Some(parse_bool("orphanDependents", &v)?),
+                "orphanDependents" => {
+                    q.orphan_dependents = Some(parse_bool("orphanDependents", &v)?)
+                }
                 "includeObject" if !v.is_empty() => q.include_object = Some(v),
                 _ => {}
             }
@@ -149,7 +157,12 @@ mod tests {
 
     #[test]
     fn rejects_bad_values_with_a_clear_message() {
-        for raw in ["limit=abc", "dryRun=Some", "fieldValidation=Loose", "watch=maybe"] {
+        for raw in [
+            "limit=abc",
+            "dryRun=Some",
+            "fieldValidation=Loose",
+            "watch=maybe",
+        ] {
             let e = Query::parse(Some(raw)).unwrap_err();
             assert_eq!(e.code, 400, "{raw}");
         }

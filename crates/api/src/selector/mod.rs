@@ -9,13 +9,24 @@ fn split_top(s: &str) -> Vec<String> {
     let mut cur = String::new();
     for c in s.chars() {
         match c {
-            '(' => { depth += 1; cur.push(c) }
-            ')' => { depth -= 1; cur.push(c) }
-            ',' if depth == 0 => { out.push(cur.trim().to_string()); cur.clear() }
+            '(' => {
+                depth += 1;
+                cur.push(c)
+            }
+            ')' => {
+                depth -= 1;
+                cur.push(c)
+            }
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear()
+            }
             _ => cur.push(c),
         }
     }
-    if !cur.trim().is_empty() { out.push(cur.trim().to_string()) }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string())
+    }
     out
 }
 
@@ -23,7 +34,14 @@ pub mod label {
     use std::collections::BTreeMap;
 
     #[derive(Debug, Clone)]
-    enum Req { Eq(String, String), Ne(String, String), In(String, Vec<String>), NotIn(String, Vec<String>), Exists(String), NotExists(String) }
+    enum Req {
+        Eq(String, String),
+        Ne(String, String),
+        In(String, Vec<String>),
+        NotIn(String, Vec<String>),
+        Exists(String),
+        NotExists(String),
+    }
 
     #[derive(Debug, Clone)]
     pub struct LabelSelector(Vec<Req>);
@@ -70,7 +88,12 @@ pub mod label {
 
     fn set(s: &str) -> Option<Vec<String>> {
         let s = s.trim().strip_prefix('(')?.strip_suffix(')')?;
-        Some(s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect())
+        Some(
+            s.split(',')
+                .map(|x| x.trim().to_string())
+                .filter(|x| !x.is_empty())
+                .collect(),
+        )
     }
 }
 
@@ -99,13 +122,27 @@ pub mod field {
             self.0.iter().map(|(k, _, _)| k.as_str()).collect()
         }
         pub fn matches(&self, get: impl Fn(&str) -> Option<String>) -> bool {
-            self.0.iter().all(|(k, eq, v)| (get(k).unwrap_or_default() == *v) == *eq)
+            self.0
+                .iter()
+                .all(|(k, eq, v)| (get(k).unwrap_or_default() == *v) == *eq)
         }
     }
 
     pub fn supported_fields(group: &str, kind: &str) -> &'static [&'static str] {
         match (group, kind) {
-            ("", "Event") => &["involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"],
+            ("", "Event") => &[
+                "involvedObject.kind",
+                "involvedObject.namespace",
+                "involvedObject.name",
+                "involvedObject.uid",
+                "involvedObject.apiVersion",
+                "involvedObject.resourceVersion",
+                "involvedObject.fieldPath",
+                "reason",
+                "reportingComponent",
+                "source",
+                "type",
+            ],
             ("", "Secret") => &["type"],
             ("", "Namespace") => &["status.phase"],
             _ => &[],
@@ -117,6 +154,9 @@ pub mod field {
         for seg in f.split('.') {
             cur = cur.get(seg)?;
         }
-        Some(match cur { serde_json::Value::String(s) => s.clone(), other => other.to_string() })
+        Some(match cur {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
     }
 }

@@ -29,36 +29,66 @@ pub struct ServeArgs {
 pub async fn run(args: ServeArgs) -> Result<()> {
     std::fs::create_dir_all(&args.data_dir)
         .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
-    let dir = args.data_dir.canonicalize().context("resolving the data directory")?;
+    let dir = args
+        .data_dir
+        .canonicalize()
+        .context("resolving the data directory")?;
     let store_url = match &args.store {
         Some(u) => u.clone(),
         None => format!("sqlite:{}", dir.join("flotilla.db").display()),
     };
-    if !(store_url.starts_with("sqlite:") || store_url.starts_with("postgres://") || store_url.starts_with("postgresql://")) {
+    if !(store_url.starts_with("sqlite:")
+        || store_url.starts_with("postgres://")
+        || store_url.starts_with("postgresql://"))
+    {
         bail!("--store must be sqlite:PATH or postgres://USER@HOST:PORT/DB (got {store_url:?})");
     }
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
-        .with_context(|| format!("cannot listen on {}: is another server using it? pick another with --listen", args.listen))?;
+        .with_context(|| {
+            format!(
+                "cannot listen on {}: is another server using it? pick another with --listen",
+                args.listen
+            )
+        })?;
     let addr = listener.local_addr()?;
-    let host = if addr.ip().is_unspecified() { "127.0.0.1".to_string() } else { addr.ip().to_string() };
-    let advertise = if addr.is_ipv6() { format!("[{host}]:{}", addr.port()) } else { format!("{host}:{}", addr.port()) };
+    let host = if addr.ip().is_unspecified() {
+        "127.0.0.1".to_string()
+    } else {
+        addr.ip().to_string()
+    };
+    let advertise = if addr.is_ipv6() {
+        format!("[{host}]:{}", addr.port())
+    } else {
+        format!("{host}:{}", addr.port())
+    };
 
     let creds = pki::ensure(&dir, &host, &args.tls_san)?;
     let kubeconfig = dir.join("admin.kubeconfig");
-    pki::write_kubeconfig(&kubeconfig, &format!("https://{advertise}"), &creds.ca_pem, &creds.admin_token)?;
+    pki::write_kubeconfig(
+        &kubeconfig,
+        &format!("https://{advertise}"),
+        &creds.ca_pem,
+        &creds.admin_token,
+    )?;
 
     let store = flotilla_store::Store::open(&store_url)
         .await
         .with_context(|| format!("cannot open the store {}", redact(&store_url)))?;
     let api = flotilla_api::Api::start(
-        flotilla_api::Config { admin_token: creds.admin_token.clone(), advertise_address: advertise.clone() },
+        flotilla_api::Config {
+            admin_token: creds.admin_token.clone(),
+            advertise_address: advertise.clone(),
+        },
         store,
     )
     .await
     .map_err(|e| anyhow::anyhow!("starting the API server: {e}"))?;
     tracing::info!(address = %advertise, store = %redact(&store_url), "flotilla hub is serving");
-    tracing::info!("use it: kubectl --kubeconfig {} get namespaces", kubeconfig.display());
+    tracing::info!(
+        "use it: kubectl --kubeconfig {} get namespaces",
+        kubeconfig.display()
+    );
 
     flotilla_api::serve(api, listener, creds.tls, shutdown_signal()).await?;
     tracing::info!("stopped");
@@ -102,7 +132,10 @@ async fn shutdown_signal() {
 mod tests {
     #[test]
     fn passwords_never_reach_logs() {
-        assert_eq!(super::redact("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
+        assert_eq!(
+            super::redact("postgres://u:secret@h:5432/db"),
+            "postgres://u:***@h:5432/db"
+        );
         assert_eq!(super::redact("sqlite:/x/y.db"), "sqlite:/x/y.db");
     }
 }

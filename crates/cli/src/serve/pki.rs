@@ -7,7 +7,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use base64::Engine;
-use rcgen::{BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair, KeyUsagePurpose, SanType};
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    KeyUsagePurpose, SanType,
+};
 
 /// What the server needs to start serving.
 pub struct Credentials {
@@ -41,25 +44,40 @@ pub fn ensure(dir: &Path, host: &str, extra: &[String]) -> Result<Credentials> {
         let key = KeyPair::generate().context("generating the CA key")?;
         let mut params = CertificateParams::new(Vec::<String>::new())?;
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.distinguished_name.push(DnType::CommonName, "flotilla-ca");
-        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+        params
+            .distinguished_name
+            .push(DnType::CommonName, "flotilla-ca");
+        params.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::CrlSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
         params.not_after = rcgen::date_time_ymd(2036, 1, 1);
         let cert = params.self_signed(&key)?;
         fs::write(&ca_crt, cert.pem())?;
         write_private(&ca_key, &key.serialize_pem())?;
         tracing::info!(path = %ca_crt.display(), "created a new certificate authority");
     }
-    let ca_pem = fs::read_to_string(&ca_crt).with_context(|| format!("reading {}", ca_crt.display()))?;
-    let ca_key_pem = fs::read_to_string(&ca_key).with_context(|| format!("reading {}", ca_key.display()))?;
+    let ca_pem =
+        fs::read_to_string(&ca_crt).with_context(|| format!("reading {}", ca_crt.display()))?;
+    let ca_key_pem =
+        fs::read_to_string(&ca_key).with_context(|| format!("reading {}", ca_key.display()))?;
     let ca_keypair = KeyPair::from_pem(&ca_key_pem).context("parsing ca.key")?;
     let issuer = Issuer::from_ca_cert_pem(&ca_pem, ca_keypair).context("parsing ca.crt")?;
 
-    let mut sans: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into(), host.to_string()];
+    let mut sans: Vec<String> = vec![
+        "localhost".into(),
+        "127.0.0.1".into(),
+        "::1".into(),
+        host.to_string(),
+    ];
     sans.extend(extra.iter().cloned());
     sans.sort();
     sans.dedup();
     let mut params = CertificateParams::default();
-    params.distinguished_name.push(DnType::CommonName, "flotilla-hub");
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "flotilla-hub");
     params.subject_alt_names = sans
         .iter()
         .map(|s| match s.parse::<std::net::IpAddr>() {
@@ -68,7 +86,10 @@ pub fn ensure(dir: &Path, host: &str, extra: &[String]) -> Result<Credentials> {
         })
         .collect::<Result<_, _>>()?;
     params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-    params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+    params.key_usages = vec![
+        KeyUsagePurpose::DigitalSignature,
+        KeyUsagePurpose::KeyEncipherment,
+    ];
     params.not_after = rcgen::date_time_ymd(2036, 1, 1);
     let key = KeyPair::generate()?;
     let cert = params.signed_by(&key, &issuer)?;
@@ -89,12 +110,18 @@ pub fn ensure(dir: &Path, host: &str, extra: &[String]) -> Result<Credentials> {
     let certs = vec![cert.der().clone()];
     let key_der = rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der())
         .map_err(|e| anyhow::anyhow!("serving key: {e}"))?;
-    let tls = rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()?
-        .with_no_client_auth()
-        .with_single_cert(certs, key_der)
-        .context("building the TLS configuration")?;
-    Ok(Credentials { ca_pem, admin_token, tls })
+    let tls = rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()?
+    .with_no_client_auth()
+    .with_single_cert(certs, key_der)
+    .context("building the TLS configuration")?;
+    Ok(Credentials {
+        ca_pem,
+        admin_token,
+        tls,
+    })
 }
 
 /// Write a kubeconfig (context `flotilla`) for `server` with `token`.

@@ -27,7 +27,12 @@ impl Hub {
     pub fn start_with(extra: &[&str]) -> Hub {
         let dir = tempfile::tempdir().expect("temp dir");
         let kubeconfig = dir.path().join("admin.kubeconfig");
-        let mut hub = Hub { child: None, dir, kubeconfig, args: extra.iter().map(|s| s.to_string()).collect() };
+        let mut hub = Hub {
+            child: None,
+            dir,
+            kubeconfig,
+            args: extra.iter().map(|s| s.to_string()).collect(),
+        };
         hub.spawn("127.0.0.1:0");
         hub
     }
@@ -65,7 +70,11 @@ impl Hub {
                     return;
                 }
             }
-            assert!(Instant::now() < deadline, "hub not ready in 60s; log:\n{}", self.log());
+            assert!(
+                Instant::now() < deadline,
+                "hub not ready in 60s; log:\n{}",
+                self.log()
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -78,8 +87,16 @@ impl Hub {
     /// The address the hub serves on (from the kubeconfig).
     pub fn server(&self) -> String {
         let cfg = std::fs::read_to_string(&self.kubeconfig).expect("kubeconfig");
-        let line = cfg.lines().find(|l| l.trim_start().starts_with("server:")).expect("server line");
-        line.trim().trim_start_matches("server:").trim().trim_matches('\'').trim_matches('"').to_string()
+        let line = cfg
+            .lines()
+            .find(|l| l.trim_start().starts_with("server:"))
+            .expect("server line");
+        line.trim()
+            .trim_start_matches("server:")
+            .trim()
+            .trim_matches('\'')
+            .trim_matches('"')
+            .to_string()
     }
 
     /// Run kubectl (the machine's, which dispatches by server version) against the hub.
@@ -95,21 +112,35 @@ impl Hub {
     /// Run kubectl and require success; returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.kubectl(args);
-        assert!(out.status.success(), "kubectl {args:?} failed: {}\nhub log tail:\n{}", String::from_utf8_lossy(&out.stderr), tail(&self.log()));
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed: {}\nhub log tail:\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            tail(&self.log())
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// Run kubectl with stdin and require success.
     pub fn ok_stdin(&self, args: &[&str], stdin: &str) -> String {
         let out = self.kubectl_stdin(args, stdin);
-        assert!(out.status.success(), "kubectl {args:?} failed: {}\nhub log tail:\n{}", String::from_utf8_lossy(&out.stderr), tail(&self.log()));
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed: {}\nhub log tail:\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            tail(&self.log())
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// Run kubectl, require failure; returns stderr.
     pub fn fails(&self, args: &[&str]) -> String {
         let out = self.kubectl(args);
-        assert!(!out.status.success(), "kubectl {args:?} should have failed; stdout: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            !out.status.success(),
+            "kubectl {args:?} should have failed; stdout: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         String::from_utf8_lossy(&out.stderr).into_owned()
     }
 
@@ -151,7 +182,10 @@ fn tail(s: &str) -> String {
 }
 
 fn unsafe_sigterm(pid: u32) {
-    let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status();
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(pid.to_string())
+        .status();
 }
 
 impl Drop for Hub {
@@ -164,12 +198,26 @@ impl Drop for Hub {
 pub fn kubectl_bin(bin: &str, kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     use std::io::Write;
     let mut cmd = Command::new(bin);
-    cmd.arg("--kubeconfig").arg(kubeconfig).args(args).env_remove("KUBECONFIG");
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    cmd.arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env_remove("KUBECONFIG");
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("{bin} is not installed ({e}): install kubectl 1.27-1.33 and re-run"));
+    let mut child = cmd.spawn().unwrap_or_else(|e| {
+        panic!("{bin} is not installed ({e}): install kubectl 1.27-1.33 and re-run")
+    });
     if let Some(s) = stdin {
-        child.stdin.take().expect("stdin").write_all(s.as_bytes()).expect("write stdin");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(s.as_bytes())
+            .expect("write stdin");
     }
     child.wait_with_output().expect("kubectl output")
 }
@@ -178,11 +226,18 @@ pub fn kubectl_bin(bin: &str, kubeconfig: &Path, args: &[&str], stdin: Option<&s
 pub fn versioned_kubectl(minor: u32) -> PathBuf {
     let dispatcher = which("kubectl").expect("kubectl is not on PATH: install kubectl 1.27-1.33");
     let real = std::fs::canonicalize(&dispatcher).unwrap_or(dispatcher);
-    let p = real.parent().expect("kubectl dir").join(format!("kubectl.1.{minor}"));
+    let p = real
+        .parent()
+        .expect("kubectl dir")
+        .join(format!("kubectl.1.{minor}"));
     assert!(p.exists(), "{} is missing: install the kubectl 1.{minor} component (gcloud components install kubectl) and re-run", p.display());
     p
 }
 
 fn which(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| std::env::split_paths(&paths).map(|p| p.join(name)).find(|p| p.exists()))
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(name))
+            .find(|p| p.exists())
+    })
 }

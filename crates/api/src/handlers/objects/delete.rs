@@ -45,9 +45,14 @@ fn delete_options(ctx: &Ctx) -> Result<DeleteOptions> {
         if b.get("orphanDependents") == Some(&json!(true)) && o.propagation.is_none() {
             o.propagation = Some("Orphan".into());
         }
-        o.precondition_uid = b.pointer("/preconditions/uid").and_then(Value::as_str).map(String::from);
-        o.precondition_rv =
-            b.pointer("/preconditions/resourceVersion").and_then(Value::as_str).map(String::from);
+        o.precondition_uid = b
+            .pointer("/preconditions/uid")
+            .and_then(Value::as_str)
+            .map(String::from);
+        o.precondition_rv = b
+            .pointer("/preconditions/resourceVersion")
+            .and_then(Value::as_str)
+            .map(String::from);
     }
     match o.propagation.as_deref() {
         None | Some("Background" | "Foreground" | "Orphan") => Ok(o),
@@ -58,7 +63,11 @@ fn delete_options(ctx: &Ctx) -> Result<DeleteOptions> {
 }
 
 /// DELETE one object.
-pub(super) async fn delete(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
+pub(super) async fn delete(
+    api: &Arc<Api>,
+    ctx: &Ctx,
+    res: &ResourceInfo,
+) -> Result<Response<Body>> {
     let opts = delete_options(ctx)?;
     let key = object_key(ctx, res)?;
     let name = ctx.info.name.clone().unwrap_or_default();
@@ -80,16 +89,25 @@ pub(crate) async fn delete_object(
     name: &str,
     opts: &DeleteOptions,
 ) -> Result<Outcome> {
-    let t = || Target { group: &res.group, resource: &res.plural, name };
+    let t = || Target {
+        group: &res.group,
+        resource: &res.plural,
+        name,
+    };
     for _ in 0..16 {
         let cur = api.cache.get(key).ok_or_else(|| ApiError::not_found(t()))?;
         let old = cur.value();
         if let Some(uid) = &opts.precondition_uid {
             if old.pointer("/metadata/uid").and_then(Value::as_str) != Some(uid) {
-                return Err(ApiError::conflict(t(), &format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
-                    old.pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("")
-                )));
+                return Err(ApiError::conflict(
+                    t(),
+                    &format!(
+                        "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                        old.pointer("/metadata/uid")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                    ),
+                ));
             }
         }
         if let Some(rv) = &opts.precondition_rv {
@@ -116,10 +134,14 @@ pub(crate) async fn delete_object(
             let mut tomb = old.clone();
             let r = api
                 .store
-                .delete(key, cur.mod_revision, Box::new(move |rev| {
-                    set_meta(&mut tomb, "resourceVersion", json!(rev.to_string()));
-                    bytes::Bytes::from(serde_json::to_vec(&tomb).unwrap_or_default())
-                }))
+                .delete(
+                    key,
+                    cur.mod_revision,
+                    Box::new(move |rev| {
+                        set_meta(&mut tomb, "resourceVersion", json!(rev.to_string()));
+                        bytes::Bytes::from(serde_json::to_vec(&tomb).unwrap_or_default())
+                    }),
+                )
                 .await;
             match r {
                 Ok(rec) => return Ok(Outcome::Deleted(rec)),
@@ -127,7 +149,9 @@ pub(crate) async fn delete_object(
                     api.cache.sync().await?;
                     continue;
                 }
-                Err(flotilla_store::Error::NotFound { .. }) => return Err(ApiError::not_found(t())),
+                Err(flotilla_store::Error::NotFound { .. }) => {
+                    return Err(ApiError::not_found(t()))
+                }
                 Err(e) => return Err(e.into()),
             }
         }
@@ -152,11 +176,18 @@ pub(crate) async fn delete_object(
         })
         .await;
     }
-    Err(ApiError::conflict(t(), "too many concurrent writers; try again"))
+    Err(ApiError::conflict(
+        t(),
+        "too many concurrent writers; try again",
+    ))
 }
 
 /// DELETE a collection: every object the selectors match, one by one.
-pub(super) async fn delete_collection(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
+pub(super) async fn delete_collection(
+    api: &Arc<Api>,
+    ctx: &Ctx,
+    res: &ResourceInfo,
+) -> Result<Response<Body>> {
     let opts = delete_options(ctx)?;
     let filter = Filter::parse(res, &ctx.query)?;
     api.cache.sync().await?;
@@ -170,9 +201,15 @@ pub(super) async fn delete_collection(api: &Arc<Api>, ctx: &Ctx, res: &ResourceI
             Err(e) => return Err(e),
         }
     }
-    let items: Vec<Value> = deleted.iter().filter_map(|b| serde_json::from_slice(b).ok()).collect();
-    Ok(response::json(200, &json!({
-        "kind": format!("{}List", res.kind), "apiVersion": res.api_version(),
-        "metadata": {"resourceVersion": api.cache.revision().to_string()}, "items": items,
-    })))
+    let items: Vec<Value> = deleted
+        .iter()
+        .filter_map(|b| serde_json::from_slice(b).ok())
+        .collect();
+    Ok(response::json(
+        200,
+        &json!({
+            "kind": format!("{}List", res.kind), "apiVersion": res.api_version(),
+            "metadata": {"resourceVersion": api.cache.revision().to_string()}, "items": items,
+        }),
+    ))
 }

@@ -19,13 +19,16 @@ impl Filter {
     /// Parse the selectors of a request; unsupported fields are a 400 as in Kubernetes.
     pub fn parse(res: &ResourceInfo, q: &Query) -> Result<Filter> {
         let labels = match &q.label_selector {
-            Some(s) => Some(LabelSelector::parse(s).map_err(|e| ApiError::bad_request(e.to_string()))?),
+            Some(s) => {
+                Some(LabelSelector::parse(s).map_err(|e| ApiError::bad_request(e.to_string()))?)
+            }
             None => None,
         };
         let mut deep_fields = false;
         let fields = match &q.field_selector {
             Some(s) => {
-                let f = FieldSelector::parse(s).map_err(|e| ApiError::bad_request(e.to_string()))?;
+                let f =
+                    FieldSelector::parse(s).map_err(|e| ApiError::bad_request(e.to_string()))?;
                 let supported = crate::selector::field::supported_fields(&res.group, &res.kind);
                 for name in f.fields() {
                     let basic = name == "metadata.name" || name == "metadata.namespace";
@@ -40,7 +43,11 @@ impl Filter {
             }
             None => None,
         };
-        Ok(Filter { labels, fields, deep_fields })
+        Ok(Filter {
+            labels,
+            fields,
+            deep_fields,
+        })
     }
 
     /// Does this filter select everything?

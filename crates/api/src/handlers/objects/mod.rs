@@ -50,8 +50,12 @@ pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>>
         ("delete", None) => delete::delete(api, &ctx, &res).await,
         ("deletecollection", None) => delete::delete_collection(api, &ctx, &res).await,
         ("get", Some("status")) if res.status => read::get(api, &ctx, &res),
-        ("update", Some("status")) if res.status => write::update(api, &ctx, &res, Some("status")).await,
-        ("patch", Some("status")) if res.status => write::patch(api, &ctx, &res, Some("status")).await,
+        ("update", Some("status")) if res.status => {
+            write::update(api, &ctx, &res, Some("status")).await
+        }
+        ("patch", Some("status")) if res.status => {
+            write::patch(api, &ctx, &res, Some("status")).await
+        }
         ("update", Some("finalize")) if res.plural == "namespaces" && !res.custom => {
             write::update(api, &ctx, &res, Some("finalize")).await
         }
@@ -61,7 +65,10 @@ pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>>
         ("create", Some("token")) if res.plural == "serviceaccounts" && !res.custom => {
             api.token_request(&ctx).await
         }
-        (verb, Some(s)) => Err(ApiError::unknown_path(&format!("{} ({verb} {s})", ctx.info.path))),
+        (verb, Some(s)) => Err(ApiError::unknown_path(&format!(
+            "{} ({verb} {s})",
+            ctx.info.path
+        ))),
         (verb, None) => Err(ApiError::method_not_allowed(format!(
             "the server does not allow this method on the requested resource ({verb})"
         ))),

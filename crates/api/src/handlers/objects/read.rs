@@ -47,7 +47,11 @@ struct ContinueToken {
 }
 
 fn encode_continue(rv: i64, start: &str) -> String {
-    let t = ContinueToken { v: "meta.k8s.io/v1".into(), rv, start: start.into() };
+    let t = ContinueToken {
+        v: "meta.k8s.io/v1".into(),
+        rv,
+        start: start.into(),
+    };
     base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&t).unwrap_or_default())
 }
 
@@ -68,7 +72,9 @@ pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resul
     let (items, rv, more) = if let Some(tok) = &ctx.query.continue_token {
         let t = decode_continue(tok)?;
         if !t.start.starts_with(&prefix) {
-            return Err(ApiError::bad_request("continue key is not valid: it is for another list"));
+            return Err(ApiError::bad_request(
+                "continue key is not valid: it is for another list",
+            ));
         }
         from_store(api, &prefix, t.rv, Some(t.start), limit, &filter).await?
     } else if let (true, Some(rv)) = (exact, ctx.query.resource_version.as_deref()) {
@@ -80,26 +86,41 @@ pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resul
             // "0": any version is fine; serve what the cache has without waiting.
             Some("0") => {}
             Some(rv) => {
-                let rv = crate::meta::parse_rv(rv)
-                    .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?;
+                let rv = crate::meta::parse_rv(rv).ok_or_else(|| {
+                    ApiError::bad_request(format!("invalid resourceVersion {rv:?}"))
+                })?;
                 api.cache.wait_for(rv).await?
             }
             None => api.cache.sync().await?,
         }
         api.cache.list(&prefix, None, limit, |o| filter.matches(o))
     };
-    let cont = if more { items.last().map(|o| encode_continue(rv, &o.key)) } else { None };
+    let cont = if more {
+        items.last().map(|o| encode_continue(rv, &o.key))
+    } else {
+        None
+    };
     Ok(match ctx.want {
         Want::Table => response::json(200, &table::table(res, &items, ctx, Some((rv, cont)))),
         Want::Metadata => {
-            let items: Vec<Value> = items.iter().map(|o| {
-                let mut m = partial_metadata(res, o);
-                if let Some(obj) = m.as_object_mut() { obj.remove("__gvk"); }
-                m
-            }).collect();
+            let items: Vec<Value> = items
+                .iter()
+                .map(|o| {
+                    let mut m = partial_metadata(res, o);
+                    if let Some(obj) = m.as_object_mut() {
+                        obj.remove("__gvk");
+                    }
+                    m
+                })
+                .collect();
             let mut meta = json!({"resourceVersion": rv.to_string()});
-            if let Some(c) = cont { meta["continue"] = json!(c); }
-            response::json(200, &json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta, "items": items}))
+            if let Some(c) = cont {
+                meta["continue"] = json!(c);
+            }
+            response::json(
+                200,
+                &json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta, "items": items}),
+            )
         }
         Want::Object => response::raw(200, list_bytes(res, &items, rv, cont.as_deref())),
     })
@@ -146,7 +167,12 @@ async fn from_store(
 }
 
 /// `{"kind":"XList",...,"items":[raw,raw,...]}` without re-encoding the items.
-fn list_bytes(res: &ResourceInfo, items: &[Arc<CachedObject>], rv: i64, cont: Option<&str>) -> Bytes {
+fn list_bytes(
+    res: &ResourceInfo,
+    items: &[Arc<CachedObject>],
+    rv: i64,
+    cont: Option<&str>,
+) -> Bytes {
     let mut meta = json!({"resourceVersion": rv.to_string()});
     if let Some(c) = cont {
         meta["continue"] = json!(c);

@@ -15,11 +15,13 @@ use crate::request::{decode_body, BodyFormat};
 use crate::Api;
 
 fn pointer(path: &str) -> String {
-    path.trim_start_matches('.').split('.').fold(String::new(), |mut acc, p| {
-        acc.push('/');
-        acc.push_str(p);
-        acc
-    })
+    path.trim_start_matches('.')
+        .split('.')
+        .fold(String::new(), |mut acc, p| {
+            acc.push('/');
+            acc.push_str(p);
+            acc
+        })
 }
 
 fn selector_string(spec: &ScaleSpec, obj: &Value) -> Option<String> {
@@ -29,12 +31,19 @@ fn selector_string(spec: &ScaleSpec, obj: &Value) -> Option<String> {
             let mut parts: Vec<String> = sel
                 .get("matchLabels")
                 .and_then(Value::as_object)
-                .map(|m| m.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or(""))).collect())
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                        .collect()
+                })
                 .unwrap_or_default();
             if let Some(exprs) = sel.get("matchExpressions").and_then(Value::as_array) {
                 for e in exprs {
                     let key = e["key"].as_str().unwrap_or("");
-                    let vals: Vec<&str> = e["values"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                    let vals: Vec<&str> = e["values"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(Value::as_str).collect())
+                        .unwrap_or_default();
                     parts.push(match e["operator"].as_str().unwrap_or("") {
                         "In" => format!("{key} in ({})", vals.join(",")),
                         "NotIn" => format!("{key} notin ({})", vals.join(",")),
@@ -45,7 +54,10 @@ fn selector_string(spec: &ScaleSpec, obj: &Value) -> Option<String> {
             }
             Some(parts.join(","))
         }
-        Some(p) => obj.pointer(&pointer(p)).and_then(Value::as_str).map(String::from),
+        Some(p) => obj
+            .pointer(&pointer(p))
+            .and_then(Value::as_str)
+            .map(String::from),
         None => None,
     }
 }
@@ -72,16 +84,29 @@ fn to_scale(res: &ResourceInfo, spec: &ScaleSpec, obj: &Value) -> Value {
 }
 
 fn spec_of(res: &ResourceInfo) -> Result<&ScaleSpec> {
-    res.scale.as_ref().ok_or_else(|| ApiError::unknown_path("scale"))
+    res.scale
+        .as_ref()
+        .ok_or_else(|| ApiError::unknown_path("scale"))
 }
 
 /// GET …/scale.
 pub(super) fn get(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
-    let o = api.cache.get(&object_key(ctx, res)?).ok_or_else(|| not_found(ctx, res))?;
-    Ok(response::json(200, &to_scale(res, spec_of(res)?, &o.value())))
+    let o = api
+        .cache
+        .get(&object_key(ctx, res)?)
+        .ok_or_else(|| not_found(ctx, res))?;
+    Ok(response::json(
+        200,
+        &to_scale(res, spec_of(res)?, &o.value()),
+    ))
 }
 
-async fn write_replicas(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, mut desired: impl FnMut(&Value) -> Result<(i64, Option<String>)>) -> Result<Response<Body>> {
+async fn write_replicas(
+    api: &Arc<Api>,
+    ctx: &Ctx,
+    res: &ResourceInfo,
+    mut desired: impl FnMut(&Value) -> Result<(i64, Option<String>)>,
+) -> Result<Response<Body>> {
     let spec = spec_of(res)?.clone();
     let key = object_key(ctx, res)?;
     let name = ctx.info.name.clone().unwrap_or_default();
@@ -91,7 +116,15 @@ async fn write_replicas(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, mut desir
     let outcome = guaranteed_update(api, res, &key, &name, ctx.query.dry_run, |old| {
         let (replicas, rv) = desired(&to_scale(res, &spec, old))?;
         if replicas < 0 {
-            return Err(ApiError::invalid("Scale", &name, "autoscaling", vec![("spec.replicas".into(), format!("Invalid value: {replicas}: must be greater than or equal to 0"))]));
+            return Err(ApiError::invalid(
+                "Scale",
+                &name,
+                "autoscaling",
+                vec![(
+                    "spec.replicas".into(),
+                    format!("Invalid value: {replicas}: must be greater than or equal to 0"),
+                )],
+            ));
         }
         let mut new = old.clone();
         let p = pointer(&spec.spec_replicas_path);
@@ -100,7 +133,11 @@ async fn write_replicas(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, mut desir
             Some(Value::Object(m)) => {
                 m.insert(leaf.to_string(), json!(replicas));
             }
-            _ => return Err(ApiError::internal(format!("object has no {parent} to scale"))),
+            _ => {
+                return Err(ApiError::internal(format!(
+                    "object has no {parent} to scale"
+                )))
+            }
         }
         if let Some(rv) = rv {
             crate::meta::set_meta(&mut new, "resourceVersion", json!(rv));
@@ -109,7 +146,9 @@ async fn write_replicas(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, mut desir
     })
     .await?;
     let obj = match outcome {
-        Outcome::Written(r) | Outcome::Deleted(r) => serde_json::from_slice(&r.value).unwrap_or(Value::Null),
+        Outcome::Written(r) | Outcome::Deleted(r) => {
+            serde_json::from_slice(&r.value).unwrap_or(Value::Null)
+        }
         Outcome::Unchanged(c) => c.value(),
         Outcome::DryRun(v) => v,
     };
@@ -117,10 +156,23 @@ async fn write_replicas(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, mut desir
 }
 
 /// PUT …/scale.
-pub(super) async fn update(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
-    let body = decode_body(BodyFormat::from_content_type(ctx.content_type.as_deref())?, &ctx.body)?;
-    let replicas = body.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(0);
-    let rv = body.pointer("/metadata/resourceVersion").and_then(Value::as_str).map(String::from);
+pub(super) async fn update(
+    api: &Arc<Api>,
+    ctx: &Ctx,
+    res: &ResourceInfo,
+) -> Result<Response<Body>> {
+    let body = decode_body(
+        BodyFormat::from_content_type(ctx.content_type.as_deref())?,
+        &ctx.body,
+    )?;
+    let replicas = body
+        .pointer("/spec/replicas")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let rv = body
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .map(String::from);
     write_replicas(api, ctx, res, |_| Ok((replicas, rv.clone()))).await
 }
 
@@ -130,8 +182,14 @@ pub(super) async fn patch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resu
     let patch = decode_body(format, &ctx.body)?;
     write_replicas(api, ctx, res, |scale| {
         let patched = api.apply_patch_document(res, format, scale, &patch)?;
-        let replicas = patched.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(0);
-        let rv = patch.pointer("/metadata/resourceVersion").and_then(Value::as_str).map(String::from);
+        let replicas = patched
+            .pointer("/spec/replicas")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        let rv = patch
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            .map(String::from);
         Ok((replicas, rv))
     })
     .await

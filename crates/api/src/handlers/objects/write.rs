@@ -36,7 +36,11 @@ fn render(mut obj: Value) -> flotilla_store::Render {
 }
 
 fn target<'a>(res: &'a ResourceInfo, name: &'a str) -> Target<'a> {
-    Target { group: &res.group, resource: &res.plural, name }
+    Target {
+        group: &res.group,
+        resource: &res.plural,
+        name,
+    }
 }
 
 fn body_object(ctx: &Ctx) -> Result<Value> {
@@ -48,7 +52,9 @@ fn body_object(ctx: &Ctx) -> Result<Value> {
     }
     let v = decode_body(format, &ctx.body)?;
     if !v.is_object() {
-        return Err(ApiError::bad_request("the request body must be a JSON object"));
+        return Err(ApiError::bad_request(
+            "the request body must be a JSON object",
+        ));
     }
     Ok(v)
 }
@@ -91,10 +97,16 @@ fn validate_name(res: &ResourceInfo, name: &str) -> Option<String> {
 
 /// Namespaced writes need an existing namespace that isn't being deleted.
 fn check_namespace(api: &Api, res: &ResourceInfo, ns: Option<&str>) -> Result<()> {
-    let Some(ns) = ns.filter(|_| res.namespaced) else { return Ok(()) };
+    let Some(ns) = ns.filter(|_| res.namespaced) else {
+        return Ok(());
+    };
     let nskey = format!("/registry/core/namespaces/{ns}");
     let Some(n) = api.cache.get(&nskey) else {
-        return Err(ApiError::not_found(Target { group: "", resource: "namespaces", name: ns }));
+        return Err(ApiError::not_found(Target {
+            group: "",
+            resource: "namespaces",
+            name: ns,
+        }));
     };
     if n.value().pointer("/metadata/deletionTimestamp").is_some() {
         return Err(ApiError::forbidden(format!(
@@ -109,11 +121,17 @@ const GENERATE_CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 fn generate_suffix() -> String {
     use rand::Rng;
     let mut rng = rand::thread_rng();
-    (0..5).map(|_| GENERATE_CHARS[rng.gen_range(0..GENERATE_CHARS.len())] as char).collect()
+    (0..5)
+        .map(|_| GENERATE_CHARS[rng.gen_range(0..GENERATE_CHARS.len())] as char)
+        .collect()
 }
 
 /// POST: create an object.
-pub(super) async fn create(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
+pub(super) async fn create(
+    api: &Arc<Api>,
+    ctx: &Ctx,
+    res: &ResourceInfo,
+) -> Result<Response<Body>> {
     let mut obj = body_object(ctx)?;
     check_type(res, &mut obj)?;
     let ns = ctx.info.object_namespace();
@@ -158,15 +176,27 @@ pub(crate) async fn commit_create(
 ) -> Result<Outcome> {
     let ns = meta_str(&obj, "namespace").map(String::from);
     let generate = meta_str(&obj, "generateName").map(String::from);
-    let given = meta_str(&obj, "name").map(String::from).filter(|n| !n.is_empty());
+    let given = meta_str(&obj, "name")
+        .map(String::from)
+        .filter(|n| !n.is_empty());
     if given.is_none() && generate.is_none() {
-        return Err(ApiError::invalid(&res.kind, "", &res.group, vec![(
-            "metadata.name".into(),
-            "Required value: name or generateName is required".into(),
-        )]));
+        return Err(ApiError::invalid(
+            &res.kind,
+            "",
+            &res.group,
+            vec![(
+                "metadata.name".into(),
+                "Required value: name or generateName is required".into(),
+            )],
+        ));
     }
     check_namespace(api, res, ns.as_deref())?;
-    for key in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+    for key in [
+        "resourceVersion",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "selfLink",
+    ] {
         remove_meta(&mut obj, key);
     }
     set_meta(&mut obj, "uid", json!(uuid::Uuid::new_v4().to_string()));
@@ -189,7 +219,15 @@ pub(crate) async fn commit_create(
             (None, None) => unreachable!("checked above"),
         };
         if let Some(msg) = validate_name(res, &name) {
-            return Err(ApiError::invalid(&res.kind, &name, &res.group, vec![("metadata.name".into(), format!("Invalid value: {name:?}: {msg}"))]));
+            return Err(ApiError::invalid(
+                &res.kind,
+                &name,
+                &res.group,
+                vec![(
+                    "metadata.name".into(),
+                    format!("Invalid value: {name:?}: {msg}"),
+                )],
+            ));
         }
         set_meta(&mut obj, "name", json!(name));
         if dry_run {
@@ -198,14 +236,19 @@ pub(crate) async fn commit_create(
         let key = res.key(ns.as_deref(), &name);
         match api.store.create(&key, render(obj.clone())).await {
             Ok(r) => return Ok(Outcome::Written(r)),
-            Err(flotilla_store::Error::AlreadyExists { .. }) if given.is_none() && attempt < 7 => continue,
+            Err(flotilla_store::Error::AlreadyExists { .. }) if given.is_none() && attempt < 7 => {
+                continue
+            }
             Err(flotilla_store::Error::AlreadyExists { .. }) => {
                 return Err(ApiError::already_exists(target(res, &name)))
             }
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::already_exists(target(res, generate.as_deref().unwrap_or(""))))
+    Err(ApiError::already_exists(target(
+        res,
+        generate.as_deref().unwrap_or(""),
+    )))
 }
 
 /// Read-modify-write with compare-and-swap, retried on conflicts the client didn't ask for.
@@ -254,7 +297,10 @@ where
 {
     api.cache.sync().await?;
     for _ in 0..32 {
-        let cur = api.cache.get(key).ok_or_else(|| ApiError::not_found(target(res, name)))?;
+        let cur = api
+            .cache
+            .get(key)
+            .ok_or_else(|| ApiError::not_found(target(res, name)))?;
         let old = cur.value();
         let mut new = change(&old)?;
         let cur_rv = cur.mod_revision.to_string();
@@ -274,7 +320,14 @@ where
         let owned: &[&str] = if system {
             &["uid", "creationTimestamp", "name", "namespace"]
         } else {
-            &["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "name", "namespace"]
+            &[
+                "uid",
+                "creationTimestamp",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "name",
+                "namespace",
+            ]
         };
         for f in owned.iter().copied() {
             match old.pointer(&format!("/metadata/{f}")) {
@@ -285,8 +338,15 @@ where
             }
         }
         set_meta(&mut new, "resourceVersion", json!(cur_rv));
-        let gen = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(1);
-        let gen = if meta::spec_changed(&old, &new) { gen + 1 } else { gen };
+        let gen = old
+            .pointer("/metadata/generation")
+            .and_then(Value::as_i64)
+            .unwrap_or(1);
+        let gen = if meta::spec_changed(&old, &new) {
+            gen + 1
+        } else {
+            gen
+        };
         set_meta(&mut new, "generation", json!(gen));
         if new == old {
             return Ok(Outcome::Unchanged(cur));
@@ -295,10 +355,19 @@ where
         if dry_run {
             return Ok(Outcome::DryRun(new));
         }
-        let result = if terminating && meta::finalizers(&new).is_empty() && !crate::lifecycle::has_spec_finalizers(res, &new) {
-            api.store.delete(key, cur.mod_revision, render(new)).await.map(Outcome::Deleted)
+        let result = if terminating
+            && meta::finalizers(&new).is_empty()
+            && !crate::lifecycle::has_spec_finalizers(res, &new)
+        {
+            api.store
+                .delete(key, cur.mod_revision, render(new))
+                .await
+                .map(Outcome::Deleted)
         } else {
-            api.store.update(key, cur.mod_revision, render(new)).await.map(Outcome::Written)
+            api.store
+                .update(key, cur.mod_revision, render(new))
+                .await
+                .map(Outcome::Written)
         };
         match result {
             Ok(o) => return Ok(o),
@@ -318,13 +387,18 @@ where
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::conflict(target(res, name), "too many concurrent writers; try again"))
+    Err(ApiError::conflict(
+        target(res, name),
+        "too many concurrent writers; try again",
+    ))
 }
 
 /// Respond with what an update produced.
 pub(crate) fn outcome_response(res: &ResourceInfo, o: Outcome) -> Response<Body> {
     match o {
-        Outcome::Written(r) | Outcome::Deleted(r) => response::raw(200, output_bytes(res, &r.value)),
+        Outcome::Written(r) | Outcome::Deleted(r) => {
+            response::raw(200, output_bytes(res, &r.value))
+        }
         Outcome::Unchanged(c) => response::raw(200, output(res, &c)),
         Outcome::DryRun(v) => response::json(200, &output_value(res, v)),
     }
@@ -333,7 +407,12 @@ pub(crate) fn outcome_response(res: &ResourceInfo, o: Outcome) -> Response<Body>
 /// What an update of `sub` may change: the main resource leaves status alone, the status
 /// subresource changes only status (and, as in Kubernetes, nothing of metadata but
 /// labels/annotations/finalizers/ownerReferences... none of them, in fact: only status).
-pub(crate) fn merge_for_subresource(res: &ResourceInfo, sub: Option<&str>, old: &Value, mut new: Value) -> Value {
+pub(crate) fn merge_for_subresource(
+    res: &ResourceInfo,
+    sub: Option<&str>,
+    old: &Value,
+    mut new: Value,
+) -> Value {
     match sub {
         None if res.status => {
             match old.get("status") {
@@ -363,7 +442,10 @@ pub(crate) fn merge_for_subresource(res: &ResourceInfo, sub: Option<&str>, old: 
         }
         Some("finalize") => {
             let mut out = old.clone();
-            out["spec"]["finalizers"] = new.pointer("/spec/finalizers").cloned().unwrap_or(json!([]));
+            out["spec"]["finalizers"] = new
+                .pointer("/spec/finalizers")
+                .cloned()
+                .unwrap_or(json!([]));
             out
         }
         _ => new,
@@ -371,7 +453,12 @@ pub(crate) fn merge_for_subresource(res: &ResourceInfo, sub: Option<&str>, old: 
 }
 
 /// PUT.
-pub(super) async fn update(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, sub: Option<&str>) -> Result<Response<Body>> {
+pub(super) async fn update(
+    api: &Arc<Api>,
+    ctx: &Ctx,
+    res: &ResourceInfo,
+    sub: Option<&str>,
+) -> Result<Response<Body>> {
     let mut obj = body_object(ctx)?;
     check_type(res, &mut obj)?;
     let key = object_key(ctx, res)?;
@@ -394,18 +481,30 @@ pub(super) async fn update(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, sub: O
         Ok(new)
     })
     .await?;
-    Ok(response::with_warnings(outcome_response(res, outcome), &warnings))
+    Ok(response::with_warnings(
+        outcome_response(res, outcome),
+        &warnings,
+    ))
 }
 
 /// PATCH (JSON patch, merge patch, strategic merge patch, server-side apply).
-pub(super) async fn patch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, sub: Option<&str>) -> Result<Response<Body>> {
+pub(super) async fn patch(
+    api: &Arc<Api>,
+    ctx: &Ctx,
+    res: &ResourceInfo,
+    sub: Option<&str>,
+) -> Result<Response<Body>> {
     let format = BodyFormat::from_content_type(ctx.content_type.as_deref())?;
     if !format.is_patch() {
         return Err(ApiError::unsupported_media_type(format!(
             "the body of the request was in an unknown format - accepted media types include: \
              application/json-patch+json, application/merge-patch+json, \
              application/apply-patch+yaml{}",
-            if res.custom { "" } else { ", application/strategic-merge-patch+json" }
+            if res.custom {
+                ""
+            } else {
+                ", application/strategic-merge-patch+json"
+            }
         )));
     }
     if format == BodyFormat::StrategicMergePatch && res.custom {
@@ -419,7 +518,9 @@ pub(super) async fn patch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo, sub: Op
     let name = ctx.info.name.clone().unwrap_or_default();
     let manager = ctx.field_manager();
     if format == BodyFormat::ApplyPatch {
-        return api.server_side_apply(ctx, res, sub, &key, &name, patch).await;
+        return api
+            .server_side_apply(ctx, res, sub, &key, &name, patch)
+            .await;
     }
     if api.cache.get(&key).is_none() {
         return Err(not_found(ctx, res));

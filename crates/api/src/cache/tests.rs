@@ -1,0 +1,122 @@
+//! The watch cache against a real SQLite store in a temp dir.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::*;
+
+fn obj(name: &str, labels: &str, rev: i64) -> Bytes {
+    Bytes::from(format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"ns","resourceVersion":"{rev}","labels":{{{labels}}}}}}}"#
+    ))
+}
+
+async fn setup() -> (tempfile::TempDir, Store, Arc<Cache>) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&format!("sqlite:{}", dir.path().join("db").display()))
+        .await
+        .unwrap();
+    let cache = Cache::start(store.clone()).await.unwrap();
+    (dir, store, cache)
+}
+
+async fn put(store: &Store, name: &str, labels: &'static str) -> i64 {
+    let n = name.to_string();
+    store
+        .create(
+            &format!("/registry/core/configmaps/ns/{name}"),
+            Box::new(move |rev| obj(&n, labels, rev)),
+        )
+        .await
+        .unwrap()
+        .mod_revision
+}
+
+#[tokio::test]
+async fn reads_are_consistent_after_writes() {
+    let (_d, store, cache) = setup().await;
+    let rev = put(&store, "a", r#""app":"web""#).await;
+    cache.sync().await.unwrap();
+    let o = cache
+        .get("/registry/core/configmaps/ns/a")
+        .expect("visible after sync");
+    assert_eq!(o.mod_revision, rev);
+    assert_eq!(o.label("app"), Some("web"));
+    assert_eq!(o.namespace.as_deref(), Some("ns"));
+}
+
+#[tokio::test]
+async fn subscribe_replays_history_then_goes_live() {
+    let (_d, store, cache) = setup().await;
+    let r1 = put(&store, "a", "").await;
+    put(&store, "b", "").await;
+    cache.sync().await.unwrap();
+    let mut sub = cache
+        .subscribe("/registry/core/configmaps/ns/", Some(r1))
+        .unwrap();
+    assert_eq!(sub.replay.len(), 1, "only what came after r1");
+    assert_eq!(sub.replay[0].object.name, "b");
+    put(&store, "c", "").await;
+    let live = tokio::time::timeout(Duration::from_secs(5), sub.live.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(live.object.name, "c");
+    assert_eq!(live.kind, ChangeKind::Added);
+}
+
+#[tokio::test]
+async fn current_state_subscription_lists_only_the_prefix() {
+    let (_d, store, cache) = setup().await;
+    put(&store, "a", "").await;
+    store
+        .create(
+            "/registry/core/secrets/ns/s",
+            Box::new(|rev| obj("s", "", rev)),
+        )
+        .await
+        .unwrap();
+    cache.sync().await.unwrap();
+    let sub = cache.subscribe("/registry/core/configmaps/", None).unwrap();
+    let names: Vec<&str> = sub.replay.iter().map(|c| c.object.name.as_str()).collect();
+    assert_eq!(names, vec!["a"]);
+    assert_eq!(cache.count("/registry/core/"), 2);
+}
+
+#[tokio::test]
+async fn too_old_resource_version_is_gone() {
+    let (_d, store, _) = setup().await;
+    put(&store, "a", "").await;
+    // A cache that starts now has history only from its start.
+    let cache = Cache::start(store.clone()).await.unwrap();
+    let err = cache
+        .subscribe("/registry/", Some(0))
+        .err()
+        .expect("history before start is gone");
+    assert_eq!(err.code, 410);
+}
+
+#[tokio::test]
+async fn list_pages_and_filters() {
+    let (_d, store, cache) = setup().await;
+    for n in ["a", "b", "c", "d"] {
+        put(&store, n, r#""k":"v""#).await;
+    }
+    cache.sync().await.unwrap();
+    let (page, _, more) = cache.list("/registry/core/configmaps/ns/", None, Some(3), |_| true);
+    assert_eq!(page.len(), 3);
+    assert!(more);
+    let (rest, _, more) = cache.list(
+        "/registry/core/configmaps/ns/",
+        Some(&page[2].key),
+        Some(3),
+        |_| true,
+    );
+    assert_eq!(rest.len(), 1);
+    assert!(!more);
+    let (odd, _, _) = cache.list("/registry/core/configmaps/ns/", None, None, |o| {
+        o.name == "b" || o.name == "d"
+    });
+    assert_eq!(odd.len(), 2);
+}
