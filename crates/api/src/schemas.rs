@@ -13,19 +13,24 @@ use crate::meta::now_rfc3339;
 use crate::schema::lookup::{NoSchema, SchemaLookup};
 
 use crate::error::{ApiError, Result};
-use crate::handlers::Ctx;
+use crate::handlers::{response, Ctx};
+use crate::openapi::OpenApi;
 use crate::registry::{ResourceInfo, Snapshot};
 use crate::request::{BodyFormat, FieldValidation};
 use crate::Api;
 
 /// Schemas of every served kind.
 #[derive(Default)]
-pub struct Schemas {}
+pub struct Schemas {
+    openapi: OpenApi,
+}
 
 impl Schemas {
     /// Schemas of the built-in kinds.
     pub fn new() -> Schemas {
-        Schemas {}
+        Schemas {
+            openapi: OpenApi::new(),
+        }
     }
 
     /// Validate against the kind's schema; unknown fields per `level`.
@@ -92,31 +97,52 @@ impl Schemas {
 
     /// The schema definition name for a kind.
     pub fn root_type(&self, res: &ResourceInfo) -> String {
-        let _ = res;
-        String::new()
+        self.openapi
+            .root(&res.group, &res.version, &res.kind)
+            .unwrap_or_default()
     }
 
-    /// `/openapi/v2`.
+    /// `/openapi/v2` (JSON, or gnostic protobuf when the client asks for it).
     pub fn openapi_v2(&self, snap: &Snapshot, accept: Option<&str>) -> Result<Response<Body>> {
-        let _ = (snap, accept);
-        Err(ApiError::unknown_path("/openapi/v2"))
+        let docs = self.openapi.documents(snap);
+        let wants_pb = accept.is_some_and(|a| {
+            crate::protobuf::OPENAPI_V2_PROTOBUF_MEDIA_TYPES
+                .iter()
+                .any(|t| a.contains(t))
+        });
+        Ok(if wants_pb && !docs.v2_protobuf.is_empty() {
+            response::raw_typed(
+                200,
+                docs.v2_protobuf.clone(),
+                crate::protobuf::OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
+            )
+        } else {
+            response::raw(200, docs.v2.clone())
+        })
     }
 
     /// `/openapi/v3`.
     pub fn openapi_v3_index(&self, snap: &Snapshot) -> Result<Response<Body>> {
-        let _ = snap;
-        Err(ApiError::unknown_path("/openapi/v3"))
+        Ok(response::raw(
+            200,
+            self.openapi.documents(snap).v3_index.clone(),
+        ))
     }
 
     /// `/openapi/v3/<gv>`.
     pub fn openapi_v3(&self, snap: &Snapshot, path: &str) -> Result<Response<Body>> {
-        let _ = snap;
-        Err(ApiError::unknown_path(path))
+        let docs = self.openapi.documents(snap);
+        let doc = docs
+            .v3
+            .get(path.trim_matches('/'))
+            .cloned()
+            .ok_or_else(|| ApiError::unknown_path(&format!("/openapi/v3/{path}")))?;
+        Ok(response::raw(200, doc))
     }
 
     /// Replace the set of CRD schemas.
     pub fn set_crds(&self, crds: &[Value]) {
-        let _ = crds;
+        self.openapi.set_crds(crds);
     }
 }
 

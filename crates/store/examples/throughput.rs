@@ -64,5 +64,12 @@ async fn main() {
         "{backend}: {tasks} tasks x {per_task} creates of 1 KiB = {total} writes in {:.2}s: {rate:.0} creates/s",
         elapsed.as_secs_f64()
     );
+    let wal = dir.path().join("bench.db-wal");
+    if let Ok(meta) = std::fs::metadata(&wal) {
+        println!(
+            "  SQLite WAL file at the end: {:.1} MiB",
+            meta.len() as f64 / 1048576.0
+        );
+    }
     store.close().await;
 }

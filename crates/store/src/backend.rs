@@ -7,7 +7,7 @@
 //! contract logic (closing, watch replay and catch-up, auto compaction) lives above it, once.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use async_trait::async_trait;
 use parking_lot::Mutex;
@@ -56,11 +56,33 @@ pub(crate) struct Shared {
     events: Mutex<Option<broadcast::Sender<Arc<[Event]>>>>,
 }
 
-/// What the writer owns: its request queue and the signal that it has stopped (dropped when
-/// the writer returns).
+/// What the writer owns: its request queue, the signal that it has stopped (dropped when the
+/// writer returns), and where it reports commits.
 pub(crate) struct WriterEnd {
     pub requests: mpsc::Receiver<Request>,
     pub done: watch::Sender<()>,
+    pub report: Reporter,
+}
+
+/// The writer's weak link to [`Shared`]. Weak, so that dropping every handle on a store that
+/// was never closed drops the request sender, which lets the writer drain and stop instead
+/// of leaking its thread and connection.
+pub(crate) struct Reporter(Weak<Shared>);
+
+impl Reporter {
+    /// After a commit: advance the counter, then wake live watchers.
+    pub(crate) fn committed(&self, last: Revision, events: Vec<Event>) {
+        if let Some(shared) = self.0.upgrade() {
+            shared.committed(last, events);
+        }
+    }
+
+    /// After a compaction commits.
+    pub(crate) fn compacted_to(&self, revision: Revision) {
+        if let Some(shared) = self.0.upgrade() {
+            shared.compacted_to(revision);
+        }
+    }
 }
 
 impl Shared {
@@ -77,7 +99,15 @@ impl Shared {
             writer_done,
             events: Mutex::new(Some(events)),
         });
-        (shared, WriterEnd { requests, done })
+        let report = Reporter(Arc::downgrade(&shared));
+        (
+            shared,
+            WriterEnd {
+                requests,
+                done,
+                report,
+            },
+        )
     }
 
     pub(crate) fn revision(&self) -> Revision {
@@ -115,8 +145,7 @@ impl Shared {
             .map(broadcast::Sender::subscribe)
     }
 
-    /// Called by the writer after a commit: advance the counter, then wake live watchers.
-    pub(crate) fn committed(&self, last: Revision, events: Vec<Event>) {
+    fn committed(&self, last: Revision, events: Vec<Event>) {
         if events.is_empty() {
             return;
         }
@@ -127,8 +156,7 @@ impl Shared {
         }
     }
 
-    /// Called by the writer after a compaction commits.
-    pub(crate) fn compacted_to(&self, revision: Revision) {
+    fn compacted_to(&self, revision: Revision) {
         self.compacted.fetch_max(revision, Ordering::AcqRel);
     }
 
@@ -141,5 +169,20 @@ impl Shared {
         // Resolves with Err when the writer drops its end, i.e. when it has returned.
         while done.changed().await.is_ok() {}
         drop(self.events.lock().take());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn dropping_every_handle_ends_the_writer_queue() {
+        let (shared, mut end) = Shared::new(0, 0);
+        drop(shared);
+        assert!(
+            end.requests.recv().await.is_none(),
+            "the writer would wait forever"
+        );
     }
 }

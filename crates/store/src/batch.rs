@@ -137,80 +137,84 @@ pub(crate) fn plan(base: Revision, ops: Vec<Op>, mut current: HashMap<String, Re
         last: base,
     };
     for op in ops {
+        let next = p.last + 1;
         let result = match op {
-            Op::Create { key, render } => match current.get(&key) {
-                Some(_) => Err(Error::AlreadyExists { key }),
-                None => render_at(&key, p.last + 1, render).map(|value| {
-                    p.last += 1;
-                    let rec = Record {
-                        key: key.clone(),
-                        value: value.clone(),
-                        create_revision: p.last,
-                        mod_revision: p.last,
-                    };
-                    p.log.push(LogEntry {
-                        event: event(&rec, EventKind::Put, None),
-                        prev_mod_revision: None,
-                    });
-                    current.insert(key.clone(), rec.clone());
-                    p.rows.insert(key, Some(rec.clone()));
-                    rec
-                }),
-            },
+            Op::Create { key, render } if current.contains_key(&key) => {
+                drop(render);
+                Err(Error::AlreadyExists { key })
+            }
+            Op::Create { key, render } => render_at(&key, next, render)
+                .map(|value| p.apply(&mut current, key, EventKind::Put, value, None)),
             Op::Update {
                 key,
                 expected,
                 render,
-            } => {
-                let cur = checked(&current, &key, expected);
-                cur.and_then(|cur| {
-                    render_at(&key, p.last + 1, render).map(|value| {
-                        p.last += 1;
-                        let rec = Record {
-                            key: key.clone(),
-                            value,
-                            create_revision: cur.create_revision,
-                            mod_revision: p.last,
-                        };
-                        p.log.push(LogEntry {
-                            event: event(&rec, EventKind::Put, Some(cur.value)),
-                            prev_mod_revision: Some(cur.mod_revision),
-                        });
-                        current.insert(key.clone(), rec.clone());
-                        p.rows.insert(key, Some(rec.clone()));
-                        rec
-                    })
-                })
-            }
+            } => checked(&current, &key, expected).and_then(|prev| {
+                render_at(&key, next, render)
+                    .map(|value| p.apply(&mut current, key, EventKind::Put, value, Some(prev)))
+            }),
             Op::Delete {
                 key,
                 expected,
                 render,
-            } => {
-                let cur = checked(&current, &key, expected);
-                cur.and_then(|cur| {
-                    render_at(&key, p.last + 1, render).map(|tombstone| {
-                        p.last += 1;
-                        let rec = Record {
-                            key: key.clone(),
-                            value: tombstone,
-                            create_revision: cur.create_revision,
-                            mod_revision: p.last,
-                        };
-                        p.log.push(LogEntry {
-                            event: event(&rec, EventKind::Delete, Some(cur.value)),
-                            prev_mod_revision: Some(cur.mod_revision),
-                        });
-                        current.remove(&key);
-                        p.rows.insert(key, None);
-                        rec
-                    })
+            } => checked(&current, &key, expected).and_then(|prev| {
+                render_at(&key, next, render).map(|tombstone| {
+                    p.apply(&mut current, key, EventKind::Delete, tombstone, Some(prev))
                 })
-            }
+            }),
         };
         p.results.push(result);
     }
     p
+}
+
+impl Plan {
+    /// Record a write whose precondition held at the next revision; `prev` is the key's
+    /// record before it (`None` for a create). Returns the written (or tombstone) record.
+    fn apply(
+        &mut self,
+        current: &mut HashMap<String, Record>,
+        key: String,
+        kind: EventKind,
+        value: Bytes,
+        prev: Option<Record>,
+    ) -> Record {
+        self.last += 1;
+        let create_revision = prev.as_ref().map_or(self.last, |p| p.create_revision);
+        let rec = Record {
+            key,
+            value,
+            create_revision,
+            mod_revision: self.last,
+        };
+        let (prev_value, prev_mod_revision) = match prev {
+            Some(p) => (Some(p.value), Some(p.mod_revision)),
+            None => (None, None),
+        };
+        let event = Event {
+            revision: self.last,
+            key: rec.key.clone(),
+            kind,
+            value: rec.value.clone(),
+            prev_value,
+            create_revision,
+        };
+        self.log.push(LogEntry {
+            event,
+            prev_mod_revision,
+        });
+        match kind {
+            EventKind::Put => {
+                current.insert(rec.key.clone(), rec.clone());
+                self.rows.insert(rec.key.clone(), Some(rec.clone()));
+            }
+            EventKind::Delete => {
+                current.remove(&rec.key);
+                self.rows.insert(rec.key.clone(), None);
+            }
+        }
+        rec
+    }
 }
 
 fn checked(current: &HashMap<String, Record>, key: &str, expected: Revision) -> Result<Record> {
@@ -223,17 +227,6 @@ fn checked(current: &HashMap<String, Record>, key: &str, expected: Revision) -> 
             key: key.to_owned(),
             current: Some(cur.clone()),
         }),
-    }
-}
-
-fn event(rec: &Record, kind: EventKind, prev_value: Option<Bytes>) -> Event {
-    Event {
-        revision: rec.mod_revision,
-        key: rec.key.clone(),
-        kind,
-        value: rec.value.clone(),
-        prev_value,
-        create_revision: rec.create_revision,
     }
 }
 

@@ -95,7 +95,7 @@ async fn within<T>(secs: u64, what: &str, f: impl Future<Output = T>) -> T {
 async fn collect_until(stream: &mut WatchStream, until: Revision) -> Vec<Event> {
     let mut out: Vec<Event> = Vec::new();
     within(60, "watch catching up", async {
-        while out.last().map_or(true, |e| e.revision < until) {
+        while out.last().is_none_or(|e| e.revision < until) {
             match stream.next().await {
                 Some(Ok(ev)) => out.push(ev),
                 Some(Err(e)) => panic!("watch failed after {} events: {e}", out.len()),

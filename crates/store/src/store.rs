@@ -124,8 +124,10 @@ impl Store {
     /// Events with revision > `from`, in revision order, none lost and none duplicated: first
     /// replayed from the event log, then live. Yields `Err(Compacted)` once and ends if history
     /// after `from` has been compacted away (also if a slow watcher falls behind a
-    /// compaction); yields `Err(Closed)` and ends when the store closes. Dropping the stream
-    /// unsubscribes.
+    /// compaction); yields `Err(Closed)` and ends when the store closes (events it had not
+    /// delivered by then are not; resume from the last one delivered after reopening).
+    /// Dropping the stream unsubscribes. The feed is process-local: it carries commits made
+    /// through this process's store.
     pub fn watch(&self, from: Revision) -> WatchStream {
         watch::watch(self.clone(), from)
     }
@@ -147,7 +149,8 @@ impl Store {
     /// page through a snapshot or resume a watch. The task stops when the returned handle is
     /// aborted, when the store is closed, or when every other handle on the store is dropped
     /// (it holds only a weak reference). Note that dropping a tokio `JoinHandle` detaches the
-    /// task rather than stopping it: call `abort()`.
+    /// task rather than stopping it: call `abort()`. A compaction already handed to the writer
+    /// when the task is aborted still completes.
     pub fn spawn_auto_compaction(&self, every: Duration) -> tokio::task::JoinHandle<()> {
         let weak = Arc::downgrade(&self.inner);
         tokio::spawn(async move {

@@ -19,7 +19,7 @@ use crate::{Error, Event, Result, Revision, Store};
 pub type WatchStream = Pin<Box<dyn Stream<Item = Result<Event>> + Send>>;
 
 /// Events read from the log per query while replaying.
-const REPLAY_PAGE: usize = 1000;
+const REPLAY_PAGE: usize = 256;
 
 enum Mode {
     Replay,

@@ -200,9 +200,10 @@ impl Registry {
     /// Replace the set of custom resources (called whenever the set of established CRDs changes).
     pub fn set_custom(&self, custom: Vec<ResourceInfo>) {
         let mut all = self.builtin.clone();
-        // Never let a CRD shadow a built-in resource.
+        // Never let a CRD shadow a built-in resource (a CRD's own versions share group/plural).
         for c in custom {
-            if !all
+            if !self
+                .builtin
                 .iter()
                 .any(|b| b.group == c.group && b.plural == c.plural)
             {
@@ -216,5 +217,32 @@ impl Registry {
 impl Default for Registry {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_served_crd_version_is_registered_but_builtins_cannot_be_shadowed() {
+        let reg = Registry::new();
+        let crd = serde_json::json!({"spec": {"group": "stable.example.com", "scope": "Namespaced",
+            "names": {"kind": "CronTab", "plural": "crontabs"},
+            "versions": [{"name": "v1", "served": true}, {"name": "v1beta1", "served": true}]}});
+        let shadow = serde_json::json!({"spec": {"group": "apps", "names": {"kind": "Fake", "plural": "deployments"},
+            "versions": [{"name": "v1", "served": true}]}});
+        let mut custom = crd::resources_for(&crd);
+        custom.extend(crd::resources_for(&shadow));
+        reg.set_custom(custom);
+        let snap = reg.snapshot();
+        assert!(snap.get("stable.example.com", "v1", "crontabs").is_some());
+        assert!(snap
+            .get("stable.example.com", "v1beta1", "crontabs")
+            .is_some());
+        assert_eq!(
+            snap.get("apps", "v1", "deployments").unwrap().kind,
+            "Deployment"
+        );
     }
 }

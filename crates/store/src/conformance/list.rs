@@ -175,8 +175,10 @@ pub(super) async fn history(url: String) {
             .wrapping_add(1442695040888963407);
         let key = format!("/h/{}", (seed >> 33) % 6);
         let tag = format!("w{i}");
+        // One in three writes to a present key deletes it.
+        let roll = (seed >> 40) % 3;
         let rec = match model.get(&key) {
-            Some(cur) if (seed >> 40) % 3 == 0 => {
+            Some(cur) if roll == 0 => {
                 let t = s
                     .delete(&key, cur.mod_revision, stamp(&tag))
                     .await

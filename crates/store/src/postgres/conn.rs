@@ -108,7 +108,6 @@ pub(super) async fn migrate(conn: &PgConn) -> Result<(Revision, Revision)> {
                  prev_mod_revision BIGINT,
                  create_revision BIGINT NOT NULL
              );
-             CREATE INDEX IF NOT EXISTS {EVENTS}_key_revision ON {EVENTS} (key, revision);
              CREATE TABLE IF NOT EXISTS {META} (
                  id INT PRIMARY KEY,
                  revision BIGINT NOT NULL,

@@ -40,7 +40,7 @@ impl Postgres {
             readers.push(PgConn::connect(&config).await?);
         }
         let (shared, end) = Shared::new(revision, compacted);
-        tokio::spawn(writer::run(writer, config.clone(), end, shared.clone()));
+        tokio::spawn(writer::run(writer, config.clone(), end));
         tracing::info!(revision, compacted, "opened PostgreSQL store");
         Ok(Postgres {
             shared,

@@ -10,27 +10,30 @@
 //! statement per table per group.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use tokio::sync::oneshot;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Config, Statement};
 
 use super::conn::{decode_key, PgConn, PgError};
-use crate::backend::{Shared, WriterEnd};
+use crate::backend::{Reporter, WriterEnd};
 use crate::batch::{self, Op, Plan, Step};
 use crate::sql::{EVENTS, KIND_DELETE, KIND_PUT, META, OBJECTS};
 use crate::{Error, EventKind, Record, Result, Revision};
 
 /// Run until every request sender is gone and the queue is drained.
-pub(super) async fn run(mut conn: PgConn, config: Config, end: WriterEnd, shared: Arc<Shared>) {
-    let WriterEnd { mut requests, done } = end;
+pub(super) async fn run(mut conn: PgConn, config: Config, end: WriterEnd) {
+    let WriterEnd {
+        mut requests,
+        done,
+        report,
+    } = end;
     while let Some(first) = requests.recv().await {
         for step in batch::steps(batch::drain(first, &mut requests)) {
             let open = conn.ensure_open(&config).await;
             match step {
                 Step::Writes(writes) => match open {
-                    Ok(()) => write_group(&mut conn, &shared, writes).await,
+                    Ok(()) => write_group(&mut conn, &report, writes).await,
                     Err(e) => {
                         let (_, replies): (Vec<_>, Vec<_>) = writes.into_iter().unzip();
                         let n = replies.len();
@@ -39,7 +42,7 @@ pub(super) async fn run(mut conn: PgConn, config: Config, end: WriterEnd, shared
                 },
                 Step::Compact(revision, reply) => {
                     let result = match open {
-                        Ok(()) => compact(&mut conn, &shared, revision).await,
+                        Ok(()) => compact(&mut conn, &report, revision).await,
                         Err(e) => Err(e),
                     };
                     let _ = reply.send(result);
@@ -54,7 +57,7 @@ pub(super) async fn run(mut conn: PgConn, config: Config, end: WriterEnd, shared
 
 async fn write_group(
     conn: &mut PgConn,
-    shared: &Shared,
+    report: &Reporter,
     writes: Vec<(Op, oneshot::Sender<Result<Record>>)>,
 ) {
     let keys = batch::keys(&writes);
@@ -63,7 +66,7 @@ async fn write_group(
     match commit_group(conn, &keys, ops).await {
         Ok(plan) => {
             let events = plan.log.into_iter().map(|e| e.event).collect();
-            shared.committed(plan.last, events);
+            report.committed(plan.last, events);
             batch::answer(replies, plan.results);
         }
         Err(e) => {
@@ -73,36 +76,55 @@ async fn write_group(
     }
 }
 
-/// The writer's statements, prepared once per connection.
-async fn statements(conn: &mut PgConn) -> Result<[Statement; 6], PgError> {
-    let sql = [
-        format!("SELECT revision FROM {META} WHERE id = 1 FOR UPDATE"),
-        format!(
-            "SELECT key, create_revision, mod_revision, value FROM {OBJECTS} WHERE key = ANY($1)"
-        ),
-        format!(
-            "INSERT INTO {OBJECTS} (key, create_revision, mod_revision, value) \
-             SELECT * FROM UNNEST($1::BYTEA[], $2::BIGINT[], $3::BIGINT[], $4::BYTEA[]) \
-             ON CONFLICT (key) DO UPDATE SET create_revision = excluded.create_revision, \
-               mod_revision = excluded.mod_revision, value = excluded.value"
-        ),
-        format!("DELETE FROM {OBJECTS} WHERE key = ANY($1)"),
-        format!(
-            "INSERT INTO {EVENTS} \
-             (revision, key, kind, value, prev_value, prev_mod_revision, create_revision) \
-             SELECT * FROM UNNEST($1::BIGINT[], $2::BYTEA[], $3::SMALLINT[], $4::BYTEA[], \
-                                  $5::BYTEA[], $6::BIGINT[], $7::BIGINT[])"
-        ),
-        format!("UPDATE {META} SET revision = revision + $1 WHERE id = 1 RETURNING revision"),
-    ];
-    let mut out = Vec::with_capacity(sql.len());
-    for s in &sql {
-        out.push(conn.prepared(s).await?);
-    }
-    // Six statements in, six out.
-    Ok(out
-        .try_into()
-        .unwrap_or_else(|_| unreachable!("prepared statement count")))
+/// The writer's statements.
+struct Statements {
+    lock: Statement,
+    select: Statement,
+    upsert: Statement,
+    delete: Statement,
+    log: Statement,
+    bump: Statement,
+}
+
+/// Prepared once per connection (later calls hit the connection's cache).
+async fn statements(conn: &mut PgConn) -> Result<Statements, PgError> {
+    Ok(Statements {
+        lock: conn
+            .prepared(&format!(
+                "SELECT revision FROM {META} WHERE id = 1 FOR UPDATE"
+            ))
+            .await?,
+        select: conn
+            .prepared(&format!(
+                "SELECT key, create_revision, mod_revision, value FROM {OBJECTS} \
+                 WHERE key = ANY($1)"
+            ))
+            .await?,
+        upsert: conn
+            .prepared(&format!(
+                "INSERT INTO {OBJECTS} (key, create_revision, mod_revision, value) \
+                 SELECT * FROM UNNEST($1::BYTEA[], $2::BIGINT[], $3::BIGINT[], $4::BYTEA[]) \
+                 ON CONFLICT (key) DO UPDATE SET create_revision = excluded.create_revision, \
+                   mod_revision = excluded.mod_revision, value = excluded.value"
+            ))
+            .await?,
+        delete: conn
+            .prepared(&format!("DELETE FROM {OBJECTS} WHERE key = ANY($1)"))
+            .await?,
+        log: conn
+            .prepared(&format!(
+                "INSERT INTO {EVENTS} \
+                 (revision, key, kind, value, prev_value, prev_mod_revision, create_revision) \
+                 SELECT * FROM UNNEST($1::BIGINT[], $2::BYTEA[], $3::SMALLINT[], $4::BYTEA[], \
+                                      $5::BYTEA[], $6::BIGINT[], $7::BIGINT[])"
+            ))
+            .await?,
+        bump: conn
+            .prepared(&format!(
+                "UPDATE {META} SET revision = revision + $1 WHERE id = 1 RETURNING revision"
+            ))
+            .await?,
+    })
 }
 
 fn commit_err(e: PgError) -> Error {
@@ -112,12 +134,24 @@ fn commit_err(e: PgError) -> Error {
 }
 
 async fn commit_group(conn: &mut PgConn, keys: &[String], ops: Vec<Op>) -> Result<Plan> {
-    let [lock, select, upsert, delete, log, bump] = statements(conn).await.map_err(commit_err)?;
+    let Statements {
+        lock,
+        select,
+        upsert,
+        delete,
+        log,
+        bump,
+    } = statements(conn).await.map_err(commit_err)?;
     let tx = conn.client.transaction().await.map_err(commit_err)?;
-    let base: Revision = tx.query_one(&lock, &[]).await.map_err(commit_err)?.get(0);
     let key_bytes: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
+    // Pipelined; the server runs them in order, so the rows are read under the lock.
+    let select_params: [&(dyn ToSql + Sync); 1] = [&key_bytes];
+    let (locked, rows) =
+        futures::try_join!(tx.query_one(&lock, &[]), tx.query(&select, &select_params))
+            .map_err(commit_err)?;
+    let base: Revision = locked.get(0);
     let mut current = HashMap::with_capacity(keys.len());
-    for row in tx.query(&select, &[&key_bytes]).await.map_err(commit_err)? {
+    for row in rows {
         let key = decode_key(row.get(0))?;
         let value: Vec<u8> = row.get(3);
         let rec = Record {
@@ -204,7 +238,7 @@ async fn commit_group(conn: &mut PgConn, keys: &[String], ops: Vec<Op>) -> Resul
     Ok(plan)
 }
 
-async fn compact(conn: &mut PgConn, shared: &Shared, revision: Revision) -> Result<()> {
+async fn compact(conn: &mut PgConn, report: &Reporter, revision: Revision) -> Result<()> {
     let txn_err = |e| Error::CompactTxn {
         source: Error::source_of(e),
     };
@@ -240,7 +274,7 @@ async fn compact(conn: &mut PgConn, shared: &Shared, revision: Revision) -> Resu
     .await
     .map_err(txn_err)?;
     tx.commit().await.map_err(txn_err)?;
-    shared.compacted_to(revision);
+    report.compacted_to(revision);
     tracing::debug!(revision, dropped, "compacted PostgreSQL event log");
     Ok(())
 }

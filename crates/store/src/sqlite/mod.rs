@@ -4,6 +4,7 @@
 //! ([`writer`]); a few read-only connections serve gets, lists and watch replays beside it,
 //! which WAL mode allows ([`read`]). Tables and durability settings are in [`schema`].
 
+mod checkpoint;
 mod read;
 mod schema;
 mod writer;
@@ -28,11 +29,11 @@ pub(crate) struct Sqlite {
 
 impl Sqlite {
     pub(crate) async fn open(path: &str) -> Result<Sqlite> {
-        let path = path.to_owned();
-        tokio::task::spawn_blocking(move || Sqlite::open_blocking(&path))
+        let owned = path.to_owned();
+        tokio::task::spawn_blocking(move || Sqlite::open_blocking(&owned))
             .await
             .map_err(|e| Error::OpenSqlite {
-                path: "(open task failed)".into(),
+                path: path.to_owned(),
                 source: Error::source_of(e),
             })?
     }
@@ -42,11 +43,15 @@ impl Sqlite {
         let readers = (0..READERS)
             .map(|_| schema::open_reader(path))
             .collect::<Result<_>>()?;
+        let (stop_checkpoints, checkpoints_stopped) = std::sync::mpsc::channel::<()>();
+        checkpoint::spawn(schema::open_checkpointer(path)?, checkpoints_stopped)?;
         let (shared, end) = Shared::new(revision, compacted);
-        let for_writer = shared.clone();
         std::thread::Builder::new()
             .name("flotilla-store-sqlite-writer".into())
-            .spawn(move || writer::run(conn, end, for_writer))
+            .spawn(move || {
+                writer::run(conn, end);
+                drop(stop_checkpoints);
+            })
             .map_err(|e| Error::SpawnWriter {
                 source: Error::source_of(e),
             })?;

@@ -47,7 +47,9 @@ pub(super) fn open_writer(path: &str) -> Result<(Connection, Revision, Revision)
         "PRAGMA synchronous = NORMAL;
          PRAGMA busy_timeout = 5000;
          PRAGMA cache_size = -32768;
-         PRAGMA temp_store = MEMORY;",
+         PRAGMA temp_store = MEMORY;
+         PRAGMA wal_autocheckpoint = 10000;
+         PRAGMA journal_size_limit = 67108864;",
     )
     .map_err(open_err(path))?;
     conn.set_prepared_statement_cache_capacity(64);
@@ -90,7 +92,6 @@ fn migrate(conn: &Connection) -> Result<()> {
              prev_mod_revision INTEGER,
              create_revision INTEGER NOT NULL
          );
-         CREATE INDEX IF NOT EXISTS {EVENTS}_key_revision ON {EVENTS} (key, revision);
          CREATE TABLE IF NOT EXISTS {META} (
              id INTEGER PRIMARY KEY CHECK (id = 1),
              revision INTEGER NOT NULL,
@@ -101,6 +102,14 @@ fn migrate(conn: &Connection) -> Result<()> {
          COMMIT;"
     ))
     .map_err(migrate_err)
+}
+
+/// Open the background checkpoint thread's connection (see [`super::checkpoint`]).
+pub(super) fn open_checkpointer(path: &str) -> Result<Connection> {
+    let conn = Connection::open(path).map_err(open_err(path))?;
+    conn.execute_batch("PRAGMA busy_timeout = 5000;")
+        .map_err(open_err(path))?;
+    Ok(conn)
 }
 
 /// Open a read-only connection; WAL lets it read beside the writer.

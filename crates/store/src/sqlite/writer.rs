@@ -2,25 +2,28 @@
 //! groups (see [`crate::batch`]).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use tokio::sync::oneshot;
 
-use crate::backend::{Shared, WriterEnd};
+use crate::backend::{Reporter, WriterEnd};
 use crate::batch::{self, Op, Plan, Step};
 use crate::sql::{EVENTS, KIND_DELETE, KIND_PUT, META, OBJECTS};
 use crate::{Error, EventKind, Record, Result, Revision};
 
 /// Run until every request sender is gone and the queue is drained.
-pub(super) fn run(mut conn: Connection, end: WriterEnd, shared: Arc<Shared>) {
-    let WriterEnd { mut requests, done } = end;
+pub(super) fn run(mut conn: Connection, end: WriterEnd) {
+    let WriterEnd {
+        mut requests,
+        done,
+        report,
+    } = end;
     while let Some(first) = requests.blocking_recv() {
         for step in batch::steps(batch::drain(first, &mut requests)) {
             match step {
-                Step::Writes(writes) => write_group(&mut conn, &shared, writes),
+                Step::Writes(writes) => write_group(&mut conn, &report, writes),
                 Step::Compact(revision, reply) => {
-                    let _ = reply.send(compact(&mut conn, &shared, revision));
+                    let _ = reply.send(compact(&mut conn, &report, revision));
                 }
             }
         }
@@ -33,7 +36,7 @@ pub(super) fn run(mut conn: Connection, end: WriterEnd, shared: Arc<Shared>) {
 
 fn write_group(
     conn: &mut Connection,
-    shared: &Shared,
+    report: &Reporter,
     writes: Vec<(Op, oneshot::Sender<Result<Record>>)>,
 ) {
     let keys = batch::keys(&writes);
@@ -42,7 +45,7 @@ fn write_group(
     match commit_group(conn, &keys, ops) {
         Ok(plan) => {
             let events = plan.log.into_iter().map(|e| e.event).collect();
-            shared.committed(plan.last, events);
+            report.committed(plan.last, events);
             batch::answer(replies, plan.results);
         }
         Err(e) => {
@@ -135,7 +138,7 @@ fn commit_group(conn: &mut Connection, keys: &[String], ops: Vec<Op>) -> rusqlit
     Ok(plan)
 }
 
-fn compact(conn: &mut Connection, shared: &Shared, revision: Revision) -> Result<()> {
+fn compact(conn: &mut Connection, report: &Reporter, revision: Revision) -> Result<()> {
     let txn_err = |e| Error::CompactTxn {
         source: Error::source_of(e),
     };
@@ -170,7 +173,7 @@ fn compact(conn: &mut Connection, shared: &Shared, revision: Revision) -> Result
     )
     .map_err(txn_err)?;
     tx.commit().map_err(txn_err)?;
-    shared.compacted_to(revision);
+    report.compacted_to(revision);
     tracing::debug!(revision, dropped, "compacted SQLite event log");
     Ok(())
 }
