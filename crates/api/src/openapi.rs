@@ -102,6 +102,7 @@ impl OpenApi {
         add_meta::<k8s_openapi::apimachinery::pkg::apis::meta::v1::Status>(&mut gen);
         add_meta::<k8s_openapi::apimachinery::pkg::apis::meta::v1::Patch>(&mut gen);
         let mut builtin = gen.take_definitions(true);
+        add_markers(&mut builtin);
         for ((g, v, k), name) in &roots {
             if let Some(Value::Object(d)) = builtin.get_mut(name) {
                 d.insert(
@@ -278,6 +279,50 @@ impl OpenApi {
 impl Default for OpenApi {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// Put the patch and list markers of the generated table into the definitions, so clients
+/// compute strategic merge patches with the same merge keys the server applies them with.
+fn add_markers(defs: &mut Map<String, Value>) {
+    let norm = |s: &str| -> String {
+        s.chars()
+            .filter(|c| *c != '_')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    for (def, field, strategy, key, list_type, map_keys, map_type) in
+        crate::schema::patch_meta::ROWS.iter().copied()
+    {
+        let Some(props) = defs
+            .get_mut(def)
+            .and_then(|d| d.get_mut("properties"))
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        let want = norm(field);
+        let Some((_, prop)) = props.iter_mut().find(|(k, _)| norm(k) == want) else {
+            continue;
+        };
+        let Some(p) = prop.as_object_mut() else {
+            continue;
+        };
+        if !strategy.is_empty() {
+            p.insert("x-kubernetes-patch-strategy".into(), json!(strategy));
+        }
+        if !key.is_empty() {
+            p.insert("x-kubernetes-patch-merge-key".into(), json!(key));
+        }
+        if !list_type.is_empty() {
+            p.insert("x-kubernetes-list-type".into(), json!(list_type));
+        }
+        if !map_keys.is_empty() {
+            p.insert("x-kubernetes-list-map-keys".into(), json!(map_keys));
+        }
+        if !map_type.is_empty() {
+            p.insert("x-kubernetes-map-type".into(), json!(map_type));
+        }
     }
 }
 

@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 
 use crate::apply::{Applier, ApplyError, Scope};
 use crate::meta::now_rfc3339;
-use crate::schema::lookup::{NoSchema, SchemaLookup};
+use crate::schema::defs::DefinitionLookup;
+use crate::schema::lookup::SchemaLookup;
 
 use crate::error::{ApiError, Result};
 use crate::handlers::{response, Ctx};
@@ -20,16 +21,18 @@ use crate::request::{BodyFormat, FieldValidation};
 use crate::Api;
 
 /// Schemas of every served kind.
-#[derive(Default)]
 pub struct Schemas {
-    openapi: OpenApi,
+    openapi: Arc<OpenApi>,
+    lookup: DefinitionLookup,
 }
 
 impl Schemas {
     /// Schemas of the built-in kinds.
     pub fn new() -> Schemas {
+        let openapi = Arc::new(OpenApi::new());
         Schemas {
-            openapi: OpenApi::new(),
+            lookup: DefinitionLookup::new(openapi.clone()),
+            openapi,
         }
     }
 
@@ -64,7 +67,7 @@ impl Schemas {
     /// The schema lookup for a kind.
     pub fn lookup(&self, res: &ResourceInfo) -> &dyn SchemaLookup {
         let _ = res;
-        &NoSchema
+        &self.lookup
     }
 
     /// Apply a patch document.
@@ -80,12 +83,7 @@ impl Schemas {
             BodyFormat::JsonPatch => crate::patch::json_patch(old, patch),
             BodyFormat::StrategicMergePatch => {
                 let root = self.root_type(res);
-                crate::patch::strategic_merge_patch(
-                    old,
-                    patch,
-                    &crate::schema::lookup::NoSchema,
-                    &root,
-                )
+                crate::patch::strategic_merge_patch(old, patch, &self.lookup, &root)
             }
             _ => return Err(ApiError::unsupported_media_type("unsupported patch type")),
         };
