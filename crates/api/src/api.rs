@@ -24,6 +24,8 @@ pub struct Config {
     pub admin_token: String,
     /// `host:port` clients use (discovery's serverAddressByClientCIDRs, token issuer).
     pub advertise_address: String,
+    /// Key that signs service-account tokens (≥ 32 random bytes, kept in the data directory).
+    pub token_key: Vec<u8>,
 }
 
 /// Namespaces every Kubernetes API has, plus flotilla's own.
@@ -59,7 +61,13 @@ impl Api {
     pub async fn start(config: Config, store: Store) -> Result<Arc<Api>> {
         let cache = Cache::start(store.clone()).await?;
         let api = Arc::new(Api {
-            access: Access::new(config.admin_token.clone()),
+            access: Access::new(
+                config.admin_token.clone(),
+                crate::authz::tokens::Signer::new(
+                    config.token_key.clone(),
+                    format!("https://{}", config.advertise_address),
+                ),
+            ),
             config,
             store,
             cache,
@@ -95,17 +103,33 @@ impl Api {
                 }
             }
         }
+        for obj in crate::authz::bootstrap::defaults() {
+            let plural = if obj["kind"] == "ClusterRole" {
+                "clusterroles"
+            } else {
+                "clusterrolebindings"
+            };
+            let res = snap
+                .get("rbac.authorization.k8s.io", "v1", plural)
+                .cloned()
+                .ok_or_else(|| ApiError::internal("RBAC not served"))?;
+            let name = obj["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if self.cache.get(&res.key(None, &name)).is_none() {
+                match objects::commit_create(self, &res, obj, Some("flotilla"), false).await {
+                    Ok(_) | Err(ApiError { code: 409, .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
         Ok(())
     }
 
     /// Has startup finished?
     pub fn is_ready(&self) -> bool {
         self.ready.load(Ordering::SeqCst)
-    }
-
-    /// Authenticate (alias kept short for the dispatcher).
-    pub(crate) fn auth(&self) -> &Access {
-        &self.access
     }
 
     /// Validate an incoming object; returns warnings (fieldValidation=Warn) or a 422/400.
@@ -202,10 +226,7 @@ impl Api {
 
     /// TokenRequest (`kubectl create token`).
     pub(crate) async fn token_request(self: &Arc<Self>, ctx: &Ctx) -> Result<Response<Body>> {
-        let _ = ctx;
-        Err(ApiError::method_not_allowed(
-            "service-account tokens are not issued yet",
-        ))
+        crate::authz::token_request::serve(self, ctx).await
     }
 
     /// `/openapi/v2`.

@@ -12,6 +12,7 @@
 
 pub mod access;
 pub mod apply;
+pub mod authz;
 pub mod cache;
 pub mod defaults;
 pub mod error;

@@ -88,9 +88,12 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
     let user_agent = header(&req, http::header::USER_AGENT);
     let authorization = req.headers().get(http::header::AUTHORIZATION).cloned();
     let query = Query::parse(req.uri().query())?;
-    let user = api.auth().authenticate(authorization.as_ref()).await?;
+    let user = api
+        .access
+        .authenticate(&api.cache, authorization.as_ref())
+        .await?;
     let info = RequestInfo::parse(req.method(), &path, query.watch);
-    api.auth().authorize(&user, &info).await?;
+    api.access.authorize(&api.cache, &user, &info).await?;
 
     if !info.is_resource_request {
         return discovery::serve_non_resource(api, &path, accept.as_deref(), req.uri().query());

@@ -79,6 +79,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         flotilla_api::Config {
             admin_token: creds.admin_token.clone(),
             advertise_address: advertise.clone(),
+            token_key: creds.token_key.clone(),
         },
         store,
     )
