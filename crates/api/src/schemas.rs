@@ -26,6 +26,12 @@ pub struct Schemas {
     lookup: DefinitionLookup,
 }
 
+impl Default for Schemas {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Schemas {
     /// Schemas of the built-in kinds.
     pub fn new() -> Schemas {

@@ -36,6 +36,7 @@ fn get_watch_streams_changes() {
     }
     std::thread::sleep(Duration::from_secs(2));
     let _ = child.kill();
+    let _ = child.wait();
     let mut out = String::new();
     child
         .stdout

@@ -118,22 +118,25 @@ impl RequestInfo {
 mod tests {
     use super::*;
 
+    /// method, path, verb, group, namespace, resource, name, subresource
+    type Case<'a> = (
+        Method,
+        &'a str,
+        &'a str,
+        &'a str,
+        Option<&'a str>,
+        &'a str,
+        Option<&'a str>,
+        Option<&'a str>,
+    );
+
     fn p(m: Method, path: &str) -> RequestInfo {
         RequestInfo::parse(&m, path, false)
     }
 
     #[test]
     fn parses_the_shapes_kubernetes_uses() {
-        let cases: &[(
-            Method,
-            &str,
-            &str,
-            &str,
-            Option<&str>,
-            &str,
-            Option<&str>,
-            Option<&str>,
-        )] = &[
+        let cases: &[Case<'_>] = &[
             (
                 Method::GET,
                 "/api/v1/namespaces",
