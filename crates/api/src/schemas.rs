@@ -42,15 +42,31 @@ impl Schemas {
         }
     }
 
-    /// Validate against the kind's schema; unknown fields per `level`.
+    /// Validate against the kind's schema: unknown fields are dropped, and reported as
+    /// warnings (`Warn`, the default) or refused (`Strict`) as in Kubernetes.
     pub fn validate(
         &self,
         res: &ResourceInfo,
         obj: &mut Value,
         level: FieldValidation,
     ) -> Result<Vec<String>> {
-        let _ = (res, obj, level);
-        Ok(Vec::new())
+        let root = self.root_type(res);
+        if root.is_empty() {
+            return Ok(Vec::new());
+        }
+        let unknown = crate::schema::validate::prune_unknown(&self.lookup, &root, obj);
+        let messages: Vec<String> = unknown
+            .iter()
+            .map(|f| format!("unknown field \"{f}\""))
+            .collect();
+        match level {
+            FieldValidation::Strict if !messages.is_empty() => Err(ApiError::bad_request(format!(
+                "strict decoding error: {}",
+                messages.join(", ")
+            ))),
+            FieldValidation::Warn => Ok(messages),
+            _ => Ok(Vec::new()),
+        }
     }
 
     /// Record field ownership of a non-apply write.

@@ -197,6 +197,20 @@ fn errors_are_statuses_people_can_act_on() {
         !e.status.success() && stderr.contains("namespaces \"missing\" not found"),
         "{stderr}"
     );
+    // Unknown fields: refused under the default strict validation of kubectl, warned with Warn.
+    let bad = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"typo","namespace":"default"},"dta":{"a":"1"}}"#;
+    let e = hub.kubectl_stdin(&["create", "-f", "-"], bad);
+    let stderr = String::from_utf8_lossy(&e.stderr);
+    assert!(
+        !e.status.success() && stderr.contains("unknown field \"dta\""),
+        "{stderr}"
+    );
+    let w = hub.kubectl_stdin(&["create", "--validate=warn", "-f", "-"], bad);
+    assert!(
+        w.status.success() && String::from_utf8_lossy(&w.stderr).contains("unknown field \"dta\""),
+        "{}",
+        String::from_utf8_lossy(&w.stderr)
+    );
     let raw = hub.kubectl(&["get", "--raw", "/apis/nope.example.com/v1/things"]);
     assert!(!raw.status.success());
 }

@@ -36,7 +36,8 @@ pub fn error(e: &ApiError) -> Response<Body> {
 /// Add `Warning:` headers (299 - "text") as kube-apiserver does for fieldValidation=Warn etc.
 pub fn with_warnings(mut r: Response<Body>, warnings: &[String]) -> Response<Body> {
     for w in warnings {
-        let text = format!("299 - \"{}\"", w.replace('"', "'"));
+        // warn-text is an RFC 7230 quoted-string: escape backslashes and quotes.
+        let text = format!("299 - \"{}\"", w.replace('\\', "\\\\").replace('"', "\\\""));
         if let Ok(v) = header::HeaderValue::from_str(&text) {
             r.headers_mut().append(header::WARNING, v);
         }

@@ -46,6 +46,14 @@ impl DefinitionLookup {
         }
     }
 
+    /// Does the schema at `type_name` keep fields it doesn't define?
+    pub fn preserves_unknown(&self, type_name: &str) -> bool {
+        self.node(type_name).is_none_or(|n| {
+            n.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true))
+                || n.get("properties").is_none()
+        })
+    }
+
     /// Shape and next type name of a schema node found at `here` (a type name).
     fn describe(&self, node: &Value, here: String) -> (FieldShape, Option<String>) {
         if let Some(r) = node.get("$ref").and_then(Value::as_str) {

@@ -526,7 +526,8 @@ pub(super) async fn patch(
         return Err(not_found(ctx, res));
     }
     let outcome = guaranteed_update(api, res, &key, &name, ctx.query.dry_run, |old| {
-        let patched = api.apply_patch_document(res, format, old, &patch)?;
+        let mut patched = api.apply_patch_document(res, format, old, &patch)?;
+        api.validate(res, &mut patched, ctx.query.field_validation)?;
         let mut new = merge_for_subresource(res, sub, old, patched);
         if let Some(o) = new.as_object_mut() {
             o.insert("apiVersion".into(), old["apiVersion"].clone());

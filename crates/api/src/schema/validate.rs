@@ -1,0 +1,113 @@
+//! Unknown-field detection and pruning against a schema, for `fieldValidation`.
+//!
+//! Kubernetes drops fields its types don't know (built-ins through their Go structs, custom
+//! resources through structural pruning unless `x-kubernetes-preserve-unknown-fields`); with
+//! `fieldValidation=Warn` it says which, with `Strict` it refuses the request.
+
+use serde_json::Value;
+
+use super::defs::DefinitionLookup;
+use super::lookup::{FieldShape, SchemaLookup};
+
+/// Remove the fields `root_type` doesn't define from `obj`; return their paths (`spec.foo`).
+pub fn prune_unknown(lookup: &DefinitionLookup, root_type: &str, obj: &mut Value) -> Vec<String> {
+    let mut unknown = Vec::new();
+    walk(lookup, root_type, obj, "", &mut unknown, true);
+    unknown
+}
+
+fn walk(
+    lookup: &DefinitionLookup,
+    type_name: &str,
+    v: &mut Value,
+    path: &str,
+    unknown: &mut Vec<String>,
+    root: bool,
+) {
+    if lookup.preserves_unknown(type_name) {
+        return;
+    }
+    let Some(obj) = v.as_object_mut() else { return };
+    let mut drop = Vec::new();
+    for (k, child) in obj.iter_mut() {
+        if root && (k == "apiVersion" || k == "kind") {
+            continue;
+        }
+        let here = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
+        let Some(info) = lookup.field(type_name, k) else {
+            unknown.push(here);
+            drop.push(k.clone());
+            continue;
+        };
+        let Some(next) = info.type_name.as_deref() else {
+            continue;
+        };
+        match info.shape {
+            FieldShape::Object => walk(lookup, next, child, &here, unknown, false),
+            FieldShape::List if info.item_shape == Some(FieldShape::Object) => {
+                if let Some(items) = child.as_array_mut() {
+                    for (i, item) in items.iter_mut().enumerate() {
+                        walk(lookup, next, item, &format!("{here}[{i}]"), unknown, false);
+                    }
+                }
+            }
+            FieldShape::Map if info.item_shape == Some(FieldShape::Object) => {
+                if let Some(m) = child.as_object_mut() {
+                    for (mk, mv) in m.iter_mut() {
+                        walk(lookup, next, mv, &format!("{here}[{mk}]"), unknown, false);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for k in drop {
+        obj.remove(&k);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::openapi::OpenApi;
+
+    #[test]
+    fn unknown_fields_are_found_at_every_depth_and_pruned() {
+        let l = DefinitionLookup::new(Arc::new(OpenApi::new()));
+        let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x", "bogus": 1},
+            "spec": {"replicas": 1, "replicaz": 2, "template": {"spec": {"containers": [{"name": "c", "image": "i", "imagePullPolicyy": "x"}]}},
+                     "selector": {"matchLabels": {"a": "b"}}}});
+        let u = prune_unknown(&l, "io.k8s.api.apps.v1.Deployment", &mut d);
+        assert_eq!(
+            u,
+            vec![
+                "metadata.bogus",
+                "spec.replicaz",
+                "spec.template.spec.containers[0].imagePullPolicyy"
+            ]
+        );
+        assert!(d["spec"].get("replicaz").is_none() && d["spec"]["replicas"] == 1);
+        assert_eq!(d["metadata"]["name"], "x");
+    }
+
+    #[test]
+    fn crd_preserve_unknown_fields_is_honoured() {
+        let api = Arc::new(OpenApi::new());
+        api.set_crds(&[json!({"spec": {"group": "ex.com", "names": {"kind": "T"}, "versions": [{"name": "v1", "served": true,
+            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                "spec": {"type": "object", "properties": {"a": {"type": "string"}}},
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}]}})]);
+        let l = DefinitionLookup::new(api);
+        let mut o = json!({"apiVersion": "ex.com/v1", "kind": "T", "metadata": {"name": "t"}, "spec": {"a": "x", "b": 1}, "free": {"anything": {"goes": 1}}});
+        assert_eq!(prune_unknown(&l, "com.ex.v1.T", &mut o), vec!["spec.b"]);
+        assert_eq!(o["free"]["anything"]["goes"], 1);
+    }
+}
