@@ -20,7 +20,6 @@ pub mod handlers;
 pub mod lifecycle;
 pub mod meta;
 pub mod metrics;
-pub mod openapi;
 pub mod patch;
 pub mod protobuf;
 pub mod registry;

@@ -2,7 +2,11 @@
 //! managedFields, OpenAPI documents — behind one handle, so handlers don't care whether a kind
 //! is built in or comes from a CRD.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
+
+use bytes::Bytes;
+use parking_lot::Mutex;
 
 use axum::body::Body;
 use http::Response;
@@ -10,20 +14,22 @@ use serde_json::{json, Value};
 
 use crate::apply::{Applier, ApplyError, Scope};
 use crate::meta::now_rfc3339;
-use crate::schema::defs::DefinitionLookup;
 use crate::schema::lookup::SchemaLookup;
+use crate::schema::SchemaSet;
 
 use crate::error::{ApiError, Result};
 use crate::handlers::{response, Ctx};
-use crate::openapi::OpenApi;
 use crate::registry::{ResourceInfo, Snapshot};
 use crate::request::{BodyFormat, FieldValidation};
 use crate::Api;
 
 /// Schemas of every served kind.
 pub struct Schemas {
-    openapi: Arc<OpenApi>,
-    lookup: DefinitionLookup,
+    set: SchemaSet,
+    /// Names of the CRDs the set holds now.
+    crds: Mutex<BTreeSet<String>>,
+    /// The v2 document as protobuf, with the hash of the JSON it was made from.
+    v2_protobuf: Mutex<Option<(Arc<str>, Bytes)>>,
 }
 
 impl Default for Schemas {
@@ -35,10 +41,10 @@ impl Default for Schemas {
 impl Schemas {
     /// Schemas of the built-in kinds.
     pub fn new() -> Schemas {
-        let openapi = Arc::new(OpenApi::new());
         Schemas {
-            lookup: DefinitionLookup::new(openapi.clone()),
-            openapi,
+            set: SchemaSet::default(),
+            crds: Mutex::default(),
+            v2_protobuf: Mutex::default(),
         }
     }
 
@@ -54,7 +60,7 @@ impl Schemas {
         if root.is_empty() {
             return Ok(Vec::new());
         }
-        let unknown = crate::schema::validate::prune_unknown(&self.lookup, &root, obj);
+        let unknown = crate::schema::validate::prune_unknown(&self.set, &root, obj);
         let messages: Vec<String> = unknown
             .iter()
             .map(|f| format!("unknown field \"{f}\""))
@@ -89,7 +95,7 @@ impl Schemas {
     /// The schema lookup for a kind.
     pub fn lookup(&self, res: &ResourceInfo) -> &dyn SchemaLookup {
         let _ = res;
-        &self.lookup
+        &self.set
     }
 
     /// Apply a patch document.
@@ -105,7 +111,7 @@ impl Schemas {
             BodyFormat::JsonPatch => crate::patch::json_patch(old, patch),
             BodyFormat::StrategicMergePatch => {
                 let root = self.root_type(res);
-                crate::patch::strategic_merge_patch(old, patch, &self.lookup, &root)
+                crate::patch::strategic_merge_patch(old, patch, &self.set, &root)
             }
             _ => return Err(ApiError::unsupported_media_type("unsupported patch type")),
         };
@@ -117,52 +123,83 @@ impl Schemas {
 
     /// The schema definition name for a kind.
     pub fn root_type(&self, res: &ResourceInfo) -> String {
-        self.openapi
-            .root(&res.group, &res.version, &res.kind)
+        self.set
+            .root_type(&res.group, &res.version, &res.kind)
             .unwrap_or_default()
     }
 
     /// `/openapi/v2` (JSON, or gnostic protobuf when the client asks for it).
     pub fn openapi_v2(&self, snap: &Snapshot, accept: Option<&str>) -> Result<Response<Body>> {
-        let docs = self.openapi.documents(snap);
+        let _ = snap;
+        let doc = self.set.openapi_v2();
         let wants_pb = accept.is_some_and(|a| {
             crate::protobuf::OPENAPI_V2_PROTOBUF_MEDIA_TYPES
                 .iter()
                 .any(|t| a.contains(t))
         });
-        Ok(if wants_pb && !docs.v2_protobuf.is_empty() {
-            response::raw_typed(
-                200,
-                docs.v2_protobuf.clone(),
-                crate::protobuf::OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
-            )
-        } else {
-            response::raw(200, docs.v2.clone())
-        })
+        if !wants_pb {
+            return Ok(response::raw(200, doc.bytes.clone()));
+        }
+        let mut cached = self.v2_protobuf.lock();
+        let pb = match &*cached {
+            Some((hash, pb)) if *hash == doc.hash => pb.clone(),
+            _ => {
+                let json: Value = serde_json::from_slice(&doc.bytes)
+                    .map_err(|e| ApiError::internal(format!("OpenAPI v2 document: {e}")))?;
+                let pb =
+                    Bytes::from(crate::protobuf::openapi_v2_to_protobuf(&json).map_err(|e| {
+                        ApiError::internal(format!("encoding OpenAPI v2 as protobuf: {e}"))
+                    })?);
+                *cached = Some((doc.hash.clone(), pb.clone()));
+                pb
+            }
+        };
+        Ok(response::raw_typed(
+            200,
+            pb,
+            crate::protobuf::OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
+        ))
     }
 
     /// `/openapi/v3`.
     pub fn openapi_v3_index(&self, snap: &Snapshot) -> Result<Response<Body>> {
-        Ok(response::raw(
-            200,
-            self.openapi.documents(snap).v3_index.clone(),
-        ))
+        let _ = snap;
+        Ok(response::raw(200, self.set.openapi_v3_index().bytes))
     }
 
     /// `/openapi/v3/<gv>`.
     pub fn openapi_v3(&self, snap: &Snapshot, path: &str) -> Result<Response<Body>> {
-        let docs = self.openapi.documents(snap);
-        let doc = docs
-            .v3
-            .get(path.trim_matches('/'))
-            .cloned()
+        let _ = snap;
+        let doc = self
+            .set
+            .openapi_v3(path.trim_matches('/'))
             .ok_or_else(|| ApiError::unknown_path(&format!("/openapi/v3/{path}")))?;
-        Ok(response::raw(200, doc))
+        Ok(response::raw(200, doc.bytes))
     }
 
     /// Replace the set of CRD schemas.
     pub fn set_crds(&self, crds: &[Value]) {
-        self.openapi.set_crds(crds);
+        let mut known = self.crds.lock();
+        let mut now = BTreeSet::new();
+        for crd in crds {
+            let name = crd
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            match self.set.apply_crd(crd) {
+                Ok(_) => {
+                    now.insert(name);
+                }
+                Err(e) => {
+                    tracing::warn!(crd = %name, error = %e, "CRD schema not usable; its kind is served without a schema")
+                }
+            }
+        }
+        for gone in known.difference(&now) {
+            self.set.remove_crd(gone);
+        }
+        *known = now;
     }
 }
 

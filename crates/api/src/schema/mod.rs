@@ -21,8 +21,6 @@ pub mod lookup;
 
 // Modules of other work streams that live under `schema` (the interim `defs`/`patch_meta`
 // lookup retires once `SchemaSet` is wired in).
-pub mod defs;
-pub mod patch_meta;
 pub mod validate;
 
 #[rustfmt::skip]

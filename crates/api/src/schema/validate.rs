@@ -6,27 +6,23 @@
 
 use serde_json::Value;
 
-use super::defs::DefinitionLookup;
 use super::lookup::{FieldShape, SchemaLookup};
 
 /// Remove the fields `root_type` doesn't define from `obj`; return their paths (`spec.foo`).
-pub fn prune_unknown(lookup: &DefinitionLookup, root_type: &str, obj: &mut Value) -> Vec<String> {
+pub fn prune_unknown(lookup: &dyn SchemaLookup, root_type: &str, obj: &mut Value) -> Vec<String> {
     let mut unknown = Vec::new();
     walk(lookup, root_type, obj, "", &mut unknown, true);
     unknown
 }
 
 fn walk(
-    lookup: &DefinitionLookup,
+    lookup: &dyn SchemaLookup,
     type_name: &str,
     v: &mut Value,
     path: &str,
     unknown: &mut Vec<String>,
     root: bool,
 ) {
-    if lookup.preserves_unknown(type_name) {
-        return;
-    }
     let Some(obj) = v.as_object_mut() else { return };
     let mut drop = Vec::new();
     for (k, child) in obj.iter_mut() {
@@ -72,16 +68,14 @@ fn walk(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use serde_json::json;
 
     use super::*;
-    use crate::openapi::OpenApi;
+    use crate::schema::SchemaSet;
 
     #[test]
     fn unknown_fields_are_found_at_every_depth_and_pruned() {
-        let l = DefinitionLookup::new(Arc::new(OpenApi::new()));
+        let l = SchemaSet::default();
         let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x", "bogus": 1},
             "spec": {"replicas": 1, "replicaz": 2, "template": {"spec": {"containers": [{"name": "c", "image": "i", "imagePullPolicyy": "x"}]}},
                      "selector": {"matchLabels": {"a": "b"}}}});
@@ -100,14 +94,14 @@ mod tests {
 
     #[test]
     fn crd_preserve_unknown_fields_is_honoured() {
-        let api = Arc::new(OpenApi::new());
-        api.set_crds(&[json!({"spec": {"group": "ex.com", "names": {"kind": "T"}, "versions": [{"name": "v1", "served": true,
+        let l = SchemaSet::default();
+        l.apply_crd(&json!({"metadata": {"name": "ts.ex.com"}, "spec": {"group": "ex.com", "scope": "Namespaced", "names": {"kind": "T", "plural": "ts"}, "versions": [{"name": "v1", "served": true, "storage": true,
             "schema": {"openAPIV3Schema": {"type": "object", "properties": {
                 "spec": {"type": "object", "properties": {"a": {"type": "string"}}},
-                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}]}})]);
-        let l = DefinitionLookup::new(api);
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}]}})).unwrap();
+        let root = l.root_type("ex.com", "v1", "T").unwrap();
         let mut o = json!({"apiVersion": "ex.com/v1", "kind": "T", "metadata": {"name": "t"}, "spec": {"a": "x", "b": 1}, "free": {"anything": {"goes": 1}}});
-        assert_eq!(prune_unknown(&l, "com.ex.v1.T", &mut o), vec!["spec.b"]);
+        assert_eq!(prune_unknown(&l, &root, &mut o), vec!["spec.b"]);
         assert_eq!(o["free"]["anything"]["goes"], 1);
     }
 }
