@@ -15,7 +15,6 @@
 
 pub mod k8s;
 pub mod openapi_v2;
-mod standin_k8s_generated;
 pub mod table;
 mod wire;
 mod yaml;

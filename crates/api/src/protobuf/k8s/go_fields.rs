@@ -1,6 +1,6 @@
 //! Go facts about Kubernetes API fields that protobuf does not carry, generated from the
 //! `json` tags of the Go types in k8s.io/api, apimachinery, apiextensions-apiserver and
-//! kube-aggregator (v0.35.0), joined with k8s-pb 0.9's prost fields by `gen/gen_tables.py`.
+//! kube-aggregator (v0.35.0), joined with k8s-pb 0.9's prost fields (generator: tools/protobuf-gen/go_fields.go).
 //! Do not edit by hand.
 //!
 //! Only messages with exceptional fields are listed; every other field is named by
