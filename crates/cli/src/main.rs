@@ -1,5 +1,6 @@
 //! `flotilla`: one binary for the hub, the agent and the CLI.
 
+mod bench;
 mod serve;
 
 use clap::{Parser, Subcommand};
@@ -20,6 +21,8 @@ struct Cli {
 enum Command {
     /// Run the hub API server (HTTPS, Kubernetes API).
     Serve(serve::ServeArgs),
+    /// Measure a server and append the figures to BENCHMARKS.md.
+    Bench(bench::BenchArgs),
 }
 
 fn init_logging() {
@@ -40,6 +43,7 @@ fn main() -> anyhow::Result<()> {
     rt.block_on(async move {
         match cli.command {
             Command::Serve(args) => serve::run(args).await,
+            Command::Bench(args) => bench::run(args).await,
         }
     })
 }
