@@ -1,23 +1,35 @@
-//! `flotilla bench api`: drive a Kubernetes API server over HTTPS and report throughput,
-//! latency and memory; append the figures to BENCHMARKS.md.
+//! `flotilla bench api`: drive a Kubernetes API server over HTTPS, print throughput, latency and
+//! memory figures next to the issue's targets, and append them to BENCHMARKS.md.
 //!
-//! By default it starts its own hub (this binary, `serve`, SQLite in a temp dir) and stops it at
-//! the end; `--kubeconfig` measures any other server instead (e.g. a kube-apiserver + etcd, with
-//! `--pid` naming the process whose memory to read).
+//! By default it measures a hub it starts itself (this binary's `serve`, SQLite in a temporary
+//! directory) and stops it at the end, also on error or Ctrl-C. `--kubeconfig` measures another
+//! server instead; `--peer-kubeconfig` measures a second server after the first (e.g. a
+//! kube-apiserver with etcd) and adds its figures and the ratios to the report.
+//!
+//! Parts: [`kubeconfig`] reads credentials, [`client`] speaks HTTP/2, [`hub`] runs the hub,
+//! [`phases`] measures, [`figures`] holds the results, [`report`] writes them.
 
 mod client;
+mod figures;
+mod hub;
+mod kubeconfig;
 mod phases;
+mod progress;
+mod report;
+mod stats;
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 
-use client::{read_kubeconfig, Client};
+use client::Client;
+use figures::Missing;
+use phases::Scale;
+use progress::Progress;
 
-/// `flotilla bench …`.
+/// `flotilla bench …`: benchmark programs that print figures and append them to BENCHMARKS.md.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     #[command(subcommand)]
@@ -26,186 +38,252 @@ pub struct BenchArgs {
 
 #[derive(Subcommand, Debug)]
 enum What {
-    /// Benchmark the Kubernetes API: create/update throughput, GET/LIST latency at a fixed
-    /// load, watch delivery latency with 1,000 watchers, memory per 100,000 ConfigMaps.
+    /// Benchmark the Kubernetes API: create/update throughput at 16 and 64 clients, GET and LIST
+    /// latency at a fixed offered load (open loop), watch delivery latency to 1,000 watchers,
+    /// and resident memory at 100,000 ConfigMaps. Takes about 2–5 minutes (`--quick`: ~20 s).
     Api(ApiArgs),
 }
 
 /// Options of `flotilla bench api`.
 #[derive(Args, Debug)]
 pub struct ApiArgs {
-    /// Measure the server of this kubeconfig instead of starting a hub.
-    #[arg(long)]
+    /// Measure the server of this kubeconfig (its current context; bearer token or client
+    /// certificate) instead of starting a hub. The benchmark creates namespaces named
+    /// bench-… there and deletes them at the end.
+    #[arg(long, value_name = "FILE")]
     kubeconfig: Option<PathBuf>,
-    /// With --kubeconfig: the server's process id, to read its memory.
-    #[arg(long)]
-    pid: Option<u32>,
-    /// A name for the target in the report.
-    #[arg(long, default_value = "flotilla hub (SQLite)")]
-    label: String,
-    /// Short run (about 20 s) with small counts, to check the tool works.
+    /// Process id of the --kubeconfig server, to read its resident memory (VmRSS). Repeat it
+    /// for a server made of several processes (kube-apiserver and etcd): the sum is reported.
+    /// Without it, memory is not measured.
+    #[arg(long, value_name = "PID", requires = "kubeconfig")]
+    pid: Vec<u32>,
+    /// Name of the measured server in the report [default: "flotilla hub", or "target" with
+    /// --kubeconfig].
+    #[arg(long, value_name = "NAME")]
+    label: Option<String>,
+    /// Also measure the server of this kubeconfig, after the first one is done (and a hub
+    /// started by the benchmark is stopped), and print each figure's ratio first/peer.
+    #[arg(long, value_name = "FILE")]
+    peer_kubeconfig: Option<PathBuf>,
+    /// Process id of the peer server, to read its resident memory; repeatable like --pid.
+    #[arg(long, value_name = "PID", requires = "peer_kubeconfig")]
+    peer_pid: Vec<u32>,
+    /// Name of the peer in the report.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "peer",
+        requires = "peer_kubeconfig"
+    )]
+    peer_label: String,
+    /// Where the hub started by the benchmark keeps its data (a new or empty directory; it is
+    /// kept) [default: a temporary directory, removed at the end].
+    #[arg(long, value_name = "DIR", conflicts_with = "kubeconfig")]
+    data_dir: Option<PathBuf>,
+    /// A short run (~20 s, small counts) that proves the tool works; its figures mean little
+    /// and are appended only with --output.
     #[arg(long)]
     quick: bool,
-    /// Where to append the results.
-    #[arg(long, default_value = "BENCHMARKS.md")]
-    output: PathBuf,
+    /// Append the report to this file [default: BENCHMARKS.md at the root of the git checkout
+    /// of the current directory, or in the current directory].
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Print the report without appending it anywhere.
+    #[arg(long, conflicts_with = "output")]
+    no_append: bool,
 }
 
 /// Run a benchmark.
 pub async fn run(args: BenchArgs) -> Result<()> {
     match args.what {
-        What::Api(a) => api(a).await,
-    }
-}
-
-struct Hub {
-    child: Child,
-    _dir: tempfile::TempDir,
-    kubeconfig: PathBuf,
-}
-
-impl Drop for Hub {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .arg("-TERM")
-            .arg(self.child.id().to_string())
-            .status();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_hub() -> Result<Hub> {
-    let dir = tempfile::tempdir().context("temp dir for the hub")?;
-    let exe = std::env::current_exe().context("locating this binary")?;
-    let child = Command::new(exe)
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(dir.path())
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("starting flotilla serve")?;
-    let kubeconfig = dir.path().join("admin.kubeconfig");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !kubeconfig.exists() {
-        if Instant::now() > deadline {
-            bail!("the hub did not write its kubeconfig within 30 s");
+        What::Api(a) => {
+            // Dropping the benchmark's future stops a hub it started (see `hub::Hub`).
+            tokio::select! {
+                r = api(a) => r,
+                _ = tokio::signal::ctrl_c() => bail!("interrupted; the hub, if one was started, is stopped"),
+            }
         }
-        std::thread::sleep(Duration::from_millis(50));
     }
-    Ok(Hub {
-        child,
-        _dir: dir,
-        kubeconfig,
-    })
-}
-
-/// Resident memory of a process in MiB.
-fn rss_mib(pid: u32) -> Option<f64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kb: f64 = s
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()?;
-    Some(kb / 1024.0)
 }
 
 async fn api(a: ApiArgs) -> Result<()> {
-    let hub = match &a.kubeconfig {
-        Some(_) => None,
-        None => Some(start_hub()?),
-    };
-    let kubeconfig = a
-        .kubeconfig
-        .clone()
-        .or_else(|| hub.as_ref().map(|h| h.kubeconfig.clone()))
-        .context("no kubeconfig")?;
-    let pid = a.pid.or_else(|| hub.as_ref().map(|h| h.child.id()));
-    let target = read_kubeconfig(&kubeconfig)?;
-    let client = Client::new(&target)?;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while client
-        .ok(hyper::Method::GET, "/readyz", None)
-        .await
-        .is_err()
-    {
-        if Instant::now() > deadline {
-            bail!("{} is not ready after 30 s", target.server);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
     let scale = if a.quick {
-        phases::Scale::quick()
+        Scale::quick()
     } else {
-        phases::Scale::full()
+        Scale::full()
     };
-    let figures = phases::run_all(
-        &client,
-        &scale,
-        pid.and_then(|p| rss_mib(p).map(|_| p))
-            .map(|p| move || rss_mib(p)),
-    )
-    .await?;
-    let report = phases::report(&a.label, &scale, &figures);
-    println!("{report}");
-    append(&a.output, &report)?;
-    eprintln!("appended to {}", a.output.display());
+    if cfg!(debug_assertions) && !a.quick {
+        eprintln!(
+            "warning: this is a debug build, whose figures say little: \
+             build with `cargo build --release` and run target/release/flotilla"
+        );
+    }
+    let output = output_path(&a);
+    let run = format!("bench-{:08x}", rand::random::<u32>());
+    let when = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
+
+    // Fail before the long first run if the peer is not usable.
+    let peer_client = match &a.peer_kubeconfig {
+        Some(path) => Some(connect(path).await.context("checking the peer")?),
+        None => None,
+    };
+    let target = match &a.kubeconfig {
+        None => measure_hub(&a, &scale, &run).await?,
+        Some(path) => {
+            let client = connect(path).await?;
+            let label = a.label.clone().unwrap_or_else(|| "target".into());
+            measure_server(&client, &label, &a.pid, &scale, &run).await?
+        }
+    };
+    let peer = match &peer_client {
+        Some(client) => Some(
+            measure_server(
+                client,
+                &a.peer_label,
+                &a.peer_pid,
+                &scale,
+                &format!("{run}-peer"),
+            )
+            .await?,
+        ),
+        None => None,
+    };
+
+    let build = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    let section = report::Section {
+        when,
+        machine: report::machine(),
+        commit: report::commit(),
+        run: format!(
+            "{} scale, {build} build of flotilla {}, load generator on the same machine",
+            scale.name,
+            env!("CARGO_PKG_VERSION")
+        ),
+        target,
+        peer,
+    };
+    let text = report::render(&section);
+    println!("\n{text}");
+    if let Some(path) = output {
+        report::append(&path, &text)?;
+        eprintln!("appended to {}", path.display());
+    }
+    let failed: Vec<&str> = section
+        .target
+        .figures
+        .iter()
+        .filter(|f| matches!(f.value, Err(Missing::Failed(_))))
+        .map(|f| f.key)
+        .collect();
+    if !failed.is_empty() {
+        bail!(
+            "some figures could not be measured ({}); see the report above",
+            failed.join(", ")
+        );
+    }
     Ok(())
 }
 
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let mem = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .next()
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|k| k.parse::<f64>().ok())
-        })
-        .map(|kb| format!("{:.0} GiB", kb / 1024.0 / 1024.0))
-        .unwrap_or_default();
-    format!(
-        "{} cores, {cpu}, {mem}",
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(0)
-    )
-}
-
-fn append(path: &std::path::Path, report: &str) -> Result<()> {
-    use std::io::Write;
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
+/// Where to append the report, if anywhere.
+fn output_path(a: &ApiArgs) -> Option<PathBuf> {
+    if a.no_append {
+        return None;
+    }
+    if let Some(p) = &a.output {
+        return Some(p.clone());
+    }
+    if a.quick {
+        return None;
+    }
+    let root = std::process::Command::new("git")
+        .args(["rev-parse", "--show-toplevel"])
         .output()
         .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
-    let new = !path.exists();
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("opening {}", path.display()))?;
-    if new {
-        writeln!(f, "# Benchmarks\n\nFigures printed by `flotilla bench …`, newest last. Each section says when, on what machine and at which commit it was measured.\n")?;
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    Some(root.unwrap_or_default().join("BENCHMARKS.md"))
+}
+
+/// A client of the server of `kubeconfig`, once it answers `/readyz`.
+async fn connect(kubeconfig: &Path) -> Result<Client> {
+    let target = kubeconfig::read(kubeconfig)?;
+    let client = Client::new(&target, 1)?;
+    client
+        .wait_ready(Duration::from_secs(30), || Ok(()))
+        .await?;
+    Ok(client)
+}
+
+/// Start a hub, measure it, stop it.
+async fn measure_hub(a: &ApiArgs, scale: &Scale, run: &str) -> Result<report::Measured> {
+    let label = a.label.clone().unwrap_or_else(|| "flotilla hub".into());
+    let progress = Progress::new(&label);
+    progress.note("starting `flotilla serve` (SQLite)");
+    let data_dir = a.data_dir.clone();
+    let (mut hub, target) =
+        tokio::task::spawn_blocking(move || hub::Hub::start(data_dir.as_deref()))
+            .await
+            .context("starting the hub")??;
+    let client = Client::new(&target, 1)?;
+    client
+        .wait_ready(Duration::from_secs(60), || hub.check_alive())
+        .await?;
+    progress.note(&format!("ready at {}, pid {}", client.server(), hub.pid()));
+    let figures = phases::run_all(&client, run, scale, &progress, &[hub.pid()]).await;
+    // A hub that died mid-run explains every failure after it; say so first.
+    hub.check_alive()?;
+    let figures = figures?;
+    tokio::task::spawn_blocking(move || hub.stop())
+        .await
+        .context("stopping the hub")??;
+    Ok(report::Measured {
+        label,
+        about: "`flotilla serve` with SQLite, started by the benchmark on a fresh data directory"
+            .into(),
+        figures,
+    })
+}
+
+/// Measure a server that runs already, then delete what the benchmark created there.
+async fn measure_server(
+    client: &Client,
+    label: &str,
+    pids: &[u32],
+    scale: &Scale,
+    run: &str,
+) -> Result<report::Measured> {
+    let progress = Progress::new(label);
+    progress.note(&format!("measuring {}", client.server()));
+    let figures = phases::run_all(client, run, scale, &progress, pids).await;
+    for ns in phases::namespaces(run) {
+        let path = format!("/api/v1/namespaces/{ns}");
+        if let Err(e) = client
+            .send(hyper::Method::DELETE, &path, Default::default())
+            .await
+        {
+            progress.note(&format!(
+                "warning: could not delete the namespace {ns}: {e:#}"
+            ));
+        }
     }
-    writeln!(
-        f,
-        "## {} — {} — commit {commit}\n\nMachine: {}\n\n{report}\n",
-        chrono::Utc::now().format("%Y-%m-%d %H:%M UTC"),
-        env!("CARGO_PKG_VERSION"),
-        machine()
-    )?;
-    Ok(())
+    let memory = match pids {
+        [] => "memory not measured (no --pid)".to_string(),
+        [pid] => format!("memory of pid {pid}"),
+        _ => format!(
+            "memory of pids {}",
+            pids.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(" + ")
+        ),
+    };
+    Ok(report::Measured {
+        label: label.to_string(),
+        about: format!("{}, {memory}", client.server()),
+        figures: figures?,
+    })
 }

@@ -1,0 +1,49 @@
+//! Resident memory of the server's processes, from `/proc/PID/status` (VmRSS). A server made of
+//! several processes (kube-apiserver and etcd) is measured as their sum.
+
+use anyhow::{Context, Result};
+
+/// The summed resident memory of `pids`, in bytes.
+pub fn resident(pids: &[u32]) -> Result<u64> {
+    anyhow::ensure!(!pids.is_empty(), "no process id to read memory from");
+    let mut total = 0;
+    for pid in pids {
+        let path = format!("/proc/{pid}/status");
+        let status = std::fs::read_to_string(&path).with_context(|| {
+            format!("cannot read {path}: is process {pid} running on this machine?")
+        })?;
+        total += vm_rss(&status).with_context(|| format!("{path} has no VmRSS line"))?;
+    }
+    Ok(total)
+}
+
+/// The `VmRSS:` line of a `/proc/PID/status` text, in bytes.
+fn vm_rss(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let mut words = line.split_whitespace().skip(1);
+    let n: u64 = words.next()?.parse().ok()?;
+    match words.next() {
+        Some("kB") | None => Some(n * 1024),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_vm_rss() {
+        let status =
+            "Name:\tflotilla\nVmPeak:\t  900000 kB\nVmRSS:\t  413696 kB\nRssAnon:\t  1 kB\n";
+        assert_eq!(vm_rss(status), Some(413_696 * 1024));
+        assert_eq!(vm_rss("Name: x\n"), None);
+    }
+
+    #[test]
+    fn reads_this_process() {
+        let me = resident(&[std::process::id()]).unwrap();
+        assert!(me > 1_000_000, "{me}");
+        assert!(resident(&[]).is_err());
+    }
+}

@@ -1,0 +1,296 @@
+//! The report: a Markdown section naming when, on what machine and at which commit the figures
+//! were measured, then one table row per figure with its target (and, when a peer server was
+//! measured too, the peer's figure and the ratio hub/peer). It is printed and appended to
+//! BENCHMARKS.md.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use super::figures::Figure;
+
+/// The header a new BENCHMARKS.md starts with.
+const HEADER: &str = "# Benchmarks\n\nFigures printed by `flotilla bench …`, newest last. Each \
+section says when, on what machine and at which commit it was measured. Unless a section says \
+otherwise, the load generator ran on the same machine as the server and shared its cores.\n";
+
+/// One measured server.
+pub struct Measured {
+    /// Its name in the report.
+    pub label: String,
+    /// What it is and where (URL, data directory).
+    pub about: String,
+    /// Its figures.
+    pub figures: Vec<Figure>,
+}
+
+/// Everything a report section says.
+pub struct Section {
+    /// `YYYY-MM-DD HH:MM UTC`.
+    pub when: String,
+    /// From [`machine`].
+    pub machine: String,
+    /// From [`commit`].
+    pub commit: String,
+    /// "full" or "quick", and how the binary was built.
+    pub run: String,
+    /// The server the targets are about.
+    pub target: Measured,
+    /// A server measured for comparison.
+    pub peer: Option<Measured>,
+}
+
+/// `2 CPUs, AMD EPYC 7B13, 23.5 GiB memory` from nproc, /proc/cpuinfo and /proc/meminfo.
+pub fn machine() -> String {
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get().to_string())
+        .unwrap_or_else(|_| "?".into());
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    format!(
+        "{cpus} CPUs (nproc), {}, {} memory",
+        cpu_model(&cpuinfo).unwrap_or_else(|| "unknown CPU".into()),
+        mem_total(&meminfo).unwrap_or_else(|| "unknown".into())
+    )
+}
+
+fn cpu_model(cpuinfo: &str) -> Option<String> {
+    let line = cpuinfo.lines().find(|l| l.starts_with("model name"))?;
+    Some(line.split_once(':')?.1.trim().to_string())
+}
+
+fn mem_total(meminfo: &str) -> Option<String> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(format!("{:.1} GiB", kb / 1024.0 / 1024.0))
+}
+
+/// The commit checked out where the benchmark runs (or else where its binary was built),
+/// marked when the tree differs from it; `unknown` outside a git checkout.
+pub fn commit() -> String {
+    let here = std::env::current_dir().unwrap_or_default();
+    let built = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
+    [here, built]
+        .iter()
+        .find_map(|dir| commit_in(dir))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn commit_in(dir: &Path) -> Option<String> {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let hash = git(&["rev-parse", "--short", "HEAD"])?;
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    Some(if dirty {
+        format!("{hash} (with uncommitted changes)")
+    } else {
+        hash
+    })
+}
+
+/// The section as Markdown.
+pub fn render(s: &Section) -> String {
+    let mut out = format!(
+        "## {} — `flotilla bench api` — commit {}\n\n- Machine: {}\n- Run: {}\n- Target: {} — {}\n",
+        s.when, s.commit, s.machine, s.run, s.target.label, s.target.about
+    );
+    if let Some(peer) = &s.peer {
+        out += &format!("- Peer: {} — {}\n", peer.label, peer.about);
+    }
+    out += "\n";
+    match &s.peer {
+        None => {
+            out += &format!(
+                "| figure | {} | target | met |\n|---|---|---|---|\n",
+                s.target.label
+            );
+            for f in &s.target.figures {
+                out += &format!(
+                    "| {} | {} | {} | {} |\n",
+                    f.label,
+                    cell(&f.value_text()),
+                    goal_text(f),
+                    met_text(f)
+                );
+            }
+        }
+        Some(peer) => {
+            out += &format!(
+                "| figure | {} | target | met | {} | {} / {} |\n|---|---|---|---|---|---|\n",
+                s.target.label, peer.label, s.target.label, peer.label
+            );
+            for f in &s.target.figures {
+                let p = peer.figures.iter().find(|p| p.key == f.key);
+                out += &format!(
+                    "| {} | {} | {} | {} | {} | {} |\n",
+                    f.label,
+                    cell(&f.value_text()),
+                    goal_text(f),
+                    met_text(f),
+                    p.map(|p| cell(&p.value_text())).unwrap_or_default(),
+                    p.and_then(|p| ratio(f, p)).unwrap_or_default()
+                );
+            }
+            out += &format!(
+                "\n{} / {}: for rates, above 1 means {} is faster; for latencies (p99) and \
+                 memory, below 1 means {} is faster or smaller.\n",
+                s.target.label, peer.label, s.target.label, s.target.label
+            );
+        }
+    }
+    out
+}
+
+fn goal_text(f: &Figure) -> String {
+    f.goal.map(|g| g.text()).unwrap_or_default()
+}
+
+fn met_text(f: &Figure) -> &'static str {
+    match f.met() {
+        Some(true) => "yes",
+        Some(false) => "**no**",
+        None => "",
+    }
+}
+
+/// The ratio of the two headline numbers (rate, p99 or bytes), e.g. `1.25×`.
+fn ratio(a: &Figure, b: &Figure) -> Option<String> {
+    let (a, b) = (a.value.as_ref().ok()?, b.value.as_ref().ok()?);
+    let (a, b) = (a.headline(), b.headline());
+    (b > 0.0).then(|| format!("{:.2}×", a / b))
+}
+
+/// Keep a table cell on one row: no newlines or pipes from error messages.
+fn cell(text: &str) -> String {
+    text.replace('\n', " ").replace('|', "\\|")
+}
+
+/// Append `section` to `path`, starting the file with a header when it is new.
+pub fn append(path: &Path, section: &str) -> Result<()> {
+    let new = !path.exists() || std::fs::metadata(path).is_ok_and(|m| m.len() == 0);
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot open {} to append the figures", path.display()))?;
+    let mut text = String::new();
+    if new {
+        text += HEADER;
+    }
+    text += "\n";
+    text += section;
+    f.write_all(text.as_bytes())
+        .with_context(|| format!("cannot write to {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::figures::{Goal, Measured as Value};
+    use super::*;
+
+    fn figure(key: &'static str, v: f64, goal: Option<Goal>) -> Figure {
+        Figure::new(
+            key,
+            format!("{key}/s"),
+            goal,
+            Ok((Value::PerSecond(v), None)),
+        )
+    }
+
+    fn section(peer: bool) -> Section {
+        Section {
+            when: "2026-11-23 01:00 UTC".into(),
+            machine: "2 CPUs (nproc), X, 1.0 GiB memory".into(),
+            commit: "abc1234".into(),
+            run: "full".into(),
+            target: Measured {
+                label: "hub".into(),
+                about: "started by the benchmark".into(),
+                figures: vec![
+                    figure("creates", 9000.0, Some(Goal::AtLeastPerSecond(8000.0))),
+                    Figure::new(
+                        "broken",
+                        "broken".into(),
+                        None,
+                        Err(anyhow::anyhow!("a\nb|c")),
+                    ),
+                ],
+            },
+            peer: peer.then(|| Measured {
+                label: "kube".into(),
+                about: "https://k".into(),
+                figures: vec![figure("creates", 4500.0, None)],
+            }),
+        }
+    }
+
+    #[test]
+    fn a_table_with_targets() {
+        let text = render(&section(false));
+        assert!(
+            text.starts_with("## 2026-11-23 01:00 UTC — `flotilla bench api` — commit abc1234\n")
+        );
+        assert!(text.contains("- Machine: 2 CPUs (nproc), X, 1.0 GiB memory\n"));
+        assert!(
+            text.contains("| creates/s | 9,000/s | ≥ 8,000/s | yes |\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| broken | failed: a b\\|c |  |  |\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_peer_adds_its_figures_and_the_ratio() {
+        let text = render(&section(true));
+        assert!(
+            text.contains("| figure | hub | target | met | kube | hub / kube |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| creates/s | 9,000/s | ≥ 8,000/s | yes | 4,500/s | 2.00× |"),
+            "{text}"
+        );
+        assert!(text.contains("- Peer: kube — https://k\n"));
+    }
+
+    #[test]
+    fn machine_facts_are_parsed() {
+        assert_eq!(
+            cpu_model("processor\t: 0\nmodel name\t: AMD EPYC 7B13 64-Core Processor\n").as_deref(),
+            Some("AMD EPYC 7B13 64-Core Processor")
+        );
+        assert_eq!(
+            mem_total("MemTotal:       24576000 kB\n").as_deref(),
+            Some("23.4 GiB")
+        );
+        assert!(machine().contains("CPUs (nproc)"));
+    }
+
+    #[test]
+    fn appending_starts_a_new_file_with_the_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("BENCHMARKS.md");
+        append(&path, "## one\n").unwrap();
+        append(&path, "## two\n").unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# Benchmarks\n"));
+        assert_eq!(text.matches("# Benchmarks").count(), 1);
+        assert!(text.ends_with("\n## one\n\n## two\n"), "{text:?}");
+    }
+}
