@@ -1,181 +1,239 @@
-//! Who is calling and may they: bearer-token authentication and RBAC authorization for every
-//! request.
+//! Who is calling and may they: the server side of authentication and authorization.
 //!
-//! The admin token (written to `admin.kubeconfig`) maps to a `system:masters` user, which is
-//! always allowed; service-account tokens map to `system:serviceaccount:NS:NAME` and are
-//! evaluated with RBAC against the roles and bindings stored in the hub.
+//! The decisions are made by [`crate::auth`], a pure library; this module feeds it what only the
+//! server has — the `Authorization` header, the clock, the objects in the watch cache — and turns
+//! its answers into `Status` errors (401 `Unauthorized`, 403 `Forbidden` in Kubernetes' words).
+//!
+//! - The admin token (written to `admin.kubeconfig`) authenticates as a member of
+//!   `system:masters`, which is always allowed. Only its digest is held ([`AdminToken`]).
+//! - Service-account tokens are ES256 JWTs issued through TokenRequest and verified by the hub's
+//!   [`TokenAuthority`], whose key [`signing_key`] keeps in the data directory. A token dies with
+//!   its service account, and with the object it is bound to: both must still exist with the uids
+//!   the token names.
+//! - RBAC is evaluated against a snapshot of the Roles, ClusterRoles and bindings in the watch
+//!   cache, rebuilt whenever one of them changes (see `access/policy.rs`).
 
+mod policy;
+pub mod signing_key;
+
+use chrono::Utc;
 use http::HeaderValue;
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::authz::rbac::{self, Attributes, Decision, Policy};
-use crate::authz::tokens::Signer;
+use crate::auth::rbac::forbidden_status_message;
+use crate::auth::token::{bearer_token, ServiceAccountClaims};
+use crate::auth::user::SYSTEM_MASTERS;
+use crate::auth::{authorize, AdminToken, Attributes, Decision, TokenAuthority, UserInfo};
 use crate::cache::Cache;
 use crate::error::{ApiError, Result};
 use crate::request::RequestInfo;
 
-/// An authenticated caller.
-#[derive(Clone, PartialEq, Eq)]
-pub struct User {
-    /// User name.
-    pub name: String,
-    /// Groups.
-    pub groups: Vec<String>,
-}
-
-impl std::fmt::Debug for User {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("User")
-            .field("name", &self.name)
-            .field("groups", &self.groups)
-            .finish()
-    }
-}
+/// The user name the admin token authenticates as.
+pub const ADMIN_USER: &str = "flotilla-admin";
 
 /// Authentication and authorization.
+#[derive(Debug)]
 pub struct Access {
-    admin_token: String,
-    /// Issues and verifies service-account tokens.
-    pub signer: Signer,
+    admin: AdminToken,
+    authority: TokenAuthority,
+    policy: policy::CachePolicy,
 }
 
-impl std::fmt::Debug for Access {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Access")
-            .field("signer", &self.signer)
-            .finish_non_exhaustive()
-    }
-}
-
-struct CachePolicy<'a>(&'a Cache);
-
-impl CachePolicy<'_> {
-    fn values(&self, prefix: &str) -> Vec<Value> {
-        self.0
-            .list(prefix, None, None, |_| true)
-            .0
-            .iter()
-            .map(|o| o.value())
-            .collect()
-    }
-}
-
-impl Policy for CachePolicy<'_> {
-    fn cluster_role_bindings(&self) -> Vec<Value> {
-        self.values("/registry/rbac.authorization.k8s.io/clusterrolebindings/")
-    }
-    fn role_bindings(&self, ns: &str) -> Vec<Value> {
-        self.values(&format!(
-            "/registry/rbac.authorization.k8s.io/rolebindings/{ns}/"
-        ))
-    }
-    fn cluster_role(&self, name: &str) -> Option<Value> {
-        self.0
-            .get(&format!(
-                "/registry/rbac.authorization.k8s.io/clusterroles/{name}"
-            ))
-            .map(|o| o.value())
-    }
-    fn cluster_roles(&self) -> Vec<Value> {
-        self.values("/registry/rbac.authorization.k8s.io/clusterroles/")
-    }
-    fn role(&self, ns: &str, name: &str) -> Option<Value> {
-        self.0
-            .get(&format!(
-                "/registry/rbac.authorization.k8s.io/roles/{ns}/{name}"
-            ))
-            .map(|o| o.value())
-    }
-}
+// === impl Access ===
 
 impl Access {
-    /// Accept `admin_token` as the cluster-admin credential; sign service-account tokens with
-    /// `signer`.
-    pub fn new(admin_token: String, signer: Signer) -> Access {
+    /// Accept `admin` as the cluster-admin credential; issue and verify service-account tokens
+    /// with `authority`.
+    pub fn new(admin: AdminToken, authority: TokenAuthority) -> Access {
         Access {
-            admin_token,
-            signer,
+            admin,
+            authority,
+            policy: policy::CachePolicy::default(),
         }
+    }
+
+    /// The service-account token issuer (TokenRequest, `/openid/v1/jwks`, OIDC discovery).
+    pub fn authority(&self) -> &TokenAuthority {
+        &self.authority
     }
 
     /// Who sent this `Authorization` header. Requests without a valid credential get 401.
-    pub async fn authenticate(
+    pub fn authenticate(
         &self,
         cache: &Cache,
         authorization: Option<&HeaderValue>,
-    ) -> Result<User> {
+    ) -> Result<UserInfo> {
         let token = authorization
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim)
+            .and_then(bearer_token)
             .ok_or_else(ApiError::unauthorized)?;
-        if constant_time_eq(token.as_bytes(), self.admin_token.as_bytes()) {
-            return Ok(User {
-                name: "flotilla-admin".into(),
-                groups: vec!["system:masters".into(), "system:authenticated".into()],
-            });
+        if self.admin.matches(token) {
+            return Ok(UserInfo::authenticated(
+                ADMIN_USER,
+                vec![SYSTEM_MASTERS.to_string()],
+            ));
         }
-        let now = chrono::Utc::now().timestamp();
-        let claims = self.signer.verify(token, &[], now).map_err(|e| {
+        let claims = self.authority.verify(token, &[], Utc::now()).map_err(|e| {
+            // The error never contains the token itself.
             tracing::debug!(reason = %e, "bearer token refused");
             ApiError::unauthorized()
         })?;
-        // A token dies with its service account (same name but a new uid is another account).
-        let k = &claims.kubernetes;
-        let sa = cache.get(&format!(
-            "/registry/core/serviceaccounts/{}/{}",
-            k.namespace, k.serviceaccount.name
-        ));
-        let uid_ok = sa.is_some_and(|o| {
-            o.value().pointer("/metadata/uid").and_then(Value::as_str)
-                == Some(k.serviceaccount.uid.as_str())
-        });
-        if !uid_ok {
+        if let Err(why) = still_valid(cache, &claims) {
+            tracing::debug!(subject = %claims.subject, reason = %why, "bearer token refused");
             return Err(ApiError::unauthorized());
         }
-        Ok(User {
-            name: claims.sub,
-            groups: vec![
-                "system:serviceaccounts".into(),
-                format!("system:serviceaccounts:{}", k.namespace),
-                "system:authenticated".into(),
-            ],
-        })
+        Ok(claims.user_info())
     }
 
     /// May `user` do what `info` asks? 403 with Kubernetes' wording when not.
-    pub async fn authorize(&self, cache: &Cache, user: &User, info: &RequestInfo) -> Result<()> {
-        if user.groups.iter().any(|g| g == "system:masters") {
+    pub fn authorize(&self, cache: &Cache, user: &UserInfo, info: &RequestInfo) -> Result<()> {
+        if user.is_privileged() {
             return Ok(());
         }
-        let verb = if info.is_resource_request {
-            info.verb.as_str()
-        } else {
-            "get"
-        };
-        let attrs = Attributes {
-            verb,
-            group: &info.group,
-            resource: &info.resource,
-            subresource: info.subresource.as_deref(),
-            namespace: info.namespace.as_deref(),
-            name: info.name.as_deref(),
-            path: &info.path,
-            resource_request: info.is_resource_request,
-        };
-        match rbac::authorize(&CachePolicy(cache), user, &attrs) {
-            Decision::Allow(reason) => {
+        let attrs = attributes(user, info);
+        let policy = self.policy.snapshot(cache);
+        match authorize(&attrs, &*policy) {
+            Decision::Allow { reason } => {
                 tracing::trace!(%reason, "allowed");
                 Ok(())
             }
-            Decision::Deny => Err(ApiError::forbidden(rbac::forbidden_message(user, &attrs))),
+            Decision::Deny { reason } => {
+                let mut e = ApiError::forbidden(forbidden_status_message(&attrs, &reason));
+                // As apierrors.NewForbidden: details name the resource (kind is its plural).
+                e.details = Some(details(&attrs));
+                Err(e)
+            }
         }
     }
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
+/// The authorizer's view of a request. Non-resource requests (`/version`, `/openid/v1/jwks`)
+/// use the lower-cased HTTP method as their verb, as in Kubernetes.
+fn attributes(user: &UserInfo, info: &RequestInfo) -> Attributes {
+    if !info.is_resource_request {
+        return Attributes::non_resource(user.clone(), info.verb.as_str(), info.path.as_str());
     }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    let mut attrs = Attributes::resource(
+        user.clone(),
+        info.verb.as_str(),
+        info.group.as_str(),
+        info.resource.as_str(),
+    );
+    if let Some(ns) = &info.namespace {
+        attrs = attrs.in_namespace(ns.as_str());
+    }
+    if let Some(name) = &info.name {
+        attrs = attrs.named(name.as_str());
+    }
+    if let Some(sub) = &info.subresource {
+        attrs = attrs.subresource(sub.as_str());
+    }
+    attrs
+}
+
+fn details(attrs: &Attributes) -> Value {
+    let mut d = serde_json::Map::new();
+    for (key, value) in [
+        ("name", &attrs.name),
+        ("group", &attrs.api_group),
+        ("kind", &attrs.resource),
+    ] {
+        if !value.is_empty() {
+            d.insert(key.to_string(), json!(value));
+        }
+    }
+    Value::Object(d)
+}
+
+/// Does everything the token names still exist with the uid it names? The service account
+/// always; the Secret, Pod or Node it is bound to, if any. (The hub stores no pods or nodes and
+/// issues no tokens bound to them, so a token bound to one never passes.) Returns what is gone.
+fn still_valid(cache: &Cache, claims: &ServiceAccountClaims) -> std::result::Result<(), String> {
+    let k = &claims.kubernetes;
+    let ns = &k.namespace;
+    let sa = &k.service_account;
+    // (storage key, uid in the token, may the token leave the uid out?)
+    let mut wanted = vec![(
+        format!("/registry/core/serviceaccounts/{ns}/{}", sa.name),
+        &sa.uid,
+        false,
+    )];
+    if let Some(s) = &k.secret {
+        wanted.push((
+            format!("/registry/core/secrets/{ns}/{}", s.name),
+            &s.uid,
+            false,
+        ));
+    }
+    if let Some(p) = &k.pod {
+        wanted.push((
+            format!("/registry/core/pods/{ns}/{}", p.name),
+            &p.uid,
+            false,
+        ));
+    }
+    if let Some(n) = &k.node {
+        // A pod-bound token names its pod's node, with a uid only when it was known.
+        wanted.push((format!("/registry/core/nodes/{}", n.name), &n.uid, true));
+    }
+    for (key, uid, uid_optional) in wanted {
+        let Some(object) = cache.get(&key) else {
+            return Err(format!("{key} no longer exists"));
+        };
+        let value = object.value();
+        let actual = value.pointer("/metadata/uid").and_then(Value::as_str);
+        if !(uid_optional && uid.is_empty()) && actual != Some(uid.as_str()) {
+            return Err(format!("{key} was recreated with another uid"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::Method;
+
+    fn info(method: Method, path: &str) -> RequestInfo {
+        RequestInfo::parse(&method, path, false)
+    }
+
+    #[test]
+    fn requests_become_authorizer_attributes() {
+        let u = UserInfo::service_account("team", "bot", "u1");
+        let cases = [
+            (
+                info(Method::GET, "/api/v1/namespaces/team/secrets/db"),
+                "secrets \"db\" is forbidden: User \"system:serviceaccount:team:bot\" cannot get \
+                 resource \"secrets\" in API group \"\" in the namespace \"team\"",
+                json!({"name": "db", "kind": "secrets"}),
+            ),
+            (
+                info(Method::GET, "/apis/apps/v1/deployments"),
+                "deployments.apps is forbidden: User \"system:serviceaccount:team:bot\" cannot \
+                 list resource \"deployments\" in API group \"apps\" at the cluster scope",
+                json!({"group": "apps", "kind": "deployments"}),
+            ),
+            (
+                info(
+                    Method::PUT,
+                    "/apis/apps/v1/namespaces/team/deployments/web/scale",
+                ),
+                "deployments.apps \"web\" is forbidden: User \"system:serviceaccount:team:bot\" \
+                 cannot update resource \"deployments/scale\" in API group \"apps\" in the \
+                 namespace \"team\"",
+                json!({"name": "web", "group": "apps", "kind": "deployments"}),
+            ),
+            (
+                info(Method::POST, "/version"),
+                "forbidden: User \"system:serviceaccount:team:bot\" cannot post path \"/version\"",
+                json!({}),
+            ),
+        ];
+        for (info, message, want_details) in cases {
+            let attrs = attributes(&u, &info);
+            assert_eq!(forbidden_status_message(&attrs, ""), message);
+            assert_eq!(details(&attrs), want_details, "{message}");
+        }
+    }
 }

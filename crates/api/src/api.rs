@@ -1,5 +1,6 @@
 //! The server's shared state and the operations handlers call on it.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -9,7 +10,8 @@ use serde_json::{json, Value};
 
 use flotilla_store::Store;
 
-use crate::access::Access;
+use crate::access::{signing_key, Access};
+use crate::auth::{AdminToken, TokenAuthority};
 use crate::cache::Cache;
 use crate::error::{ApiError, Result};
 use crate::handlers::{objects, response, Ctx};
@@ -20,12 +22,13 @@ use crate::request::{BodyFormat, FieldValidation};
 /// How the server is set up.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The token that authenticates as cluster admin.
-    pub admin_token: String,
+    /// The token that authenticates as cluster admin (only its digest is kept).
+    pub admin_token: AdminToken,
     /// `host:port` clients use (discovery's serverAddressByClientCIDRs, token issuer).
     pub advertise_address: String,
-    /// Key that signs service-account tokens (≥ 32 random bytes, kept in the data directory).
-    pub token_key: Vec<u8>,
+    /// The PEM file holding the key that signs service-account tokens, generated there at first
+    /// start (normally [`crate::access::signing_key::FILE_NAME`] in the data directory).
+    pub signing_key_file: PathBuf,
 }
 
 /// Namespaces every Kubernetes API has, plus flotilla's own.
@@ -59,15 +62,12 @@ pub struct Api {
 impl Api {
     /// Load the cache, start the lifecycle loops, create the system namespaces.
     pub async fn start(config: Config, store: Store) -> Result<Arc<Api>> {
+        let signer = signing_key::load_or_generate(&config.signing_key_file)?;
+        let authority =
+            TokenAuthority::new(format!("https://{}", config.advertise_address), signer);
         let cache = Cache::start(store.clone()).await?;
         let api = Arc::new(Api {
-            access: Access::new(
-                config.admin_token.clone(),
-                crate::authz::tokens::Signer::new(
-                    config.token_key.clone(),
-                    format!("https://{}", config.advertise_address),
-                ),
-            ),
+            access: Access::new(config.admin_token.clone(), authority),
             config,
             store,
             cache,
@@ -103,7 +103,7 @@ impl Api {
                 }
             }
         }
-        for obj in crate::authz::bootstrap::defaults() {
+        for obj in crate::auth::bootstrap::objects() {
             let plural = if obj["kind"] == "ClusterRole" {
                 "clusterroles"
             } else {
@@ -224,11 +224,6 @@ impl Api {
         crate::schemas::serve_apply(self, ctx, res, sub, key, name, patch).await
     }
 
-    /// TokenRequest (`kubectl create token`).
-    pub(crate) async fn token_request(self: &Arc<Self>, ctx: &Ctx) -> Result<Response<Body>> {
-        crate::authz::token_request::serve(self, ctx).await
-    }
-
     /// `/openapi/v2`.
     pub(crate) fn openapi_v2(&self, accept: Option<&str>) -> Result<Response<Body>> {
         self.schemas.openapi_v2(&self.registry.snapshot(), accept)
@@ -245,22 +240,23 @@ impl Api {
         self.schemas.openapi_v3(&self.registry.snapshot(), path)
     }
 
-    /// `/.well-known/openid-configuration`.
+    /// `/.well-known/openid-configuration`: where to find the keys that verify the hub's
+    /// service-account tokens, for verifiers that discover them by issuer.
     pub(crate) fn oidc_discovery(&self) -> Result<Response<Body>> {
-        let issuer = format!("https://{}", self.config.advertise_address);
         Ok(response::json(
             200,
-            &json!({
-                "issuer": issuer, "jwks_uri": format!("{issuer}/openid/v1/jwks"),
-                "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
-                "id_token_signing_alg_values_supported": ["RS256"],
-            }),
+            &self.access.authority().openid_configuration(None),
         ))
     }
 
-    /// `/openid/v1/jwks`.
+    /// `/openid/v1/jwks`: the public keys that verify service-account tokens.
     pub(crate) fn oidc_jwks(&self) -> Result<Response<Body>> {
-        Ok(response::json(200, &json!({"keys": []})))
+        let body = serde_json::to_vec(&self.access.authority().jwks()).unwrap_or_default();
+        Ok(response::raw_typed(
+            200,
+            body.into(),
+            "application/jwk-set+json",
+        ))
     }
 
     /// A new set of established CRDs: serve their resources and schemas.

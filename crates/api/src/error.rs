@@ -172,6 +172,27 @@ impl ApiError {
         Self::new(504, "Timeout", message)
     }
 
+    /// A TokenRequest for the service account `name` that the token authority refused: its
+    /// field error (`spec.expirationSeconds: Invalid value: …`) as a 422 `Invalid`; a failure of
+    /// the random source or of signing as a 500.
+    pub fn token_request(name: &str, e: crate::auth::TokenError) -> Self {
+        match e {
+            crate::auth::TokenError::InvalidRequest(text) => {
+                let (field, message) = text.split_once(": ").unwrap_or(("spec", text.as_str()));
+                Self::invalid(
+                    "TokenRequest",
+                    name,
+                    "authentication.k8s.io",
+                    vec![(field.to_string(), message.to_string())],
+                )
+            }
+            other => {
+                tracing::error!(error = %other, "issuing a service account token failed");
+                Self::internal(format!("issuing the service account token failed: {other}"))
+            }
+        }
+    }
+
     /// The `Status` object for this error.
     pub fn to_status(&self) -> Value {
         let mut s = json!({

@@ -6,13 +6,14 @@
 //!
 //! Layout: [`request`] parses what is asked, [`handlers`] answer it, [`cache`] serves reads
 //! and watches from memory, [`registry`] knows what is served, [`error`] maps every failure to
-//! a `Status`; [`lifecycle`] holds the in-server loops Kubernetes semantics need (namespace
+//! a `Status`; [`auth`] decides who is calling and what they may do, and [`access`] applies it to
+//! each request; [`lifecycle`] holds the in-server loops Kubernetes semantics need (namespace
 //! deletion, garbage collection, CRD establishment).
 #![deny(missing_docs)]
 
 pub mod access;
 pub mod apply;
-pub mod authz;
+pub mod auth;
 pub mod cache;
 pub mod defaults;
 pub mod error;

@@ -30,7 +30,7 @@ pub struct Ctx {
     /// User-Agent (default field manager).
     pub user_agent: Option<String>,
     /// Authenticated user.
-    pub user: crate::access::User,
+    pub user: crate::auth::UserInfo,
     /// The body bytes (empty for GET).
     pub body: bytes::Bytes,
 }
@@ -90,10 +90,9 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
     let query = Query::parse(req.uri().query())?;
     let user = api
         .access
-        .authenticate(&api.cache, authorization.as_ref())
-        .await?;
+        .authenticate(&api.cache, authorization.as_ref())?;
     let info = RequestInfo::parse(req.method(), &path, query.watch);
-    api.access.authorize(&api.cache, &user, &info).await?;
+    api.access.authorize(&api.cache, &user, &info)?;
 
     if !info.is_resource_request {
         return discovery::serve_non_resource(api, &path, accept.as_deref(), req.uri().query());

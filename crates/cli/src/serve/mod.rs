@@ -77,9 +77,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .with_context(|| format!("cannot open the store {}", redact(&store_url)))?;
     let api = flotilla_api::Api::start(
         flotilla_api::Config {
-            admin_token: creds.admin_token.clone(),
+            admin_token: flotilla_api::auth::AdminToken::new(&creds.admin_token),
             advertise_address: advertise.clone(),
-            token_key: creds.token_key.clone(),
+            signing_key_file: dir.join(flotilla_api::access::signing_key::FILE_NAME),
         },
         store,
     )

@@ -18,8 +18,6 @@ pub struct Credentials {
     pub ca_pem: String,
     /// The admin bearer token.
     pub admin_token: String,
-    /// The key that signs service-account tokens.
-    pub token_key: Vec<u8>,
     /// The TLS configuration.
     pub tls: rustls::ServerConfig,
 }
@@ -109,19 +107,6 @@ pub fn ensure(dir: &Path, host: &str, extra: &[String]) -> Result<Credentials> {
         }
     };
 
-    let key_path = dir.join("serviceaccount.key");
-    let token_key = match fs::read_to_string(&key_path) {
-        Ok(k) if k.trim().len() >= 64 => k.trim().as_bytes().to_vec(),
-        _ => {
-            use rand::RngCore;
-            let mut b = [0u8; 32];
-            rand::thread_rng().fill_bytes(&mut b);
-            let k: String = b.iter().map(|x| format!("{x:02x}")).collect();
-            write_private(&key_path, &k)?;
-            k.into_bytes()
-        }
-    };
-
     let certs = vec![cert.der().clone()];
     let key_der = rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der())
         .map_err(|e| anyhow::anyhow!("serving key: {e}"))?;
@@ -135,7 +120,6 @@ pub fn ensure(dir: &Path, host: &str, extra: &[String]) -> Result<Credentials> {
     Ok(Credentials {
         ca_pem,
         admin_token,
-        token_key,
         tls,
     })
 }

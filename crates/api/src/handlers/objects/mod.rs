@@ -1,10 +1,11 @@
 //! Handlers for objects: get, list, watch, create, update, patch, delete, deletecollection, and
-//! the `status` and `scale` subresources.
+//! the `status`, `scale` and `serviceaccounts/token` subresources.
 
 mod delete;
 mod filter;
 mod read;
 mod scale;
+mod token;
 mod write;
 
 use std::sync::Arc;
@@ -63,7 +64,7 @@ pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>>
         ("update", Some("scale")) if res.scale.is_some() => scale::update(api, &ctx, &res).await,
         ("patch", Some("scale")) if res.scale.is_some() => scale::patch(api, &ctx, &res).await,
         ("create", Some("token")) if res.plural == "serviceaccounts" && !res.custom => {
-            api.token_request(&ctx).await
+            token::create(api, &ctx, &res).await
         }
         (verb, Some(s)) => Err(ApiError::unknown_path(&format!(
             "{} ({verb} {s})",

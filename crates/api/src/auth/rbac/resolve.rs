@@ -1,0 +1,190 @@
+//! From a user to the rules that apply to them: bindings whose subjects include the user, the
+//! roles those bindings refer to, and ClusterRole aggregation (`rule.go`'s `VisitRulesFor`).
+
+use std::collections::{BTreeMap, HashSet};
+
+use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, RoleRef, Subject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use super::PolicySource;
+use crate::auth::user::{service_account_username, UserInfo};
+use crate::selector::LabelSelector;
+
+/// A role's rules, or why they could not be found.
+pub(super) type Rules<'p> = Result<Vec<&'p PolicyRule>, String>;
+
+/// Call `visit` with a lazy description and the rules of every binding that applies to `user`:
+/// ClusterRoleBindings first, then the RoleBindings of `namespace` (when not empty). Stops at
+/// the first `Some` the visitor returns.
+pub(super) fn visit_rules<'p, P: PolicySource, T>(
+    policy: &'p P,
+    user: &UserInfo,
+    namespace: &str,
+    mut visit: impl FnMut(&dyn Fn() -> String, Rules<'p>) -> Option<T>,
+) -> Option<T> {
+    for binding in policy.cluster_role_bindings() {
+        let Some(subject) = applies_to(user, binding.subjects.as_deref(), "") else {
+            continue;
+        };
+        let describe = || {
+            format!(
+                "ClusterRoleBinding {:?} of {} {:?} to {}",
+                name(&binding.metadata),
+                binding.role_ref.kind,
+                binding.role_ref.name,
+                describe_subject(subject, "")
+            )
+        };
+        if let Some(t) = visit(&describe, role_ref_rules(policy, &binding.role_ref, "")) {
+            return Some(t);
+        }
+    }
+    if namespace.is_empty() {
+        return None;
+    }
+    for binding in policy.role_bindings(namespace) {
+        let binding_ns = binding.metadata.namespace.as_deref().unwrap_or(namespace);
+        let Some(subject) = applies_to(user, binding.subjects.as_deref(), binding_ns) else {
+            continue;
+        };
+        let describe = || {
+            format!(
+                "RoleBinding {:?} of {} {:?} to {}",
+                format!("{}/{binding_ns}", name(&binding.metadata)),
+                binding.role_ref.kind,
+                binding.role_ref.name,
+                describe_subject(subject, binding_ns)
+            )
+        };
+        if let Some(t) = visit(
+            &describe,
+            role_ref_rules(policy, &binding.role_ref, binding_ns),
+        ) {
+            return Some(t);
+        }
+    }
+    None
+}
+
+fn name(meta: &ObjectMeta) -> &str {
+    meta.name.as_deref().unwrap_or("")
+}
+
+/// The first subject that is `user`. A ServiceAccount subject without a namespace means the
+/// binding's namespace (none for ClusterRoleBindings, where it then matches nobody).
+fn applies_to<'s>(
+    user: &UserInfo,
+    subjects: Option<&'s [Subject]>,
+    binding_ns: &str,
+) -> Option<&'s Subject> {
+    subjects
+        .unwrap_or_default()
+        .iter()
+        .find(|s| match s.kind.as_str() {
+            "User" => user.name == s.name,
+            "Group" => user.in_group(&s.name),
+            "ServiceAccount" => {
+                let ns = match s.namespace.as_deref() {
+                    Some(ns) if !ns.is_empty() => ns,
+                    _ => binding_ns,
+                };
+                !ns.is_empty() && user.name == service_account_username(ns, &s.name)
+            }
+            _ => false,
+        })
+}
+
+/// `User "alice"`, `Group "devs"`, `ServiceAccount "builder/ci"` (name/namespace).
+fn describe_subject(s: &Subject, binding_ns: &str) -> String {
+    match s.kind.as_str() {
+        "ServiceAccount" => {
+            let ns = match s.namespace.as_deref() {
+                Some(ns) if !ns.is_empty() => ns,
+                _ => binding_ns,
+            };
+            format!("{} {:?}", s.kind, format!("{}/{ns}", s.name))
+        }
+        _ => format!("{} {:?}", s.kind, s.name),
+    }
+}
+
+/// The rules a binding's roleRef grants: a Role in the binding's namespace, or a ClusterRole.
+fn role_ref_rules<'p, P: PolicySource>(
+    policy: &'p P,
+    role_ref: &RoleRef,
+    binding_ns: &str,
+) -> Rules<'p> {
+    match role_ref.kind.as_str() {
+        "Role" => policy
+            .role(binding_ns, &role_ref.name)
+            .map(|r| r.rules.iter().flatten().collect())
+            .ok_or_else(|| {
+                format!(
+                    "role.rbac.authorization.k8s.io {:?} not found",
+                    role_ref.name
+                )
+            }),
+        "ClusterRole" => policy
+            .cluster_role(&role_ref.name)
+            .map(|r| cluster_role_rules(policy, r))
+            .ok_or_else(|| {
+                format!(
+                    "clusterrole.rbac.authorization.k8s.io {:?} not found",
+                    role_ref.name
+                )
+            }),
+        other => Err(format!("unsupported role reference kind: {other:?}")),
+    }
+}
+
+/// A ClusterRole's effective rules. With an `aggregationRule`, they are the union of the rules
+/// of every other ClusterRole matched by any of its selectors, resolved recursively (what the
+/// aggregation controller converges to); the role's own stored rules are ignored, as that
+/// controller overwrites them. Duplicates are dropped, order is kept.
+pub(super) fn cluster_role_rules<'p, P: PolicySource>(
+    policy: &'p P,
+    role: &'p ClusterRole,
+) -> Vec<&'p PolicyRule> {
+    let mut out = Vec::new();
+    collect(policy, role, &mut out, &mut HashSet::new());
+    let mut unique: Vec<&PolicyRule> = Vec::with_capacity(out.len());
+    for r in out {
+        if !unique.contains(&r) {
+            unique.push(r);
+        }
+    }
+    unique
+}
+
+fn collect<'p, P: PolicySource>(
+    policy: &'p P,
+    role: &'p ClusterRole,
+    out: &mut Vec<&'p PolicyRule>,
+    visited: &mut HashSet<&'p str>,
+) {
+    let own = name(&role.metadata);
+    if !visited.insert(own) {
+        return;
+    }
+    let Some(aggregation) = &role.aggregation_rule else {
+        out.extend(role.rules.iter().flatten());
+        return;
+    };
+    // An invalid selector selects nothing, as the controller skips a role it cannot resolve.
+    let selectors: Vec<LabelSelector> = aggregation
+        .cluster_role_selectors
+        .iter()
+        .flatten()
+        .filter_map(|s| LabelSelector::from_metav1(s).ok())
+        .collect();
+    let no_labels = BTreeMap::new();
+    for other in policy.cluster_roles() {
+        if name(&other.metadata) == own {
+            continue;
+        }
+        let labels = other.metadata.labels.as_ref().unwrap_or(&no_labels);
+        if selectors.iter().any(|s| s.matches(labels)) {
+            collect(policy, other, out, visited);
+        }
+    }
+}
