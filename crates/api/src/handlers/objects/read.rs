@@ -52,12 +52,17 @@ fn encode_continue(rv: i64, start: &str) -> String {
         rv,
         start: start.into(),
     };
-    base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&t).unwrap_or_default())
+    // URL-safe and unpadded like kube-apiserver's, so the token goes into a query string as is.
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(serde_json::to_vec(&t).unwrap_or_default())
 }
 
 fn decode_continue(s: &str) -> Result<ContinueToken> {
-    let bytes = base64::engine::general_purpose::STANDARD
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+    // Tokens from before the switch to URL-safe encoding are standard base64.
+    let bytes = URL_SAFE_NO_PAD
         .decode(s)
+        .or_else(|_| STANDARD.decode(s))
         .map_err(|_| ApiError::bad_request("continue key is not valid: not base64"))?;
     serde_json::from_slice(&bytes)
         .map_err(|_| ApiError::bad_request("continue key is not valid: unknown format"))
@@ -191,4 +196,37 @@ fn list_bytes(
     }
     buf.put_slice(b"]}");
     buf.freeze()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continue_tokens_are_url_safe_and_round_trip() {
+        // A start key whose JSON encodes to '+', '/' and padding in standard base64.
+        let start = "/registry/core/configmaps/ns/\u{3fff}>?~~~";
+        let tok = encode_continue(12, start);
+        assert!(
+            tok.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+            "{tok}"
+        );
+        let t = decode_continue(&tok).unwrap();
+        assert_eq!((t.rv, t.start.as_str()), (12, start));
+        let old = base64::engine::general_purpose::STANDARD.encode(
+            serde_json::to_vec(&ContinueToken {
+                v: "meta.k8s.io/v1".into(),
+                rv: 3,
+                start: start.into(),
+            })
+            .unwrap(),
+        );
+        assert!(old.contains(['+', '/', '=']), "{old}");
+        assert_eq!(decode_continue(&old).unwrap().rv, 3);
+        assert_eq!(
+            decode_continue("garbage!!").err().map(|e| e.code),
+            Some(400)
+        );
+    }
 }

@@ -110,6 +110,7 @@ async fn write_replicas(
     let spec = spec_of(res)?.clone();
     let key = object_key(ctx, res)?;
     let name = ctx.info.name.clone().unwrap_or_default();
+    api.cache.sync().await?;
     if api.cache.get(&key).is_none() {
         return Err(not_found(ctx, res));
     }

@@ -95,13 +95,26 @@ fn validate_name(res: &ResourceInfo, name: &str) -> Option<String> {
     }
 }
 
-/// Namespaced writes need an existing namespace that isn't being deleted.
-fn check_namespace(api: &Api, res: &ResourceInfo, ns: Option<&str>) -> Result<()> {
+/// Namespaced writes need an existing namespace that isn't being deleted. `name` is the
+/// object's (empty for generateName, as kube-apiserver's admission sees it).
+async fn check_namespace(
+    api: &Api,
+    res: &ResourceInfo,
+    ns: Option<&str>,
+    name: &str,
+) -> Result<()> {
     let Some(ns) = ns.filter(|_| res.namespaced) else {
         return Ok(());
     };
     let nskey = format!("/registry/core/namespaces/{ns}");
-    let Some(n) = api.cache.get(&nskey) else {
+    let mut found = api.cache.get(&nskey);
+    if found.is_none() {
+        // The namespace may have been created a moment ago (like NamespaceLifecycle's live
+        // lookup on an informer miss): only a consistent read may say it doesn't exist.
+        api.cache.sync().await?;
+        found = api.cache.get(&nskey);
+    }
+    let Some(n) = found else {
         return Err(ApiError::not_found(Target {
             group: "",
             resource: "namespaces",
@@ -109,11 +122,29 @@ fn check_namespace(api: &Api, res: &ResourceInfo, ns: Option<&str>) -> Result<()
         }));
     };
     if n.value().pointer("/metadata/deletionTimestamp").is_some() {
-        return Err(ApiError::forbidden(format!(
-            "unable to create new content in namespace {ns} because it is being terminated"
-        )));
+        return Err(terminating(res, ns, name));
     }
     Ok(())
+}
+
+/// kube-apiserver's NamespaceLifecycle refusal: `configmaps "x" is forbidden: unable to …`.
+fn terminating(res: &ResourceInfo, ns: &str, name: &str) -> ApiError {
+    let resource = if res.group.is_empty() {
+        res.plural.clone()
+    } else {
+        format!("{}.{}", res.plural, res.group)
+    };
+    let subject = if name.is_empty() {
+        resource
+    } else {
+        format!("{resource} {name:?}")
+    };
+    ApiError {
+        details: Some(json!({"name": name, "group": res.group, "kind": res.plural})),
+        ..ApiError::forbidden(format!(
+            "{subject} is forbidden: unable to create new content in namespace {ns} because it is being terminated"
+        ))
+    }
 }
 
 const GENERATE_CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -190,7 +221,7 @@ pub(crate) async fn commit_create(
             )],
         ));
     }
-    check_namespace(api, res, ns.as_deref())?;
+    check_namespace(api, res, ns.as_deref(), given.as_deref().unwrap_or("")).await?;
     for key in [
         "resourceVersion",
         "deletionTimestamp",
@@ -230,10 +261,16 @@ pub(crate) async fn commit_create(
             ));
         }
         set_meta(&mut obj, "name", json!(name));
-        if dry_run {
-            return Ok(Outcome::DryRun(obj));
-        }
         let key = res.key(ns.as_deref(), &name);
+        if dry_run {
+            // A dry run answers what the real create would: a taken name is a conflict.
+            api.cache.sync().await?;
+            match api.cache.get(&key) {
+                None => return Ok(Outcome::DryRun(obj)),
+                Some(_) if given.is_none() && attempt < 7 => continue,
+                Some(_) => return Err(ApiError::already_exists(target(res, &name))),
+            }
+        }
         match api.store.create(&key, render(obj.clone())).await {
             Ok(r) => return Ok(Outcome::Written(r)),
             Err(flotilla_store::Error::AlreadyExists { .. }) if given.is_none() && attempt < 7 => {
@@ -470,6 +507,8 @@ pub(super) async fn update(
             )));
         }
     }
+    // Read-your-writes: an object created just before must be found.
+    api.cache.sync().await?;
     if api.cache.get(&key).is_none() {
         return Err(not_found(ctx, res));
     }
@@ -522,6 +561,8 @@ pub(super) async fn patch(
             .server_side_apply(ctx, res, sub, &key, &name, patch)
             .await;
     }
+    // Read-your-writes: an object created just before must be found.
+    api.cache.sync().await?;
     if api.cache.get(&key).is_none() {
         return Err(not_found(ctx, res));
     }
@@ -539,3 +580,6 @@ pub(super) async fn patch(
     .await?;
     Ok(outcome_response(res, outcome))
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,363 @@
+//! Write semantics kubectl relies on beyond plain CRUD: server-side dry run of every write,
+//! deletecollection, the `scale` and `status` subresources of a built-in kind, generateName and
+//! generation, optimistic concurrency, writes into a terminating namespace, and the foreground
+//! and orphan deletion policies. (Reads, waits and refusals: `kubectl_semantics_reads.rs`.)
+
+mod common;
+
+use common::Hub;
+use serde_json::Value;
+
+/// kubectl with whitespace-separated arguments (none of them contains a space); its stdout.
+fn k(hub: &Hub, args: &str) -> String {
+    hub.ok(&args.split_whitespace().collect::<Vec<_>>())
+}
+
+/// As [`k`], with `stdin`.
+fn k_in(hub: &Hub, args: &str, stdin: &str) -> String {
+    hub.ok_stdin(&args.split_whitespace().collect::<Vec<_>>(), stdin)
+}
+
+/// kubectl that must fail, with `stdin`; its stderr.
+fn k_in_err(hub: &Hub, args: &str, stdin: &str) -> String {
+    let out = hub.kubectl_stdin(&args.split_whitespace().collect::<Vec<_>>(), stdin);
+    assert!(!out.status.success(), "kubectl {args} should have failed");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn cm(name: &str, ns: &str, labels: &str) -> String {
+    format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"{ns}","labels":{{{labels}}}}},"data":{{"a":"1"}}}}"#
+    )
+}
+
+fn held(name: &str, ns: &str) -> String {
+    format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"{ns}","finalizers":["example.com/hold"]}}}}"#
+    )
+}
+
+const UNHOLD: &str = r#"--type=json -p [{"op":"remove","path":"/metadata/finalizers"}]"#;
+
+/// `kubectl get -o name` output, sorted.
+fn names(out: &str) -> Vec<&str> {
+    let mut v: Vec<&str> = out.split_whitespace().collect();
+    v.sort();
+    v
+}
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
+}
+
+#[test]
+fn server_dry_run_changes_nothing_but_answers_as_if_it_had() {
+    let hub = Hub::start();
+    k(&hub, "create namespace dry");
+    let c1 = cm("c1", "dry", r#""app":"a""#);
+
+    // create and apply: the would-be object comes back, nothing is stored.
+    let v = json(&k_in(&hub, "create --dry-run=server -f - -o json", &c1));
+    assert_eq!(v["metadata"]["name"], "c1");
+    assert!(v["metadata"]["uid"].is_string() && v["metadata"]["creationTimestamp"].is_string());
+    k_in(&hub, "apply --dry-run=server -f -", &c1);
+    k_in(&hub, "apply --server-side --dry-run=server -f -", &c1);
+    let e = hub.fails(&["get", "cm", "c1", "-n", "dry"]);
+    assert!(e.contains("not found"), "a dry run stored c1: {e}");
+
+    k_in(&hub, "create -f -", &c1);
+    let rv = k(
+        &hub,
+        "get cm c1 -n dry -o jsonpath={.metadata.resourceVersion}",
+    );
+    // A dry-run create checks what a real one would: the name is taken.
+    let e = k_in_err(&hub, "create --dry-run=server -f -", &c1);
+    assert!(e.contains("AlreadyExists"), "{e}");
+
+    // patch, replace, server-side apply, scale: the answer shows the change, the store doesn't.
+    let p = r#"patch cm c1 -n dry --dry-run=server -p {"data":{"a":"2"}} -o jsonpath={.data.a}"#;
+    assert_eq!(k(&hub, p), "2");
+    let three = c1.replace(r#""a":"1""#, r#""a":"3""#);
+    assert_eq!(
+        k_in(
+            &hub,
+            "replace --dry-run=server -f - -o jsonpath={.data.a}",
+            &three
+        ),
+        "3"
+    );
+    let four = c1.replace(r#""a":"1""#, r#""a":"4""#);
+    let ssa = "apply --server-side --force-conflicts --dry-run=server -f - -o jsonpath={.data.a}";
+    assert_eq!(k_in(&hub, ssa, &four), "4");
+    assert_eq!(
+        k(
+            &hub,
+            "get cm c1 -n dry -o jsonpath={.data.a}/{.metadata.resourceVersion}"
+        ),
+        format!("1/{rv}"),
+        "a dry run wrote"
+    );
+    k(&hub, "create deploy web -n dry --image=nginx --replicas=2");
+    k(
+        &hub,
+        "scale deploy/web -n dry --replicas=7 --dry-run=server",
+    );
+    assert_eq!(
+        k(&hub, "get deploy web -n dry -o jsonpath={.spec.replicas}"),
+        "2"
+    );
+
+    // delete: an object, one held by a finalizer (not even marked), a selection, the namespace.
+    let out = k(&hub, "delete cm c1 -n dry --dry-run=server");
+    assert!(out.contains("server dry run"), "{out}");
+    k_in(&hub, "create -f -", &held("held", "dry"));
+    k(&hub, "delete cm held -n dry --dry-run=server --wait=false");
+    assert_eq!(
+        k(
+            &hub,
+            "get cm held -n dry -o jsonpath={.metadata.deletionTimestamp}"
+        ),
+        "",
+        "a dry-run delete marked the object"
+    );
+    k(&hub, "delete cm -n dry --all --dry-run=server");
+    k(
+        &hub,
+        "delete --raw /api/v1/namespaces/dry/configmaps?dryRun=All",
+    );
+    k(&hub, "delete ns dry --dry-run=server");
+    assert_eq!(
+        names(&k(&hub, "get cm -n dry -o name")),
+        ["configmap/c1", "configmap/held"]
+    );
+    assert_eq!(k(&hub, "get ns dry -o jsonpath={.status.phase}"), "Active");
+}
+
+#[test]
+fn delete_collection_removes_only_the_selection() {
+    let hub = Hub::start();
+    for ns in ["x", "y"] {
+        k(&hub, &format!("create namespace {ns}"));
+        for (n, labels) in [
+            ("a1", r#""app":"a""#),
+            ("a2", r#""app":"a""#),
+            ("b1", r#""app":"b""#),
+        ] {
+            k_in(&hub, "create -f -", &cm(n, ns, labels));
+        }
+        k_in(&hub, "create -f -", &cm("n1", ns, ""));
+    }
+    // The DELETE on the collection itself (kubectl delete -l lists and deletes one by one).
+    let list = json(&k(
+        &hub,
+        "delete --raw /api/v1/namespaces/x/configmaps?labelSelector=app%3Da",
+    ));
+    assert_eq!(list["kind"], "ConfigMapList", "{list}");
+    assert_eq!(list["items"].as_array().map(Vec::len), Some(2), "{list}");
+    assert_eq!(
+        names(&k(&hub, "get cm -n x -o name")),
+        ["configmap/b1", "configmap/n1"]
+    );
+    k(
+        &hub,
+        "delete --raw /api/v1/namespaces/x/configmaps?fieldSelector=metadata.name%3Dn1",
+    );
+    assert_eq!(names(&k(&hub, "get cm -n x -o name")), ["configmap/b1"]);
+    // kubectl's own forms.
+    k(&hub, "delete cm -n y -l app=a");
+    assert_eq!(
+        names(&k(&hub, "get cm -n y -o name")),
+        ["configmap/b1", "configmap/n1"]
+    );
+    k(&hub, "delete cm -n y --all");
+    assert_eq!(k(&hub, "get cm -n y -o name"), "");
+    // Nothing outside the namespace was touched.
+    assert_eq!(names(&k(&hub, "get cm -n x -o name")), ["configmap/b1"]);
+}
+
+#[test]
+fn deployment_scale_status_and_generation() {
+    let hub = Hub::start();
+    k(&hub, "create deploy web --image=nginx:1.25 --replicas=2");
+    let get = |path: &str| k(&hub, &format!("get deploy web -o jsonpath={path}"));
+    assert_eq!(get("{.metadata.generation}"), "1");
+
+    k(&hub, "scale deploy/web --replicas=4");
+    let scale = json(&k(
+        &hub,
+        "get --raw /apis/apps/v1/namespaces/default/deployments/web/scale",
+    ));
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["apiVersion"], "autoscaling/v1");
+    assert_eq!(scale["spec"]["replicas"], 4);
+    assert_eq!(scale["status"]["selector"], "app=web");
+    assert_eq!(get("{.spec.replicas}/{.metadata.generation}"), "4/2");
+
+    // Labels are not spec: generation stays.
+    k(&hub, "label deploy web tier=front");
+    assert_eq!(get("{.metadata.generation}"), "2");
+
+    // The status subresource takes status only; the main resource ignores status.
+    let status = r#"{"spec":{"replicas":9},"status":{"replicas":4,"readyReplicas":3,"availableReplicas":3,"updatedReplicas":4}}"#;
+    k(
+        &hub,
+        &format!("patch deploy web --subresource=status --type=merge -p {status}"),
+    );
+    assert_eq!(
+        get("{.spec.replicas}/{.status.readyReplicas}/{.metadata.generation}"),
+        "4/3/2"
+    );
+    k(
+        &hub,
+        r#"patch deploy web --type=merge -p {"status":{"readyReplicas":1}}"#,
+    );
+    assert_eq!(get("{.status.readyReplicas}"), "3");
+    let st = json(&k(&hub, "get deploy web --subresource=status -o json"));
+    assert_eq!(st["status"]["availableReplicas"], 3);
+
+    // Printer columns from the stored status.
+    let wide = k(&hub, "get deploy -o wide");
+    let rows: Vec<Vec<&str>> = wide
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let want = "NAME READY UP-TO-DATE AVAILABLE AGE CONTAINERS IMAGES SELECTOR";
+    assert_eq!(rows[0], want.split(' ').collect::<Vec<_>>(), "{wide}");
+    let row = &rows[1];
+    assert_eq!(
+        [row[0], row[1], row[2], row[3], row[5], row[6], row[7]],
+        ["web", "3/4", "4", "3", "nginx", "nginx:1.25", "app=web"],
+        "{wide}"
+    );
+    let labels = k(&hub, "get deploy --show-labels --no-headers");
+    assert!(labels.contains("app=web,tier=front"), "{labels}");
+    assert_eq!(k(&hub, "get deploy -o name").trim(), "deployment.apps/web");
+}
+
+#[test]
+fn generate_name_system_fields_and_conflicts() {
+    let hub = Hub::start();
+    let gen = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"job-","namespace":"default","uid":"client-chosen"}}"#;
+    let a = json(&k_in(&hub, "create -f - -o json", gen));
+    let b = json(&k_in(&hub, "create -f - -o json", gen));
+    let na = a["metadata"]["name"].as_str().unwrap_or_default();
+    let nb = b["metadata"]["name"].as_str().unwrap_or_default();
+    assert!(na.starts_with("job-") && na.len() == 9, "{na}");
+    assert!(nb.starts_with("job-") && na != nb, "{na} {nb}");
+    // The server owns uid and creationTimestamp.
+    assert_ne!(a["metadata"]["uid"], "client-chosen");
+    assert_ne!(a["metadata"]["uid"], b["metadata"]["uid"]);
+    let ts = a["metadata"]["creationTimestamp"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(ts.len() == 20 && ts.ends_with('Z'), "{ts}");
+
+    // Optimistic concurrency: a replace carrying an old resourceVersion is refused.
+    let stale = k(&hub, &format!("get cm {na} -o json"));
+    k(
+        &hub,
+        &format!(r#"patch cm {na} -p {{"data":{{"k":"new"}}}}"#),
+    );
+    let e = k_in_err(&hub, "replace -f -", &stale);
+    assert!(
+        e.contains("Conflict")
+            && e.contains("the object has been modified; please apply your changes to the latest version and try again"),
+        "{e}"
+    );
+    assert_eq!(
+        k(&hub, &format!("get cm {na} -o jsonpath={{.data.k}}")),
+        "new"
+    );
+    // Without a resourceVersion the replace is unconditional.
+    let mut fresh = json(&stale);
+    if let Some(m) = fresh["metadata"].as_object_mut() {
+        m.remove("resourceVersion");
+    }
+    fresh["data"] = serde_json::json!({"k": "replaced"});
+    k_in(&hub, "replace -f -", &fresh.to_string());
+    assert_eq!(
+        k(&hub, &format!("get cm {na} -o jsonpath={{.data.k}}")),
+        "replaced"
+    );
+}
+
+#[test]
+fn a_terminating_namespace_takes_no_new_content() {
+    let hub = Hub::start();
+    k(&hub, "create namespace closing");
+    k_in(&hub, "create -f -", &held("held", "closing"));
+    k(&hub, "delete namespace closing --wait=false");
+    assert_eq!(
+        k(&hub, "get ns closing -o jsonpath={.status.phase}"),
+        "Terminating"
+    );
+    let e = k_in_err(&hub, "create -f -", &cm("late", "closing", ""));
+    assert!(
+        e.contains("Forbidden")
+            && e.contains(r#"configmaps "late" is forbidden: unable to create new content in namespace closing because it is being terminated"#),
+        "{e}"
+    );
+    let e = hub.fails(&["create", "cm", "late2", "-n", "closing"]);
+    assert!(e.contains("because it is being terminated"), "{e}");
+    // Updates of what is there still work: that is how finalizers get removed.
+    k(&hub, &format!("patch cm held -n closing {UNHOLD}"));
+    k(&hub, "wait --for=delete namespace/closing --timeout=30s");
+}
+
+/// A ConfigMap `dep` owned by ConfigMaps `owners` (which must exist).
+fn dependent(hub: &Hub, dep: &str, owners: &[&str], finalizer: bool) {
+    let refs: Vec<String> = owners
+        .iter()
+        .map(|o| {
+            let uid = k(hub, &format!("get cm {o} -o jsonpath={{.metadata.uid}}"));
+            format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","name":"{o}","uid":"{uid}","blockOwnerDeletion":true}}"#)
+        })
+        .collect();
+    let fin = if finalizer {
+        r#","finalizers":["example.com/hold"]"#
+    } else {
+        ""
+    };
+    let refs = refs.join(",");
+    k_in(
+        hub,
+        "create -f -",
+        &format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{dep}","namespace":"default","ownerReferences":[{refs}]{fin}}}}}"#
+        ),
+    );
+}
+
+#[test]
+fn foreground_deletion_waits_for_dependents_and_orphan_keeps_them() {
+    let hub = Hub::start();
+    // Foreground: the owner stays (marked, with the foregroundDeletion finalizer) while a
+    // dependent is still there, and goes once it has gone.
+    k(&hub, "create cm owner");
+    dependent(&hub, "dep", &["owner"], true);
+    k(&hub, "delete cm owner --cascade=foreground --wait=false");
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert_eq!(
+        k(&hub, "get cm owner -o jsonpath={.metadata.finalizers}"),
+        r#"["foregroundDeletion"]"#
+    );
+    let marked = k(&hub, "get cm dep -o jsonpath={.metadata.deletionTimestamp}");
+    assert!(!marked.is_empty(), "the dependent was not deleted");
+    k(&hub, &format!("patch cm dep {UNHOLD}"));
+    k(&hub, "wait --for=delete cm/owner --timeout=30s");
+
+    // Orphan: the dependent stays and loses only the deleted owner's reference; the other
+    // owner still collects it.
+    k(&hub, "create cm keeper");
+    k(&hub, "create cm owner2");
+    dependent(&hub, "dep2", &["owner2", "keeper"], false);
+    k(&hub, "delete cm owner2 --cascade=orphan");
+    k(&hub, "wait --for=delete cm/owner2 --timeout=30s");
+    let refs = k(
+        &hub,
+        "get cm dep2 -o jsonpath={.metadata.ownerReferences[*].name}",
+    );
+    assert_eq!(refs, "keeper");
+    k(&hub, "delete cm keeper");
+    k(&hub, "wait --for=delete cm/dep2 --timeout=30s");
+}

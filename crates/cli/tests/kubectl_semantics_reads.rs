@@ -1,0 +1,351 @@
+//! Read semantics and refusals kubectl relies on: the full label/field selector grammar
+//! (events' involvedObject fields too), paging with limit/continue over a consistent snapshot,
+//! `kubectl wait --for=jsonpath|delete`, and errors with kube-apiserver's reasons and wording
+//! for malformed, oversized and mismatched bodies, invalid names and unknown types.
+//! (Write semantics: `kubectl_semantics.rs`.)
+
+mod common;
+
+use common::Hub;
+use serde_json::Value;
+
+/// kubectl with whitespace-separated arguments (none of them contains a space); its stdout.
+fn k(hub: &Hub, args: &str) -> String {
+    hub.ok(&args.split_whitespace().collect::<Vec<_>>())
+}
+
+/// kubectl that must fail; its stderr.
+fn k_err(hub: &Hub, args: &str) -> String {
+    hub.fails(&args.split_whitespace().collect::<Vec<_>>())
+}
+
+fn cm(name: &str, ns: &str, labels: &str) -> String {
+    format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"{ns}","labels":{{{labels}}}}},"data":{{"a":"1"}}}}"#
+    )
+}
+
+/// `kubectl get -o name` output, sorted.
+fn names(out: &str) -> Vec<&str> {
+    let mut v: Vec<&str> = out.split_whitespace().collect();
+    v.sort();
+    v
+}
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
+}
+
+#[test]
+fn label_and_field_selectors() {
+    let hub = Hub::start();
+    k(&hub, "create namespace sel");
+    for (n, labels) in [
+        ("web", r#""app":"web","tier":"front""#),
+        ("api", r#""app":"api","tier":"back""#),
+        ("db", r#""app":"db""#),
+        ("bare", ""),
+    ] {
+        hub.ok_stdin(&["create", "-f", "-"], &cm(n, "sel", labels));
+    }
+    hub.ok_stdin(
+        &["create", "-f", "-"],
+        &cm("web", "default", r#""app":"web""#),
+    );
+    let sel = |s: &str| hub.ok(&["get", "cm", "-n", "sel", "-o", "name", "-l", s]);
+    assert_eq!(names(&sel("app==web")), ["configmap/web"]);
+    assert_eq!(
+        names(&sel("app!=web")),
+        ["configmap/api", "configmap/bare", "configmap/db"]
+    );
+    assert_eq!(
+        names(&sel("app in (web,db)")),
+        ["configmap/db", "configmap/web"]
+    );
+    assert_eq!(
+        names(&sel("app notin (web,db)")),
+        ["configmap/api", "configmap/bare"]
+    );
+    assert_eq!(names(&sel("tier")), ["configmap/api", "configmap/web"]);
+    assert_eq!(names(&sel("!tier")), ["configmap/bare", "configmap/db"]);
+    assert_eq!(sel("app,!tier,app!=db"), "");
+    let e = hub.fails(&["get", "cm", "-n", "sel", "-o", "name", "-l", "app in (web"]);
+    assert!(e.contains("unable to parse requirement"), "{e}");
+
+    let fs = |args: &str| k(&hub, &format!("get -o name {args}"));
+    let both = fs("cm -A --field-selector metadata.name=web,metadata.namespace=sel");
+    assert_eq!(both.trim(), "configmap/web");
+    // Field and label selectors together, across namespaces.
+    let elsewhere = fs("cm -A --field-selector metadata.namespace!=sel -l app=web");
+    assert_eq!(elsewhere.trim(), "configmap/web");
+    let not_web = fs("cm -n sel --field-selector metadata.name!=web -l app");
+    assert_eq!(names(&not_web), ["configmap/api", "configmap/db"]);
+
+    let event = |name: &str, kind: &str, obj: &str, reason: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Event","metadata":{{"name":"{name}","namespace":"sel"}},"involvedObject":{{"kind":"{kind}","name":"{obj}","namespace":"sel"}},"reason":"{reason}","message":"m","type":"Normal"}}"#
+        )
+    };
+    for (n, kind, obj, reason) in [
+        ("e1", "ConfigMap", "web", "Made"),
+        ("e2", "Deployment", "web", "Scaled"),
+        ("e3", "ConfigMap", "db", "Made"),
+    ] {
+        hub.ok_stdin(&["create", "-f", "-"], &event(n, kind, obj, reason));
+    }
+    let ev = |f: &str| fs(&format!("events -n sel --field-selector {f}"));
+    assert_eq!(
+        names(&ev("involvedObject.name=web")),
+        ["event/e1", "event/e2"]
+    );
+    assert_eq!(
+        names(&ev("involvedObject.kind=ConfigMap")),
+        ["event/e1", "event/e3"]
+    );
+    let one = ev("involvedObject.kind=ConfigMap,involvedObject.name=web");
+    assert_eq!(one.trim(), "event/e1");
+    assert_eq!(ev("reason=Scaled").trim(), "event/e2");
+
+    let e = k_err(&hub, "get cm -n sel --field-selector data.a=1");
+    assert!(e.contains("field label not supported: data.a"), "{e}");
+    let e = k_err(&hub, "get events -n sel --field-selector spec.x=1");
+    assert!(e.contains("field label not supported: spec.x"), "{e}");
+}
+
+fn item_names(page: &Value) -> Vec<String> {
+    let items = page["items"].as_array().cloned().unwrap_or_default();
+    items
+        .iter()
+        .map(|i| {
+            i["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+fn continue_of(page: &Value) -> String {
+    page["metadata"]["continue"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn paging_walks_a_snapshot_and_rejects_bad_tokens() {
+    let hub = Hub::start();
+    k(&hub, "create namespace pg");
+    k(&hub, "create namespace other");
+    let items: Vec<String> = (0..7)
+        .map(|i| {
+            cm(
+                &format!("c{i}"),
+                "pg",
+                if i % 2 == 0 { r#""even":"yes""# } else { "" },
+            )
+        })
+        .collect();
+    let list = format!(
+        r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
+        items.join(",")
+    );
+    hub.ok_stdin(&["create", "-f", "-"], &list);
+    let page = |query: &str| {
+        json(&k(
+            &hub,
+            &format!("get --raw /api/v1/namespaces/pg/configmaps?{query}"),
+        ))
+    };
+
+    let first = page("limit=2");
+    assert_eq!(item_names(&first), ["c0", "c1"]);
+    let mut token = continue_of(&first);
+    assert!(!token.is_empty(), "no continue token: {first}");
+    // Opaque, and safe in a URL as it is (kube-apiserver's are unpadded base64url).
+    let url_safe = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+    assert!(token.bytes().all(url_safe), "{token}");
+    // Changes after the first page don't show in the rest of the walk.
+    k(&hub, "delete cm c5 -n pg");
+    hub.ok_stdin(&["create", "-f", "-"], &cm("c9", "pg", ""));
+    let mut seen = item_names(&first);
+    while !token.is_empty() {
+        let p = page(&format!("limit=2&continue={token}"));
+        assert_eq!(
+            p["metadata"]["resourceVersion"],
+            first["metadata"]["resourceVersion"]
+        );
+        seen.extend(item_names(&p));
+        token = continue_of(&p);
+    }
+    assert_eq!(seen, ["c0", "c1", "c2", "c3", "c4", "c5", "c6"]);
+
+    // A selector filters within pages; the walk still ends with every match.
+    let mut seen = Vec::new();
+    let mut token = String::new();
+    loop {
+        let p = page(&format!(
+            "limit=1&labelSelector=even%3Dyes&continue={token}"
+        ));
+        seen.extend(item_names(&p));
+        token = continue_of(&p);
+        if token.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(seen, ["c0", "c2", "c4", "c6"]);
+
+    // kubectl's paging sees the present.
+    let now = k(&hub, "get cm -n pg --chunk-size=2 -o name");
+    let now = names(&now);
+    assert_eq!(now.len(), 7, "{now:?}");
+    assert!(
+        now.contains(&"configmap/c9") && !now.contains(&"configmap/c5"),
+        "{now:?}"
+    );
+
+    // Tokens that are not ours, or not for this list.
+    let e = k_err(
+        &hub,
+        "get --raw /api/v1/namespaces/pg/configmaps?limit=2&continue=garbage!!",
+    );
+    assert!(e.contains("BadRequest") && e.contains("continue"), "{e}");
+    let t = continue_of(&first);
+    let e = k_err(
+        &hub,
+        &format!("get --raw /api/v1/namespaces/other/configmaps?limit=2&continue={t}"),
+    );
+    assert!(e.contains("BadRequest") && e.contains("continue"), "{e}");
+}
+
+/// `kubectl wait ...` started in the background; join for its output.
+fn wait_in_background(
+    hub: &Hub,
+    args: &'static [&'static str],
+) -> std::thread::JoinHandle<std::process::Output> {
+    let kubeconfig = hub.kubeconfig.clone();
+    let t = std::thread::spawn(move || common::kubectl_bin("kubectl", &kubeconfig, args, None));
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    t
+}
+
+#[test]
+fn wait_for_jsonpath_and_delete() {
+    let hub = Hub::start();
+    k(&hub, "create cm job --from-literal=state=pending");
+    let e = k_err(
+        &hub,
+        "wait --for=jsonpath={.data.state}=ready cm/job --timeout=1s",
+    );
+    assert!(e.contains("timed out"), "{e}");
+    let waiter = wait_in_background(
+        &hub,
+        &[
+            "wait",
+            "--for=jsonpath={.data.state}=ready",
+            "cm/job",
+            "--timeout=30s",
+        ],
+    );
+    k(&hub, r#"patch cm job -p {"data":{"state":"ready"}}"#);
+    let out = waiter.join().expect("waiter");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("condition met"),
+        "{out:?}"
+    );
+
+    let waiter = wait_in_background(&hub, &["wait", "--for=delete", "cm/job", "--timeout=30s"]);
+    k(&hub, "delete cm job");
+    let out = waiter.join().expect("waiter");
+    assert!(out.status.success(), "{out:?}");
+}
+
+const CM_URL: &str = "/api/v1/namespaces/default/configmaps";
+
+/// `kubectl create --raw` sends the file's bytes as they are, so the server sees them.
+fn raw_create_fails(hub: &Hub, body: &[u8]) -> String {
+    let file = hub.dir.path().join("body");
+    std::fs::write(&file, body).expect("write body");
+    hub.fails(&[
+        "create",
+        "--raw",
+        CM_URL,
+        "-f",
+        file.to_str().expect("utf-8 path"),
+    ])
+}
+
+#[test]
+fn malformed_oversized_and_mismatched_bodies() {
+    let hub = Hub::start();
+    let e = raw_create_fails(
+        &hub,
+        br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x""#,
+    );
+    assert!(e.contains("BadRequest"), "{e}");
+    let e = raw_create_fails(&hub, b"[1,2]");
+    assert!(e.contains("BadRequest"), "{e}");
+    let e = raw_create_fails(
+        &hub,
+        br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"kube-system"}}"#,
+    );
+    let want =
+        "the namespace of the provided object does not match the namespace sent on the request";
+    assert!(e.contains(want), "{e}");
+    let e = raw_create_fails(
+        &hub,
+        br#"{"apiVersion":"v1","kind":"Secret","metadata":{"name":"x"}}"#,
+    );
+    assert!(e.contains("BadRequest") && e.contains("Secret"), "{e}");
+    assert_eq!(k(&hub, "get cm -o name"), "");
+
+    // More than kube-apiserver's 3 MiB request limit: 413, and nothing is stored.
+    let big = serde_json::json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "big", "namespace": "default"},
+        "data": {"blob": "x".repeat(3 * 1024 * 1024 + 512 * 1024)},
+    });
+    let file = hub.dir.path().join("big.json");
+    std::fs::write(&file, big.to_string()).expect("write big");
+    let e = hub.fails(&["create", "-f", file.to_str().expect("utf-8 path")]);
+    assert!(e.contains("RequestEntityTooLarge"), "{e}");
+    let e = k_err(&hub, "get cm big");
+    assert!(e.contains("not found"), "{e}");
+    // The connection that carried it did not poison the server.
+    k(&hub, "create cm after");
+}
+
+#[test]
+fn invalid_names_and_unknown_types() {
+    let hub = Hub::start();
+    let e = k_err(&hub, "create cm Invalid_Name");
+    let want = r#"ConfigMap "Invalid_Name" is invalid: metadata.name: Invalid value: "Invalid_Name": a lowercase RFC 1123 subdomain"#;
+    assert!(e.contains(want), "{e}");
+    // Namespaces are DNS labels: no dots.
+    let e = k_err(&hub, "create namespace team.a");
+    assert!(
+        e.contains(r#"Namespace "team.a" is invalid"#) && e.contains("a lowercase RFC 1123 label"),
+        "{e}"
+    );
+    let widget = r#"{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}"#;
+    let out = hub.kubectl_stdin(&["create", "-f", "-"], widget);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && e.contains(r#"no matches for kind "Widget" in version "example.com/v1""#),
+        "{e}"
+    );
+    for path in ["/apis/example.com/v1/widgets", "/api/v1/widgets"] {
+        let e = k_err(&hub, &format!("get --raw {path}"));
+        assert!(
+            e.contains("the server could not find the requested resource"),
+            "{e}"
+        );
+    }
+    let e = k_err(&hub, "get widgets");
+    assert!(
+        e.contains(r#"the server doesn't have a resource type "widgets""#),
+        "{e}"
+    );
+}
