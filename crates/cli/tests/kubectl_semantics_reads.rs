@@ -1,5 +1,6 @@
 //! Read semantics and refusals kubectl relies on: the full label/field selector grammar
 //! (events' involvedObject fields too), paging with limit/continue over a consistent snapshot,
+//! GETs that see the writes before them (and honour resourceVersion=0 / a future version),
 //! `kubectl wait --for=jsonpath|delete`, and errors with kube-apiserver's reasons and wording
 //! for malformed, oversized and mismatched bodies, invalid names and unknown types.
 //! (Write semantics: `kubectl_semantics.rs`.)
@@ -216,6 +217,39 @@ fn paging_walks_a_snapshot_and_rejects_bad_tokens() {
         &format!("get --raw /api/v1/namespaces/other/configmaps?limit=2&continue={t}"),
     );
     assert!(e.contains("BadRequest") && e.contains("continue"), "{e}");
+}
+
+#[test]
+fn a_get_right_after_a_write_sees_it() {
+    let hub = Hub::start();
+    // Read-your-writes: a GET without resourceVersion is as fresh as the last acknowledged write.
+    for i in 0..5 {
+        let name = format!("ryw{i}");
+        k(&hub, &format!("create cm {name} --from-literal=n={i}"));
+        assert_eq!(
+            k(&hub, &format!("get cm {name} -o jsonpath={{.data.n}}")),
+            i.to_string()
+        );
+        k(
+            &hub,
+            &format!("patch cm {name} -p {{\"data\":{{\"n\":\"x\"}}}}"),
+        );
+        assert_eq!(
+            k(&hub, &format!("get cm {name} -o jsonpath={{.data.n}}")),
+            "x"
+        );
+    }
+    // resourceVersion=0 may be served from any cached state; a future one is a 504 Timeout.
+    let v = json(&k(
+        &hub,
+        "get --raw /api/v1/namespaces/default/configmaps/ryw0?resourceVersion=0",
+    ));
+    assert_eq!(v["metadata"]["name"], "ryw0");
+    let e = k_err(
+        &hub,
+        "get --raw /api/v1/namespaces/default/configmaps/ryw0?resourceVersion=99999999",
+    );
+    assert!(e.contains("Too large resource version"), "{e}");
 }
 
 /// `kubectl wait ...` started in the background; join for its output.

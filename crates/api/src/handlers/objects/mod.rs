@@ -42,7 +42,7 @@ pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>>
     }
     let sub = ctx.info.subresource.clone();
     match (ctx.info.verb.as_str(), sub.as_deref()) {
-        ("get", None) => read::get(api, &ctx, &res),
+        ("get", None) => read::get(api, &ctx, &res).await,
         ("list", None) => read::list(api, &ctx, &res).await,
         ("watch", None) => super::watch::watch(api, &ctx, &res),
         ("create", None) => write::create(api, &ctx, &res).await,
@@ -50,7 +50,7 @@ pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>>
         ("patch", None) => write::patch(api, &ctx, &res, None).await,
         ("delete", None) => delete::delete(api, &ctx, &res).await,
         ("deletecollection", None) => delete::delete_collection(api, &ctx, &res).await,
-        ("get", Some("status")) if res.status => read::get(api, &ctx, &res),
+        ("get", Some("status")) if res.status => read::get(api, &ctx, &res).await,
         ("update", Some("status")) if res.status => {
             write::update(api, &ctx, &res, Some("status")).await
         }
@@ -60,7 +60,7 @@ pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>>
         ("update", Some("finalize")) if res.plural == "namespaces" && !res.custom => {
             write::update(api, &ctx, &res, Some("finalize")).await
         }
-        ("get", Some("scale")) if res.scale.is_some() => scale::get(api, &ctx, &res),
+        ("get", Some("scale")) if res.scale.is_some() => scale::get(api, &ctx, &res).await,
         ("update", Some("scale")) if res.scale.is_some() => scale::update(api, &ctx, &res).await,
         ("patch", Some("scale")) if res.scale.is_some() => scale::patch(api, &ctx, &res).await,
         ("create", Some("token")) if res.plural == "serviceaccounts" && !res.custom => {

@@ -16,9 +16,29 @@ use crate::registry::ResourceInfo;
 use crate::request::Want;
 use crate::Api;
 
+/// Wait until the cache is as fresh as a read at `resourceVersion` must be, as kube-apiserver
+/// answers GET and LIST: unset → the most recent state (every write acknowledged so far is
+/// visible: read-your-writes); `"0"` → any state the cache holds; `N` → at least as fresh as N
+/// (504 Timeout when N is not reached in time).
+///
+/// Already being fresh enough is the common case, so it is checked first without waiting.
+pub(crate) async fn fresh_enough(api: &Api, resource_version: Option<&str>) -> Result<()> {
+    let want = match resource_version {
+        Some("0") => return Ok(()),
+        Some(rv) if !rv.is_empty() => crate::meta::parse_rv(rv)
+            .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?,
+        _ => api.store.revision(),
+    };
+    if api.cache.revision() >= want {
+        return Ok(());
+    }
+    api.cache.wait_for(want).await
+}
+
 /// GET one object.
-pub(super) fn get(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
+pub(super) async fn get(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
     let key = object_key(ctx, res)?;
+    fresh_enough(api, ctx.query.resource_version.as_deref()).await?;
     let o = api.cache.get(&key).ok_or_else(|| not_found(ctx, res))?;
     Ok(match ctx.want {
         Want::Object => response::raw(200, output(res, &o)),
@@ -87,17 +107,7 @@ pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resul
             .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?;
         from_store(api, &prefix, rv, None, limit, &filter).await?
     } else {
-        match ctx.query.resource_version.as_deref() {
-            // "0": any version is fine; serve what the cache has without waiting.
-            Some("0") => {}
-            Some(rv) => {
-                let rv = crate::meta::parse_rv(rv).ok_or_else(|| {
-                    ApiError::bad_request(format!("invalid resourceVersion {rv:?}"))
-                })?;
-                api.cache.wait_for(rv).await?
-            }
-            None => api.cache.sync().await?,
-        }
+        fresh_enough(api, ctx.query.resource_version.as_deref()).await?;
         api.cache.list(&prefix, None, limit, |o| filter.matches(o))
     };
     let cont = if more {
@@ -228,5 +238,84 @@ mod tests {
             decode_continue("garbage!!").err().map(|e| e.code),
             Some(400)
         );
+    }
+
+    async fn api(dir: &tempfile::TempDir) -> Arc<Api> {
+        let url = format!("sqlite:{}", dir.path().join("db").display());
+        let store = flotilla_store::Store::open(&url).await.unwrap();
+        let config = crate::api::Config {
+            admin_token: crate::auth::AdminToken::new("test"),
+            advertise_address: "127.0.0.1:6443".into(),
+            signing_key_file: dir.path().join("signing-key.pem"),
+        };
+        Api::start(config, store).await.unwrap()
+    }
+
+    fn get_ctx(path: &str, query: Option<&str>) -> Ctx {
+        Ctx {
+            info: crate::request::RequestInfo::parse(&http::Method::GET, path, false),
+            query: crate::request::Query::parse(query).unwrap(),
+            want: Want::Object,
+            content_type: None,
+            user_agent: None,
+            user: Default::default(),
+            body: Bytes::new(),
+        }
+    }
+
+    #[tokio::test]
+    async fn get_reads_its_own_writes_unless_any_version_will_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let api = api(&dir).await;
+        let res = api
+            .registry
+            .snapshot()
+            .get("", "v1", "configmaps")
+            .cloned()
+            .unwrap();
+        let path = "/api/v1/namespaces/default/configmaps/";
+        for i in 0..20 {
+            let name = format!("c{i}");
+            let obj = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": "default"}});
+            // Straight into the store: the cache learns of it only through its event stream.
+            let rec = api
+                .store
+                .create(
+                    &res.key(Some("default"), &name),
+                    super::super::write::render(obj),
+                )
+                .await
+                .unwrap();
+            let r = get(&api, &get_ctx(&format!("{path}{name}"), None), &res).await;
+            assert_eq!(
+                r.map(|r| r.status()).ok(),
+                Some(http::StatusCode::OK),
+                "{name}"
+            );
+            // At least as fresh as a given resourceVersion.
+            let q = format!("resourceVersion={}", rec.mod_revision);
+            let r = get(&api, &get_ctx(&format!("{path}{name}"), Some(&q)), &res).await;
+            assert_eq!(
+                r.map(|r| r.status()).ok(),
+                Some(http::StatusCode::OK),
+                "{name}"
+            );
+        }
+        // "0": whatever the cache has; a name never written is simply not found.
+        let r = get(
+            &api,
+            &get_ctx(&format!("{path}none"), Some("resourceVersion=0")),
+            &res,
+        )
+        .await;
+        assert_eq!(r.err().map(|e| e.code), Some(404));
+        let r = get(
+            &api,
+            &get_ctx(&format!("{path}c0"), Some("resourceVersion=x")),
+            &res,
+        )
+        .await;
+        assert_eq!(r.err().map(|e| e.code), Some(400));
     }
 }

@@ -90,7 +90,8 @@ fn spec_of(res: &ResourceInfo) -> Result<&ScaleSpec> {
 }
 
 /// GET …/scale.
-pub(super) fn get(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
+pub(super) async fn get(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
+    super::read::fresh_enough(api, ctx.query.resource_version.as_deref()).await?;
     let o = api
         .cache
         .get(&object_key(ctx, res)?)

@@ -28,7 +28,7 @@ pub(crate) enum Outcome {
     DryRun(Value),
 }
 
-fn render(mut obj: Value) -> flotilla_store::Render {
+pub(super) fn render(mut obj: Value) -> flotilla_store::Render {
     Box::new(move |rev| {
         set_meta(&mut obj, "resourceVersion", Value::String(rev.to_string()));
         Bytes::from(serde_json::to_vec(&obj).unwrap_or_default())
