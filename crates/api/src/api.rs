@@ -127,6 +127,19 @@ impl Api {
         Ok(())
     }
 
+    /// A started API on SQLite in `dir`, with admin token `test` (for unit tests).
+    #[cfg(test)]
+    pub(crate) async fn for_tests(dir: &std::path::Path) -> Arc<Api> {
+        let url = format!("sqlite:{}", dir.join("db").display());
+        let store = Store::open(&url).await.expect("open the test store");
+        let config = Config {
+            admin_token: AdminToken::new("test"),
+            advertise_address: "127.0.0.1:6443".into(),
+            signing_key_file: dir.join("signing-key.pem"),
+        };
+        Api::start(config, store).await.expect("start the test API")
+    }
+
     /// Has startup finished?
     pub fn is_ready(&self) -> bool {
         self.ready.load(Ordering::SeqCst)

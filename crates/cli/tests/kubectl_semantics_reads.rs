@@ -343,7 +343,11 @@ fn malformed_oversized_and_mismatched_bodies() {
     let file = hub.dir.path().join("big.json");
     std::fs::write(&file, big.to_string()).expect("write big");
     let e = hub.fails(&["create", "-f", file.to_str().expect("utf-8 path")]);
-    assert!(e.contains("RequestEntityTooLarge"), "{e}");
+    assert!(
+        e.contains("RequestEntityTooLarge")
+            && e.contains("Request entity too large: limit is 3145728"),
+        "{e}"
+    );
     let e = k_err(&hub, "get cm big");
     assert!(e.contains("not found"), "{e}");
     // The connection that carried it did not poison the server.

@@ -105,10 +105,12 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
         let limited = http_body_util::Limited::new(req.into_body(), crate::request::body::MAX_BODY);
         match limited.collect().await {
             Ok(c) => c.to_bytes(),
-            Err(_) => {
-                return Err(ApiError::too_large(format!(
-                    "the request body is larger than the limit of {} bytes",
-                    crate::request::body::MAX_BODY
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+                return Err(crate::request::body::too_large())
+            }
+            Err(e) => {
+                return Err(ApiError::bad_request(format!(
+                    "the request body could not be read: {e}"
                 )))
             }
         }
@@ -125,4 +127,31 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
         body,
     };
     objects::dispatch(api, ctx).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_oversized_body_is_refused_in_kube_apiservers_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let api = Api::for_tests(dir.path()).await;
+        let body = vec![b' '; crate::request::body::MAX_BODY + 1];
+        let req = Request::post("/api/v1/namespaces/default/configmaps")
+            .header(http::header::AUTHORIZATION, "Bearer test")
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body))
+            .unwrap();
+        let resp = handle(api, req).await;
+        assert_eq!(resp.status(), 413);
+        let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+        let status: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(status["reason"], "RequestEntityTooLarge");
+        assert_eq!(status["code"], 413);
+        assert_eq!(
+            status["message"],
+            "Request entity too large: limit is 3145728"
+        );
+    }
 }

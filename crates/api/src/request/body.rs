@@ -68,13 +68,16 @@ impl BodyFormat {
     }
 }
 
+/// A body over [`MAX_BODY`], refused as kube-apiserver refuses it (413 RequestEntityTooLarge,
+/// `Request entity too large: limit is 3145728`).
+pub fn too_large() -> ApiError {
+    ApiError::too_large(format!("Request entity too large: limit is {MAX_BODY}"))
+}
+
 /// Decode a body to JSON. YAML must hold exactly one document.
 pub fn decode_body(format: BodyFormat, bytes: &[u8]) -> Result<Value> {
     if bytes.len() > MAX_BODY {
-        return Err(ApiError::too_large(format!(
-            "the request body is {} bytes; the limit is {MAX_BODY} bytes",
-            bytes.len()
-        )));
+        return Err(too_large());
     }
     match format {
         BodyFormat::Protobuf => crate::protobuf_body(bytes),
@@ -124,7 +127,15 @@ mod tests {
             400
         );
         let big = vec![b' '; MAX_BODY + 1];
-        assert_eq!(decode_body(BodyFormat::Json, &big).unwrap_err().code, 413);
+        let e = decode_body(BodyFormat::Json, &big).unwrap_err();
+        assert_eq!(
+            (e.code, e.reason, e.message.as_str()),
+            (
+                413,
+                "RequestEntityTooLarge",
+                "Request entity too large: limit is 3145728"
+            )
+        );
         assert_eq!(
             BodyFormat::from_content_type(Some("text/html"))
                 .unwrap_err()

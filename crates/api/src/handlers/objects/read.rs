@@ -240,17 +240,6 @@ mod tests {
         );
     }
 
-    async fn api(dir: &tempfile::TempDir) -> Arc<Api> {
-        let url = format!("sqlite:{}", dir.path().join("db").display());
-        let store = flotilla_store::Store::open(&url).await.unwrap();
-        let config = crate::api::Config {
-            admin_token: crate::auth::AdminToken::new("test"),
-            advertise_address: "127.0.0.1:6443".into(),
-            signing_key_file: dir.path().join("signing-key.pem"),
-        };
-        Api::start(config, store).await.unwrap()
-    }
-
     fn get_ctx(path: &str, query: Option<&str>) -> Ctx {
         Ctx {
             info: crate::request::RequestInfo::parse(&http::Method::GET, path, false),
@@ -266,7 +255,7 @@ mod tests {
     #[tokio::test]
     async fn get_reads_its_own_writes_unless_any_version_will_do() {
         let dir = tempfile::tempdir().unwrap();
-        let api = api(&dir).await;
+        let api = Api::for_tests(dir.path()).await;
         let res = api
             .registry
             .snapshot()
