@@ -132,7 +132,7 @@ impl ApiError {
         };
         let causes: Vec<Value> = causes
             .into_iter()
-            .map(|(field, message)| json!({"reason": "FieldValueInvalid", "message": message, "field": field}))
+            .map(|(field, message)| json!({"reason": cause_reason(&message), "message": message, "field": field}))
             .collect();
         ApiError {
             code: 422,
@@ -211,6 +211,26 @@ impl ApiError {
     }
 }
 
+/// The `CauseType` of a field error, from the way its message starts (a field error's message
+/// begins with its type, as `field.Error.ErrorBody` writes it: `Too long: …`).
+fn cause_reason(message: &str) -> &'static str {
+    const TYPES: &[(&str, &str)] = &[
+        ("Not found", "FieldValueNotFound"),
+        ("Required value", "FieldValueRequired"),
+        ("Duplicate value", "FieldValueDuplicate"),
+        ("Invalid value", "FieldValueInvalid"),
+        ("Unsupported value", "FieldValueNotSupported"),
+        ("Forbidden", "FieldValueForbidden"),
+        ("Too long", "FieldValueTooLong"),
+        ("Too many", "FieldValueTooMany"),
+        ("Internal error", "InternalError"),
+    ];
+    TYPES
+        .iter()
+        .find(|(prefix, _)| message.starts_with(prefix))
+        .map_or("FieldValueInvalid", |(_, reason)| reason)
+}
+
 impl From<flotilla_store::Error> for ApiError {
     fn from(e: flotilla_store::Error) -> Self {
         use flotilla_store::Error as E;
@@ -243,4 +263,48 @@ pub fn success_status(details: Option<Value>) -> Value {
         s["details"] = d;
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_names_each_cause_by_its_type() {
+        let e = ApiError::invalid(
+            "ConfigMap",
+            "big",
+            "",
+            vec![(
+                "[]".into(),
+                "Too long: must have at most 1048576 bytes".into(),
+            )],
+        );
+        assert_eq!(
+            e.message,
+            r#"ConfigMap "big" is invalid: []: Too long: must have at most 1048576 bytes"#
+        );
+        let s = e.to_status();
+        assert_eq!(s["code"], 422);
+        assert_eq!(s["details"]["causes"][0]["reason"], "FieldValueTooLong");
+        assert_eq!(s["details"]["causes"][0]["field"], "[]");
+        let e = ApiError::invalid(
+            "ConfigMap",
+            "",
+            "",
+            vec![
+                (
+                    "metadata.name".into(),
+                    "Required value: name or generateName is required".into(),
+                ),
+                ("data[a b]".into(), "Invalid value: \"a b\": nope".into()),
+            ],
+        );
+        let causes = &e.to_status()["details"]["causes"];
+        assert_eq!(causes[0]["reason"], "FieldValueRequired");
+        assert_eq!(causes[1]["reason"], "FieldValueInvalid");
+        assert!(e
+            .message
+            .starts_with(r#"ConfigMap "" is invalid: [metadata.name: Required"#));
+    }
 }

@@ -5,10 +5,11 @@
 //! no business logic; every flotilla controller is an ordinary client of this API.
 //!
 //! Layout: [`request`] parses what is asked, [`handlers`] answer it, [`cache`] serves reads
-//! and watches from memory, [`registry`] knows what is served, [`error`] maps every failure to
-//! a `Status`; [`auth`] decides who is calling and what they may do, and [`access`] applies it to
-//! each request; [`lifecycle`] holds the in-server loops Kubernetes semantics need (namespace
-//! deletion, garbage collection, CRD establishment).
+//! and watches from memory, [`registry`] knows what is served, [`validation`] refuses what
+//! kube-apiserver's validation would, [`error`] maps every failure to a `Status`; [`auth`]
+//! decides who is calling and what they may do, and [`access`] applies it to each request;
+//! [`lifecycle`] holds the in-server loops Kubernetes semantics need (namespace deletion,
+//! garbage collection, CRD establishment).
 #![deny(missing_docs)]
 
 pub mod access;
@@ -29,6 +30,7 @@ pub mod schema;
 pub mod schemas;
 pub mod selector;
 pub mod server;
+pub mod validation;
 
 mod api;
 

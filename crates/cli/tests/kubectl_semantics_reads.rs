@@ -2,8 +2,8 @@
 //! (events' involvedObject fields too), paging with limit/continue over a consistent snapshot,
 //! GETs that see the writes before them (and honour resourceVersion=0 / a future version),
 //! `kubectl wait --for=jsonpath|delete`, and errors with kube-apiserver's reasons and wording
-//! for malformed, oversized and mismatched bodies, invalid names and unknown types.
-//! (Write semantics: `kubectl_semantics.rs`.)
+//! for malformed, oversized and mismatched bodies, ConfigMaps and Secrets over 1 MiB, invalid
+//! names and unknown types. (Write semantics: `kubectl_semantics.rs`.)
 
 mod common;
 
@@ -352,6 +352,23 @@ fn malformed_oversized_and_mismatched_bodies() {
     assert!(e.contains("not found"), "{e}");
     // The connection that carried it did not poison the server.
     k(&hub, "create cm after");
+
+    // Under the request limit but over the 1 MiB ConfigMap and Secret data limit: 422.
+    let file = hub.dir.path().join("blob");
+    std::fs::write(&file, "x".repeat(1024 * 1024 + 1)).expect("write blob");
+    let from = format!("--from-file=blob={}", file.display());
+    let e = hub.fails(&["create", "cm", "big", &from]);
+    assert!(
+        e.contains(r#"ConfigMap "big" is invalid: []: Too long: must have at most 1048576 bytes"#),
+        "{e}"
+    );
+    let e = hub.fails(&["create", "secret", "generic", "big", &from]);
+    assert!(
+        e.contains(r#"Secret "big" is invalid: data: Too long: must have at most 1048576 bytes"#),
+        "{e}"
+    );
+    std::fs::write(&file, "x".repeat(1024 * 1024)).expect("write blob");
+    k(&hub, &format!("create cm fits {from}"));
 }
 
 #[test]

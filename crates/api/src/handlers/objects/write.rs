@@ -239,6 +239,7 @@ pub(crate) async fn commit_create(
         }
     }
     crate::defaults::on_create(res, &mut obj);
+    crate::validation::check(res, &obj)?;
     // Server-side apply arrives with its managedFields already computed (manager None).
     if let Some(manager) = manager {
         api.track_managed_fields(res, None, &mut obj, manager, None);
@@ -388,6 +389,7 @@ where
         if new == old {
             return Ok(Outcome::Unchanged(cur));
         }
+        crate::validation::check(res, &new)?;
         let terminating = old.pointer("/metadata/deletionTimestamp").is_some();
         if dry_run {
             return Ok(Outcome::DryRun(new));

@@ -102,3 +102,36 @@ async fn create_in_a_namespace_written_a_moment_ago() {
         }
     }
 }
+
+#[tokio::test]
+async fn creates_and_updates_are_validated_as_the_object_they_would_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let api = api(&dir).await;
+    let res = configmaps(&api);
+    let limit = crate::validation::MAX_DATA_SIZE;
+    let mut big = cm("big");
+    big["data"] = json!({"a": "x".repeat(limit + 1)});
+    match commit_create(&api, &res, big, Some("test"), false).await {
+        Err(e) => assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                422,
+                r#"ConfigMap "big" is invalid: []: Too long: must have at most 1048576 bytes"#
+            )
+        ),
+        Ok(_) => panic!("a ConfigMap over 1 MiB was stored"),
+    }
+    let mut half = cm("grows");
+    half["data"] = json!({"a": "x".repeat(limit / 2)});
+    assert!(commit_create(&api, &res, half, Some("test"), false)
+        .await
+        .is_ok());
+    let key = res.key(Some("default"), "grows");
+    let grown = guaranteed_update(&api, &res, &key, "grows", false, |old| {
+        let mut new = old.clone();
+        new["data"]["b"] = json!("y".repeat(limit / 2 + 1));
+        Ok(new)
+    })
+    .await;
+    assert_eq!(grown.err().map(|e| e.code), Some(422));
+}
