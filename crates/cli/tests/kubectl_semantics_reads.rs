@@ -1,9 +1,10 @@
 //! Read semantics and refusals kubectl relies on: the full label/field selector grammar
-//! (events' involvedObject fields too), paging with limit/continue over a consistent snapshot,
-//! GETs that see the writes before them (and honour resourceVersion=0 / a future version),
-//! `kubectl wait --for=jsonpath|delete`, and errors with kube-apiserver's reasons and wording
-//! for malformed, oversized and mismatched bodies, ConfigMaps and Secrets over 1 MiB, invalid
-//! names and unknown types. (Write semantics: `kubectl_semantics.rs`.)
+//! (events' involvedObject fields too), core/v1 and events.k8s.io/v1 Events as one store,
+//! paging with limit/continue over a consistent snapshot, GETs that see the writes before them
+//! (and honour resourceVersion=0 / a future version), `kubectl wait --for=jsonpath|delete`, and
+//! errors with kube-apiserver's reasons and wording for malformed, oversized and mismatched
+//! bodies, ConfigMaps and Secrets over 1 MiB, invalid names and unknown types. (Write
+//! semantics: `kubectl_semantics.rs`.)
 
 mod common;
 
@@ -111,6 +112,89 @@ fn label_and_field_selectors() {
     assert!(e.contains("field label not supported: data.a"), "{e}");
     let e = k_err(&hub, "get events -n sel --field-selector spec.x=1");
     assert!(e.contains("field label not supported: spec.x"), "{e}");
+}
+
+#[test]
+fn events_are_one_store_under_both_apis() {
+    let hub = Hub::start();
+    k(&hub, "create namespace ev");
+    let core = r#"{"apiVersion":"v1","kind":"Event","metadata":{"name":"old-style","namespace":"ev"},"involvedObject":{"kind":"ConfigMap","name":"c","namespace":"ev"},"reason":"Made","message":"from core","type":"Normal","count":2,"source":{"component":"kubelet"}}"#;
+    let new = r#"{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"new-style","namespace":"ev"},"eventTime":"2024-01-02T03:04:05.000000Z","reportingController":"example.com/ctl","reportingInstance":"ctl-1","action":"Scale","reason":"Scaled","type":"Normal","regarding":{"kind":"Deployment","name":"web","namespace":"ev"},"note":"from events.k8s.io"}"#;
+    hub.ok_stdin(&["create", "-f", "-"], core);
+
+    // A watch through events.k8s.io started before the second write sees both.
+    let kubeconfig = hub.kubeconfig.clone();
+    let watch = std::thread::spawn(move || {
+        common::kubectl_bin(
+            "kubectl",
+            &kubeconfig,
+            &[
+                "get",
+                "--raw",
+                "/apis/events.k8s.io/v1/namespaces/ev/events?watch=1&timeoutSeconds=4",
+            ],
+            None,
+        )
+    });
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    hub.ok_stdin(&["create", "-f", "-"], new);
+
+    let both = ["event/new-style", "event/old-style"];
+    assert_eq!(names(&k(&hub, "get events -n ev -o name")), both);
+    let via_new = k(&hub, "get events.v1.events.k8s.io -n ev -o name");
+    assert_eq!(
+        names(&via_new),
+        [
+            "event.events.k8s.io/new-style",
+            "event.events.k8s.io/old-style"
+        ]
+    );
+    // Each API shows each event in its own fields.
+    let c = json(&k(&hub, "get events new-style -n ev -o json"));
+    assert_eq!(c["apiVersion"], "v1");
+    assert_eq!(c["message"], "from events.k8s.io");
+    assert_eq!(c["involvedObject"]["name"], "web");
+    assert_eq!(c["reportingComponent"], "example.com/ctl");
+    let n = json(&k(
+        &hub,
+        "get events.v1.events.k8s.io old-style -n ev -o json",
+    ));
+    assert_eq!(n["apiVersion"], "events.k8s.io/v1");
+    assert_eq!(n["note"], "from core");
+    assert_eq!(n["regarding"]["kind"], "ConfigMap");
+    assert_eq!(n["deprecatedCount"], 2);
+    assert_eq!(n["deprecatedSource"]["component"], "kubelet");
+    assert!(n.get("message").is_none(), "{n}");
+    // Selectors in either API's vocabulary.
+    let sel = k(
+        &hub,
+        "get events.v1.events.k8s.io -n ev -o name --field-selector regarding.kind=ConfigMap",
+    );
+    assert_eq!(sel.trim(), "event.events.k8s.io/old-style");
+    let sel = k(
+        &hub,
+        "get events -n ev -o name --field-selector involvedObject.kind=Deployment",
+    );
+    assert_eq!(sel.trim(), "event/new-style");
+
+    let out = watch.join().expect("watch");
+    let stream = String::from_utf8_lossy(&out.stdout);
+    let events: Vec<Value> = stream.lines().map(json).collect();
+    let notes: Vec<&str> = events
+        .iter()
+        .map(|e| e["object"]["note"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(notes, ["from core", "from events.k8s.io"], "{stream}");
+    assert!(events
+        .iter()
+        .all(|e| e["object"]["apiVersion"] == "events.k8s.io/v1"));
+
+    // Deleting through one API deletes the one object.
+    k(&hub, "delete events.v1.events.k8s.io old-style -n ev");
+    assert_eq!(
+        k(&hub, "get events -n ev -o name").trim(),
+        "event/new-style"
+    );
 }
 
 fn item_names(page: &Value) -> Vec<String> {

@@ -54,8 +54,13 @@ async fn finalize(api: &Arc<Api>, ns: &str) -> Result<(), String> {
         return Ok(());
     }
     let mut remaining = 0;
+    // APIs sharing one storage prefix (core and events.k8s.io Events) are emptied once.
+    let mut seen = std::collections::HashSet::new();
     for res in snap.all().filter(|r| r.namespaced && r.storage_version) {
         let prefix = res.key_prefix(Some(ns));
+        if !seen.insert(prefix.clone()) {
+            continue;
+        }
         let (items, _, _) = api.cache.list(&prefix, None, None, |_| true);
         for o in items {
             remaining += 1;

@@ -90,6 +90,16 @@ fn x(
     }
 }
 
+fn event_columns() -> Vec<PrinterColumn> {
+    vec![
+        col("Last Seen", "string", 0, "@lastseen"),
+        col("Type", "string", 0, ".type"),
+        col("Reason", "string", 0, ".reason"),
+        col("Object", "string", 0, "@involved"),
+        col("Message", "string", 0, ".message"),
+    ]
+}
+
 /// Every built-in resource the hub serves. Pods and nodes are deliberately absent: the hub runs
 /// no workloads.
 pub fn builtin_resources() -> Vec<ResourceInfo> {
@@ -145,19 +155,7 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
             ],
         )),
         entry::<core::ServiceAccount>(x(&["sa"], &[], false, false, vec![age()])),
-        entry::<core::Event>(x(
-            &["ev"],
-            &[],
-            false,
-            false,
-            vec![
-                col("Last Seen", "string", 0, "@lastseen"),
-                col("Type", "string", 0, ".type"),
-                col("Reason", "string", 0, ".reason"),
-                col("Object", "string", 0, "@involved"),
-                col("Message", "string", 0, ".message"),
-            ],
-        )),
+        entry::<core::Event>(x(&["ev"], &[], false, false, event_columns())),
         entry::<core::Endpoints>(x(
             &["ep"],
             &[],
@@ -349,17 +347,9 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
             false,
             vec![col("Role", "string", 0, "@roleref"), age()],
         )),
-        entry::<events::Event>(x(
-            &["ev"],
-            &[],
-            false,
-            false,
-            vec![
-                col("Type", "string", 0, ".type"),
-                col("Reason", "string", 0, ".reason"),
-                col("Note", "string", 0, ".note"),
-            ],
-        )),
+        // The same Events as core/v1's (shared storage, see `storage`), printed by the same
+        // printer as in Kubernetes; cells are computed from the stored core/v1 shape.
+        entry::<events::Event>(x(&["ev"], &[], false, false, event_columns())),
         entry::<apiextensions::CustomResourceDefinition>(x(
             &["crd", "crds"],
             &["api-extensions"],

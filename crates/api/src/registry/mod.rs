@@ -5,6 +5,7 @@
 
 mod builtin;
 pub mod crd;
+pub mod storage;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -86,12 +87,12 @@ impl ResourceInfo {
         }
     }
 
-    /// Storage prefix for all objects of this resource, independent of version.
+    /// Storage prefix for all objects of this resource, independent of version (and, for a
+    /// resource that shares another API's storage, that API's prefix: see [`storage`]).
     pub fn key_prefix(&self, namespace: Option<&str>) -> String {
-        let g = if self.group.is_empty() {
-            "core"
-        } else {
-            &self.group
+        let g = match storage::storage_group(&self.group, &self.plural) {
+            "" => "core",
+            g => g,
         };
         match (self.namespaced, namespace) {
             (true, Some(ns)) => format!("/registry/{g}/{}/{ns}/", self.plural),

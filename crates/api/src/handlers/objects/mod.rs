@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::Ctx;
 use crate::cache::CachedObject;
 use crate::error::{ApiError, Result};
-use crate::registry::ResourceInfo;
+use crate::registry::{storage, ResourceInfo};
 use crate::Api;
 
 pub(crate) use delete::{delete_object, DeleteOptions};
@@ -77,26 +77,31 @@ pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>>
 }
 
 /// The object's bytes as served at `res`'s version. Custom resources are stored at one version
-/// and served at all of theirs (conversion strategy None: only apiVersion changes).
+/// and served at all of theirs (conversion strategy None: only apiVersion changes); a resource
+/// sharing another API's storage is converted (see [`crate::registry::storage`]).
 pub(crate) fn output(res: &ResourceInfo, o: &CachedObject) -> Bytes {
-    if !res.custom {
-        return o.raw.clone();
-    }
-    let want = res.api_version();
-    let mut v = o.value();
-    if v["apiVersion"].as_str() == Some(want.as_str()) {
-        return o.raw.clone();
-    }
-    v["apiVersion"] = Value::String(want);
-    Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
+    output_raw(res, &o.raw)
 }
 
-/// As [`output`], for an object already parsed.
+/// As [`output`], for stored bytes.
+pub(crate) fn output_raw(res: &ResourceInfo, raw: &Bytes) -> Bytes {
+    if !res.custom && !storage::converts(res) {
+        return raw.clone();
+    }
+    let v: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
+    if res.custom && v["apiVersion"].as_str() == Some(res.api_version().as_str()) {
+        return raw.clone();
+    }
+    Bytes::from(serde_json::to_vec(&output_value(res, v)).unwrap_or_default())
+}
+
+/// As [`output`], for an object already parsed (stored or already served: both are fine).
 pub(crate) fn output_value(res: &ResourceInfo, mut v: Value) -> Value {
     if res.custom {
         v["apiVersion"] = Value::String(res.api_version());
+        return v;
     }
-    v
+    storage::from_storage(res, v)
 }
 
 /// The storage key of the object a request names.

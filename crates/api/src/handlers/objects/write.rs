@@ -7,7 +7,7 @@ use bytes::Bytes;
 use http::Response;
 use serde_json::{json, Value};
 
-use super::{not_found, object_key, output, output_value, Ctx};
+use super::{not_found, object_key, output, output_raw, output_value, Ctx};
 use crate::cache::CachedObject;
 use crate::error::{ApiError, Result, Target};
 use crate::handlers::response;
@@ -182,19 +182,11 @@ pub(super) async fn create(
     let manager = ctx.field_manager();
     let rec = commit_create(api, res, obj, Some(&manager), ctx.query.dry_run).await?;
     let r = match rec {
-        Outcome::Written(r) => response::raw(201, output_bytes(res, &r.value)),
+        Outcome::Written(r) => response::raw(201, output_raw(res, &r.value)),
         Outcome::DryRun(v) => response::json(201, &output_value(res, v)),
         _ => return Err(ApiError::internal("create ended without a write")),
     };
     Ok(response::with_warnings(r, &warnings))
-}
-
-fn output_bytes(res: &ResourceInfo, raw: &Bytes) -> Bytes {
-    if !res.custom {
-        return raw.clone();
-    }
-    let v: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
-    Bytes::from(serde_json::to_vec(&output_value(res, v)).unwrap_or_default())
 }
 
 /// Set the system fields of a new object, check it, and write it.
@@ -240,6 +232,8 @@ pub(crate) async fn commit_create(
     }
     crate::defaults::on_create(res, &mut obj);
     crate::validation::check(res, &obj)?;
+    // Every outcome holds the object as stored; responses convert it back.
+    let mut obj = crate::registry::storage::to_storage(res, obj);
     // Server-side apply arrives with its managedFields already computed (manager None).
     if let Some(manager) = manager {
         api.track_managed_fields(res, None, &mut obj, manager, None);
@@ -339,7 +333,9 @@ where
             .cache
             .get(key)
             .ok_or_else(|| ApiError::not_found(target(res, name)))?;
-        let old = cur.value();
+        let stored = cur.value();
+        // `change` works on the object as `res` serves it; it is stored in storage's shape.
+        let old = crate::registry::storage::from_storage(res, stored.clone());
         let mut new = change(&old)?;
         let cur_rv = cur.mod_revision.to_string();
         let precondition = match meta_str(&new, "resourceVersion") {
@@ -386,10 +382,11 @@ where
             gen
         };
         set_meta(&mut new, "generation", json!(gen));
-        if new == old {
+        crate::validation::check(res, &new)?;
+        let new = crate::registry::storage::to_storage(res, new);
+        if new == stored {
             return Ok(Outcome::Unchanged(cur));
         }
-        crate::validation::check(res, &new)?;
         let terminating = old.pointer("/metadata/deletionTimestamp").is_some();
         if dry_run {
             return Ok(Outcome::DryRun(new));
@@ -435,9 +432,7 @@ where
 /// Respond with what an update produced.
 pub(crate) fn outcome_response(res: &ResourceInfo, o: Outcome) -> Response<Body> {
     match o {
-        Outcome::Written(r) | Outcome::Deleted(r) => {
-            response::raw(200, output_bytes(res, &r.value))
-        }
+        Outcome::Written(r) | Outcome::Deleted(r) => response::raw(200, output_raw(res, &r.value)),
         Outcome::Unchanged(c) => response::raw(200, output(res, &c)),
         Outcome::DryRun(v) => response::json(200, &output_value(res, v)),
     }

@@ -135,3 +135,67 @@ async fn creates_and_updates_are_validated_as_the_object_they_would_store() {
     .await;
     assert_eq!(grown.err().map(|e| e.code), Some(422));
 }
+
+#[tokio::test]
+async fn events_written_through_either_api_are_one_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let api = api(&dir).await;
+    let snap = api.registry.snapshot();
+    let core = snap.get("", "v1", "events").cloned().unwrap();
+    let new = snap.get("events.k8s.io", "v1", "events").cloned().unwrap();
+    let ev = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+        "metadata": {"name": "e", "namespace": "default"},
+        "eventTime": "2024-01-02T03:04:05.000000Z", "reportingController": "ctl",
+        "reportingInstance": "ctl-1", "action": "Make", "reason": "Made", "type": "Normal",
+        "regarding": {"kind": "ConfigMap", "name": "c"}, "note": "made it"});
+    let rec = match commit_create(&api, &new, ev, Some("test"), false).await {
+        Ok(Outcome::Written(r)) => r,
+        _ => panic!("the create did not write"),
+    };
+    // Stored once, as core/v1 (kube-apiserver's storage version for events).
+    let stored: Value = serde_json::from_slice(&rec.value).unwrap();
+    assert_eq!(stored["apiVersion"], "v1");
+    assert_eq!(stored["message"], "made it");
+    assert_eq!(stored["involvedObject"]["name"], "c");
+    assert_eq!(stored["reportingComponent"], "ctl");
+    assert_eq!(
+        core.key(Some("default"), "e"),
+        new.key(Some("default"), "e")
+    );
+    // The response through events.k8s.io is in its own shape.
+    let served: Value = serde_json::from_slice(&output_raw(&new, &rec.value)).unwrap();
+    assert_eq!(served["apiVersion"], "events.k8s.io/v1");
+    assert_eq!(served["note"], "made it");
+    assert!(served.get("message").is_none());
+
+    // An update through core/v1 is seen through events.k8s.io, and vice versa.
+    let key = core.key(Some("default"), "e");
+    guaranteed_update(&api, &core, &key, "e", false, |old| {
+        assert_eq!(old["message"], "made it");
+        let mut n = old.clone();
+        n["count"] = json!(3);
+        Ok(n)
+    })
+    .await
+    .unwrap();
+    let out = guaranteed_update(&api, &new, &key, "e", false, |old| {
+        assert_eq!(old["deprecatedCount"], 3);
+        assert_eq!(old["regarding"]["kind"], "ConfigMap");
+        let mut n = old.clone();
+        n["note"] = json!("changed");
+        Ok(n)
+    })
+    .await
+    .unwrap();
+    let Outcome::Written(rec) = out else {
+        panic!("the update did not write")
+    };
+    let stored: Value = serde_json::from_slice(&rec.value).unwrap();
+    assert_eq!(
+        (stored["message"].as_str(), stored["count"].as_i64()),
+        (Some("changed"), Some(3))
+    );
+    // Nothing changed: no write.
+    let same = guaranteed_update(&api, &new, &key, "e", false, |old| Ok(old.clone())).await;
+    assert!(matches!(same, Ok(Outcome::Unchanged(_))));
+}
