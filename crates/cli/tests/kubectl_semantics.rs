@@ -1,7 +1,8 @@
 //! Write semantics kubectl relies on beyond plain CRUD: server-side dry run of every write,
-//! deletecollection, the `scale` and `status` subresources of a built-in kind, generateName and
-//! generation, optimistic concurrency, writes into a terminating namespace, and the foreground
-//! and orphan deletion policies. (Reads, waits and refusals: `kubectl_semantics_reads.rs`.)
+//! deletecollection, the `scale` and `status` subresources of a built-in kind, kube-apiserver's
+//! defaults for built-in kinds, generateName and generation, optimistic concurrency, writes
+//! into a terminating namespace, and the foreground and orphan deletion policies. (Reads, waits
+//! and refusals: `kubectl_semantics_reads.rs`.)
 
 mod common;
 
@@ -232,6 +233,102 @@ fn deployment_scale_status_and_generation() {
     let labels = k(&hub, "get deploy --show-labels --no-headers");
     assert!(labels.contains("app=web,tier=front"), "{labels}");
     assert_eq!(k(&hub, "get deploy -o name").trim(), "deployment.apps/web");
+}
+
+#[test]
+fn built_in_kinds_read_back_with_kube_apiservers_defaults() {
+    let hub = Hub::start();
+    k(&hub, "create deploy web --image=nginx:1.25");
+    let d = json(&k(&hub, "get deploy web -o json"));
+    let spec = &d["spec"];
+    assert_eq!(
+        spec["strategy"],
+        serde_json::json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}})
+    );
+    assert_eq!(
+        (
+            spec["replicas"].as_i64(),
+            spec["revisionHistoryLimit"].as_i64(),
+            spec["progressDeadlineSeconds"].as_i64()
+        ),
+        (Some(1), Some(10), Some(600))
+    );
+    let pod = &spec["template"]["spec"];
+    assert_eq!(pod["restartPolicy"], "Always");
+    assert_eq!(pod["dnsPolicy"], "ClusterFirst");
+    assert_eq!(pod["schedulerName"], "default-scheduler");
+    assert_eq!(pod["terminationGracePeriodSeconds"], 30);
+    assert_eq!(pod["securityContext"], serde_json::json!({}));
+    let c = &pod["containers"][0];
+    assert_eq!(c["imagePullPolicy"], "IfNotPresent");
+    assert_eq!(c["terminationMessagePath"], "/dev/termination-log");
+    assert_eq!(c["terminationMessagePolicy"], "File");
+    // Re-applying the manifest as written is no change: defaults are not spec changes.
+    let manifest = r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"api","namespace":"default"},"spec":{"selector":{"matchLabels":{"app":"api"}},"template":{"metadata":{"labels":{"app":"api"}},"spec":{"containers":[{"name":"api","image":"example/api","ports":[{"containerPort":8080}]}]}}}}"#;
+    k_in(&hub, "apply -f -", manifest);
+    k_in(&hub, "apply -f -", manifest);
+    k_in(&hub, "replace -f -", manifest);
+    let api = json(&k(&hub, "get deploy api -o json"));
+    assert_eq!(api["metadata"]["generation"], 1, "{api}");
+    let c = &api["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(c["imagePullPolicy"], "Always", "no tag means :latest");
+    assert_eq!(c["ports"][0]["protocol"], "TCP");
+
+    k(&hub, "create service clusterip web --tcp=80:8080 --tcp=81");
+    let svc = json(&k(&hub, "get svc web -o json"));
+    let spec = &svc["spec"];
+    assert_eq!(spec["type"], "ClusterIP");
+    assert_eq!(spec["sessionAffinity"], "None");
+    assert_eq!(spec["ipFamilyPolicy"], "SingleStack");
+    assert_eq!(spec["internalTrafficPolicy"], "Cluster");
+    assert_eq!(spec["ports"][0]["protocol"], "TCP");
+    assert_eq!(spec["ports"][0]["targetPort"], 8080);
+    assert_eq!(spec["ports"][1]["targetPort"], 81);
+    assert!(
+        spec.get("clusterIP").is_none(),
+        "the hub allocates no addresses: {spec}"
+    );
+
+    k(&hub, "create job once --image=busybox:1.36");
+    let job = json(&k(&hub, "get job once -o json"));
+    let spec = &job["spec"];
+    assert_eq!(
+        (
+            spec["backoffLimit"].as_i64(),
+            spec["completions"].as_i64(),
+            spec["parallelism"].as_i64()
+        ),
+        (Some(6), Some(1), Some(1))
+    );
+    assert_eq!(spec["completionMode"], "NonIndexed");
+    assert_eq!(spec["suspend"], false);
+    assert_eq!(spec["template"]["spec"]["restartPolicy"], "Never");
+    assert_eq!(spec["template"]["spec"]["dnsPolicy"], "ClusterFirst");
+    let schedule = "--schedule=*/5 * * * *";
+    hub.ok(&[
+        "create",
+        "cronjob",
+        "tick",
+        "--image=busybox:1.36",
+        schedule,
+    ]);
+    let cj = json(&k(&hub, "get cronjob tick -o json"));
+    let spec = &cj["spec"];
+    assert_eq!(spec["concurrencyPolicy"], "Allow");
+    assert_eq!(spec["suspend"], false);
+    assert_eq!(
+        (
+            spec["successfulJobsHistoryLimit"].as_i64(),
+            spec["failedJobsHistoryLimit"].as_i64()
+        ),
+        (Some(3), Some(1))
+    );
+    let job_spec = &spec["jobTemplate"]["spec"];
+    assert_eq!(
+        job_spec["template"]["spec"]["schedulerName"],
+        "default-scheduler"
+    );
+    assert!(job_spec.get("backoffLimit").is_none(), "{job_spec}");
 }
 
 #[test]

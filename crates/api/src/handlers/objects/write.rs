@@ -31,7 +31,11 @@ pub(crate) enum Outcome {
 pub(super) fn render(mut obj: Value) -> flotilla_store::Render {
     Box::new(move |rev| {
         set_meta(&mut obj, "resourceVersion", Value::String(rev.to_string()));
-        Bytes::from(serde_json::to_vec(&obj).unwrap_or_default())
+        let mut json = serde_json::to_vec(&obj).unwrap_or_default();
+        // The watch cache keeps these bytes for the object's life; without this they would
+        // keep the doubling growth's spare capacity (up to half again the object's size).
+        json.shrink_to_fit();
+        Bytes::from(json)
     })
 }
 
@@ -256,6 +260,10 @@ pub(crate) async fn commit_create(
             ));
         }
         set_meta(&mut obj, "name", json!(name));
+        if generate.is_some() {
+            // Defaults that follow the name (a namespace's name label) see the generated one.
+            crate::defaults::apply(res, &mut obj);
+        }
         let key = res.key(ns.as_deref(), &name);
         if dry_run {
             // A dry run answers what the real create would: a taken name is a conflict.
@@ -335,8 +343,11 @@ where
             .ok_or_else(|| ApiError::not_found(target(res, name)))?;
         let stored = cur.value();
         // `change` works on the object as `res` serves it; it is stored in storage's shape.
-        let old = crate::registry::storage::from_storage(res, stored.clone());
+        let mut old = crate::registry::storage::from_storage(res, stored.clone());
+        // As kube-apiserver defaults what it reads from etcd: a default is never a change.
+        crate::defaults::apply(res, &mut old);
         let mut new = change(&old)?;
+        crate::defaults::on_update(res, &old, &mut new);
         let cur_rv = cur.mod_revision.to_string();
         let precondition = match meta_str(&new, "resourceVersion") {
             Some(rv) if !rv.is_empty() => {
@@ -513,6 +524,8 @@ pub(super) async fn update(
     let manager = ctx.field_manager();
     let outcome = guaranteed_update(api, res, &key, &name, ctx.query.dry_run, |old| {
         let mut new = merge_for_subresource(res, sub, old, obj.clone());
+        // Defaults the update adds are the updater's, as in kube-apiserver's field manager.
+        crate::defaults::on_update(res, old, &mut new);
         api.track_managed_fields(res, Some(old), &mut new, &manager, sub);
         Ok(new)
     })
@@ -571,6 +584,7 @@ pub(super) async fn patch(
             o.insert("apiVersion".into(), old["apiVersion"].clone());
             o.insert("kind".into(), old["kind"].clone());
         }
+        crate::defaults::on_update(res, old, &mut new);
         api.track_managed_fields(res, Some(old), &mut new, &manager, sub);
         Ok(new)
     })
