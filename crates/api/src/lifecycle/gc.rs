@@ -20,12 +20,53 @@ use crate::Api;
 
 #[derive(Default)]
 struct Index {
-    /// uid → storage key of every live object.
-    uids: HashMap<String, String>,
-    /// owner uid → keys of objects that name it.
+    /// uid of every live object.
+    uids: HashSet<String>,
+    /// owner uid → keys of objects that name it (no empty sets).
     dependents: HashMap<String, HashSet<String>>,
-    /// key → owner uids it names.
+    /// key → owner uids it names, for objects that have owners only: most objects have none,
+    /// and the index must stay small next to the objects themselves.
     owners_of: HashMap<String, Vec<String>>,
+}
+
+impl Index {
+    /// `key` no longer names these owners.
+    fn forget_dependent(&mut self, key: &str, owners: Vec<String>) {
+        for o in owners {
+            if let Some(d) = self.dependents.get_mut(&o) {
+                d.remove(key);
+                if d.is_empty() {
+                    self.dependents.remove(&o);
+                }
+            }
+        }
+    }
+}
+
+/// The part of an object the index reads; everything else is skipped while parsing.
+#[derive(serde::Deserialize)]
+struct GcHead {
+    #[serde(default)]
+    metadata: GcMeta,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct GcMeta {
+    #[serde(default)]
+    uid: String,
+    #[serde(default)]
+    owner_references: Vec<GcOwner>,
+    #[serde(default)]
+    deletion_timestamp: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    finalizers: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct GcOwner {
+    #[serde(default)]
+    uid: String,
 }
 
 enum Job {
@@ -76,37 +117,39 @@ pub(super) async fn run(api: Arc<Api>) {
         let tx = tx.clone();
         let index = index.clone();
         async move {
-            let v = c.object.value();
+            // Only the metadata the index needs is decoded: this runs for every write.
+            let Ok(meta) = serde_json::from_slice::<GcHead>(&c.object.raw) else {
+                tracing::warn!(key = %c.object.key, "garbage collector cannot read an object's metadata");
+                return;
+            };
+            let GcMeta {
+                uid,
+                owner_references,
+                deletion_timestamp,
+                finalizers,
+            } = meta.metadata;
             let key = c.object.key.clone();
-            let uid = v
-                .pointer("/metadata/uid")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
             let mut idx = index.lock();
             match c.kind {
                 ChangeKind::Deleted => {
                     idx.uids.remove(&uid);
                     if let Some(owners) = idx.owners_of.remove(&key) {
-                        for o in owners {
-                            if let Some(d) = idx.dependents.get_mut(&o) {
-                                d.remove(&key);
-                            }
-                        }
+                        idx.forget_dependent(&key, owners);
                     }
                     for dep in idx.dependents.get(&uid).cloned().unwrap_or_default() {
                         let _ = tx.send(Job::Orphaned(dep));
                     }
                 }
                 _ => {
-                    idx.uids.insert(uid, key.clone());
-                    let owners = owner_uids(&v);
-                    if let Some(old) = idx.owners_of.insert(key.clone(), owners.clone()) {
-                        for o in old {
-                            if let Some(d) = idx.dependents.get_mut(&o) {
-                                d.remove(&key);
-                            }
-                        }
+                    idx.uids.insert(uid);
+                    let owners: Vec<String> = owner_references.into_iter().map(|r| r.uid).collect();
+                    let old = if owners.is_empty() {
+                        idx.owners_of.remove(&key)
+                    } else {
+                        idx.owners_of.insert(key.clone(), owners.clone())
+                    };
+                    if let Some(old) = old {
+                        idx.forget_dependent(&key, old);
                     }
                     for o in &owners {
                         idx.dependents
@@ -114,14 +157,15 @@ pub(super) async fn run(api: Arc<Api>) {
                             .or_default()
                             .insert(key.clone());
                     }
-                    if !owners.is_empty() && owners.iter().all(|o| !idx.uids.contains_key(o)) {
+                    if !owners.is_empty() && owners.iter().all(|o| !idx.uids.contains(o)) {
                         let _ = tx.send(Job::Orphaned(key.clone()));
                     }
-                    if v.pointer("/metadata/deletionTimestamp").is_some() {
-                        let f = finalizers(&v);
-                        if f.iter().any(|f| f == "orphan" || f == "foregroundDeletion") {
-                            let _ = tx.send(Job::Owner(key));
-                        }
+                    if deletion_timestamp.is_some()
+                        && finalizers
+                            .iter()
+                            .any(|f| f == "orphan" || f == "foregroundDeletion")
+                    {
+                        let _ = tx.send(Job::Owner(key));
                     }
                 }
             }
@@ -140,7 +184,7 @@ async fn work(api: &Arc<Api>, index: &Mutex<Index>, job: Job) -> Result<(), Job>
             let owners = owner_uids(&v);
             let alive = {
                 let idx = index.lock();
-                owners.iter().any(|u| idx.uids.contains_key(u))
+                owners.iter().any(|u| idx.uids.contains(u))
             };
             if owners.is_empty() || alive || v.pointer("/metadata/deletionTimestamp").is_some() {
                 return Ok(());
