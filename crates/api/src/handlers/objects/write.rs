@@ -228,7 +228,9 @@ pub(crate) async fn commit_create(
     }
     set_meta(&mut obj, "uid", json!(uuid::Uuid::new_v4().to_string()));
     set_meta(&mut obj, "creationTimestamp", json!(now_rfc3339()));
-    set_meta(&mut obj, "generation", json!(1));
+    if meta::generation::tracked(res) {
+        set_meta(&mut obj, "generation", json!(1));
+    }
     if res.status {
         if let Some(o) = obj.as_object_mut() {
             o.remove("status");
@@ -383,16 +385,12 @@ where
             }
         }
         set_meta(&mut new, "resourceVersion", json!(cur_rv));
-        let gen = old
-            .pointer("/metadata/generation")
-            .and_then(Value::as_i64)
-            .unwrap_or(1);
-        let gen = if meta::spec_changed(&old, &new) {
-            gen + 1
-        } else {
-            gen
-        };
-        set_meta(&mut new, "generation", json!(gen));
+        match meta::generation::after_update(res, &old, &new) {
+            Some(gen) => set_meta(&mut new, "generation", json!(gen)),
+            None => {
+                remove_meta(&mut new, "generation");
+            }
+        }
         crate::validation::check(res, &new)?;
         let new = crate::registry::storage::to_storage(res, new);
         if new == stored {
