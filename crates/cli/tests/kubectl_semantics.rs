@@ -1,8 +1,8 @@
 //! Write semantics kubectl relies on beyond plain CRUD: server-side dry run of every write,
 //! deletecollection, the `scale` and `status` subresources of a built-in kind, kube-apiserver's
 //! defaults for built-in kinds, generateName and generation, optimistic concurrency, writes
-//! into a terminating namespace, and the foreground and orphan deletion policies. (Reads, waits
-//! and refusals: `kubectl_semantics_reads.rs`.)
+//! into a terminating namespace and the conditions it reports, and the foreground and orphan
+//! deletion policies. (Reads, waits and refusals: `kubectl_semantics_reads.rs`.)
 
 mod common;
 
@@ -417,6 +417,45 @@ fn a_terminating_namespace_takes_no_new_content() {
     );
     let e = hub.fails(&["create", "cm", "late2", "-n", "closing"]);
     assert!(e.contains("because it is being terminated"), "{e}");
+    // The namespace says what holds it up, in the namespace controller's conditions.
+    let condition = |kind: &str| {
+        let ns = json(&k(&hub, "get ns closing -o json"));
+        let all = ns["status"]["conditions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        all.into_iter().find(|c| c["type"] == kind)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while condition("NamespaceFinalizersRemaining").is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no conditions on the namespace"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let content = condition("NamespaceContentRemaining").unwrap_or_default();
+    assert_eq!(
+        (&content["status"], &content["reason"], &content["message"]),
+        (
+            &Value::from("True"),
+            &Value::from("SomeResourcesRemain"),
+            &Value::from("Some resources are remaining: configmaps. has 1 resource instances")
+        )
+    );
+    let fins = condition("NamespaceFinalizersRemaining").unwrap_or_default();
+    assert_eq!(fins["status"], "True");
+    assert_eq!(
+        fins["message"],
+        "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances"
+    );
+    for kind in [
+        "NamespaceDeletionDiscoveryFailure",
+        "NamespaceDeletionContentFailure",
+    ] {
+        let c = condition(kind).unwrap_or_default();
+        assert_eq!(c["status"], "False", "{kind}: {c}");
+    }
     // Updates of what is there still work: that is how finalizers get removed.
     k(&hub, &format!("patch cm held -n closing {UNHOLD}"));
     k(&hub, "wait --for=delete namespace/closing --timeout=30s");

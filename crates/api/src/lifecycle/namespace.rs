@@ -1,6 +1,10 @@
-//! Namespace deletion: a terminating namespace is emptied, then its `kubernetes` finalizer is
-//! removed, and the namespace goes.
+//! Namespace deletion: a terminating namespace is emptied, what remains is reported in its
+//! `status.conditions` (as Kubernetes' namespace controller reports it), then its `kubernetes`
+//! finalizer is removed, and the namespace goes.
 
+mod conditions;
+
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,7 +12,9 @@ use serde_json::{json, Value};
 
 use crate::cache::ChangeKind;
 use crate::handlers::objects::{delete_object, system_update, DeleteOptions};
+use crate::meta::{finalizers, now_rfc3339};
 use crate::Api;
+use conditions::Remaining;
 
 pub(super) async fn run(api: Arc<Api>) {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
@@ -38,7 +44,8 @@ pub(super) async fn run(api: Arc<Api>) {
     .await;
 }
 
-/// Delete everything in the namespace; once nothing is left, drop the `kubernetes` finalizer.
+/// Delete everything in the namespace, record what remains in its conditions, and once nothing
+/// is left drop the `kubernetes` finalizer.
 async fn finalize(api: &Arc<Api>, ns: &str) -> Result<(), String> {
     let snap = api.registry.snapshot();
     let key = format!("/registry/core/namespaces/{ns}");
@@ -53,17 +60,25 @@ async fn finalize(api: &Arc<Api>, ns: &str) -> Result<(), String> {
     if !has_fin {
         return Ok(());
     }
-    let mut remaining = 0;
+    let nsres = snap
+        .get("", "v1", "namespaces")
+        .ok_or("namespaces not served")?
+        .clone();
+    let resources: Vec<_> = snap
+        .all()
+        .filter(|r| r.namespaced && r.storage_version)
+        .cloned()
+        .collect();
+    let mut remaining = Remaining::default();
     // APIs sharing one storage prefix (core and events.k8s.io Events) are emptied once.
-    let mut seen = std::collections::HashSet::new();
-    for res in snap.all().filter(|r| r.namespaced && r.storage_version) {
+    let mut seen = HashSet::new();
+    for res in &resources {
         let prefix = res.key_prefix(Some(ns));
         if !seen.insert(prefix.clone()) {
             continue;
         }
         let (items, _, _) = api.cache.list(&prefix, None, None, |_| true);
         for o in items {
-            remaining += 1;
             if o.value().pointer("/metadata/deletionTimestamp").is_some() {
                 continue;
             }
@@ -72,17 +87,45 @@ async fn finalize(api: &Arc<Api>, ns: &str) -> Result<(), String> {
             {
                 if e.code != 404 {
                     tracing::warn!(object = %o.key, error = %e, "namespace cleanup could not delete");
+                    remaining.delete_errors.push(e.message);
                 }
             }
         }
     }
-    if remaining > 0 {
-        return Err(format!("{remaining} objects remain"));
+    // What is left, counted as the namespace controller counts it: per served resource (as
+    // discovery lists them) and per finalizer.
+    api.cache.sync().await.map_err(|e| e.to_string())?;
+    for res in &resources {
+        let (items, _, _) = api
+            .cache
+            .list(&res.key_prefix(Some(ns)), None, None, |_| true);
+        for o in items {
+            let resource = format!("{}.{}", res.plural, res.group);
+            remaining.object(resource, &finalizers(&o.value()));
+        }
     }
-    let nsres = snap
-        .get("", "v1", "namespaces")
-        .ok_or("namespaces not served")?
-        .clone();
+    let now = now_rfc3339();
+    let recorded = system_update(api, &nsres, &key, ns, false, |cur| {
+        let old = cur
+            .pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut new = cur.clone();
+        if let Some(c) = conditions::update(&old, &remaining, &now) {
+            new["status"]["conditions"] = json!(c);
+        }
+        Ok(new)
+    })
+    .await;
+    match recorded {
+        Err(e) if e.code == 404 => return Ok(()),
+        Err(e) => return Err(e.to_string()),
+        Ok(_) => {}
+    }
+    if remaining.total() > 0 {
+        return Err(format!("{} objects remain", remaining.total()));
+    }
     system_update(api, &nsres, &key, ns, false, |cur| {
         let mut new = cur.clone();
         let fins: Vec<Value> = cur

@@ -1,0 +1,233 @@
+//! The `status.conditions` Kubernetes' namespace controller keeps on a terminating namespace
+//! (`pkg/controller/namespace/deletion/status_condition_utils.go`): one condition per step of
+//! the deletion, `False` with an all-is-well reason when the step is fine, `True` with what is
+//! in the way when it is not.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+/// The conditions, in the order the controller writes them, with their all-is-well reason and
+/// message.
+const TYPES: &[(&str, &str, &str)] = &[
+    (
+        "NamespaceDeletionDiscoveryFailure",
+        "ResourcesDiscovered",
+        "All resources successfully discovered",
+    ),
+    (
+        "NamespaceDeletionGroupVersionParsingFailure",
+        "ParsedGroupVersions",
+        "All legacy kube types successfully parsed",
+    ),
+    (
+        "NamespaceDeletionContentFailure",
+        "ContentDeleted",
+        "All content successfully deleted, may be waiting on finalization",
+    ),
+    (
+        "NamespaceContentRemaining",
+        "ContentRemoved",
+        "All content successfully removed",
+    ),
+    (
+        "NamespaceFinalizersRemaining",
+        "ContentHasNoFinalizers",
+        "All content-preserving finalizers finished",
+    ),
+];
+
+/// What one pass over a terminating namespace left behind.
+#[derive(Debug, Default)]
+pub(crate) struct Remaining {
+    /// Objects still there, by `<plural>.<group>` (the core group is empty: `configmaps.`).
+    pub by_resource: BTreeMap<String, usize>,
+    /// Objects still there, by each finalizer they carry.
+    pub by_finalizer: BTreeMap<String, usize>,
+    /// Deletes that failed.
+    pub delete_errors: Vec<String>,
+}
+
+impl Remaining {
+    /// Count one object still in the namespace.
+    pub fn object(&mut self, resource: String, finalizers: &[String]) {
+        *self.by_resource.entry(resource).or_default() += 1;
+        for f in finalizers {
+            *self.by_finalizer.entry(f.clone()).or_default() += 1;
+        }
+    }
+
+    /// How many objects remain.
+    pub fn total(&self) -> usize {
+        self.by_resource.values().sum()
+    }
+
+    /// The failing conditions, by type.
+    fn failures(&self) -> BTreeMap<&'static str, (&'static str, String)> {
+        let mut out = BTreeMap::new();
+        if !self.delete_errors.is_empty() {
+            let message = format!(
+                "Failed to delete all resource types, {} remaining: {}",
+                self.delete_errors.len(),
+                aggregate(&self.delete_errors)
+            );
+            out.insert(
+                "NamespaceDeletionContentFailure",
+                ("ContentDeletionFailed", message),
+            );
+        }
+        let resources = listing(&self.by_resource, |r, n| {
+            format!("{r} has {n} resource instances")
+        });
+        if !resources.is_empty() {
+            let message = format!("Some resources are remaining: {resources}");
+            out.insert(
+                "NamespaceContentRemaining",
+                ("SomeResourcesRemain", message),
+            );
+        }
+        let finalizers = listing(&self.by_finalizer, |f, n| {
+            format!("{f} in {n} resource instances")
+        });
+        if !finalizers.is_empty() {
+            let message =
+                format!("Some content in the namespace has finalizers remaining: {finalizers}");
+            out.insert(
+                "NamespaceFinalizersRemaining",
+                ("SomeFinalizersRemain", message),
+            );
+        }
+        out
+    }
+}
+
+/// `fmt.Sprintf("%s …", …)` entries for every non-zero count, sorted as strings, joined.
+fn listing(counts: &BTreeMap<String, usize>, entry: impl Fn(&str, usize) -> String) -> String {
+    let mut entries: Vec<String> = counts
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(k, n)| entry(k, *n))
+        .collect();
+    entries.sort();
+    entries.join(", ")
+}
+
+/// `utilerrors.NewAggregate(errs).Error()`: one error as itself, several in brackets.
+fn aggregate(errors: &[String]) -> String {
+    match errors {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    }
+}
+
+/// The namespace's conditions after this pass, or None when they would not change.
+/// Conditions keep their place and time while their status and message stay the same;
+/// conditions of other types are left alone.
+pub(crate) fn update(old: &[Value], remaining: &Remaining, now: &str) -> Option<Vec<Value>> {
+    let failures = remaining.failures();
+    let mut conditions = old.to_vec();
+    let mut changed = false;
+    for (kind, ok_reason, ok_message) in TYPES {
+        let (status, reason, message) = match failures.get(kind) {
+            Some((reason, message)) => ("True", *reason, message.clone()),
+            None => ("False", *ok_reason, ok_message.to_string()),
+        };
+        let condition = json!({
+            "type": kind, "status": status, "lastTransitionTime": now,
+            "reason": reason, "message": message,
+        });
+        match conditions.iter_mut().find(|c| c["type"] == *kind) {
+            None => conditions.push(condition),
+            Some(c) if c["status"] == status && c["message"] == message.as_str() => continue,
+            Some(c) => *c = condition,
+        }
+        changed = true;
+    }
+    changed.then_some(conditions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(conditions: &[Value]) -> Vec<(&str, &str)> {
+        conditions
+            .iter()
+            .map(|c| {
+                (
+                    c["type"].as_str().unwrap_or_default(),
+                    c["status"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn remaining_content_and_finalizers_are_reported_as_the_controller_words_them() {
+        let mut r = Remaining::default();
+        r.object("configmaps.".into(), &["example.com/hold".into()]);
+        r.object("configmaps.".into(), &[]);
+        r.object(
+            "widgets.example.com".into(),
+            &["example.com/hold".into(), "b.io/x".into()],
+        );
+        assert_eq!(r.total(), 3);
+        let c = update(&[], &r, "2024-01-01T00:00:00Z").expect("new conditions");
+        assert_eq!(
+            kinds(&c),
+            [
+                ("NamespaceDeletionDiscoveryFailure", "False"),
+                ("NamespaceDeletionGroupVersionParsingFailure", "False"),
+                ("NamespaceDeletionContentFailure", "False"),
+                ("NamespaceContentRemaining", "True"),
+                ("NamespaceFinalizersRemaining", "True"),
+            ]
+        );
+        assert_eq!(c[0]["reason"], "ResourcesDiscovered");
+        assert_eq!(c[0]["message"], "All resources successfully discovered");
+        assert_eq!(c[3]["reason"], "SomeResourcesRemain");
+        assert_eq!(
+            c[3]["message"],
+            "Some resources are remaining: configmaps. has 2 resource instances, widgets.example.com has 1 resource instances"
+        );
+        assert_eq!(c[4]["reason"], "SomeFinalizersRemain");
+        assert_eq!(
+            c[4]["message"],
+            "Some content in the namespace has finalizers remaining: b.io/x in 1 resource instances, example.com/hold in 2 resource instances"
+        );
+        assert_eq!(c[4]["lastTransitionTime"], "2024-01-01T00:00:00Z");
+
+        // The same state later: nothing to write.
+        assert!(update(&c, &r, "2024-01-01T00:01:00Z").is_none());
+
+        // Everything gone: the two conditions turn False, the others keep their time.
+        let done = update(&c, &Remaining::default(), "2024-01-01T00:02:00Z").expect("changed");
+        assert_eq!(done[3]["status"], "False");
+        assert_eq!(done[3]["reason"], "ContentRemoved");
+        assert_eq!(done[3]["message"], "All content successfully removed");
+        assert_eq!(
+            done[4]["message"],
+            "All content-preserving finalizers finished"
+        );
+        assert_eq!(done[4]["lastTransitionTime"], "2024-01-01T00:02:00Z");
+        assert_eq!(done[0]["lastTransitionTime"], "2024-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn failed_deletes_and_foreign_conditions() {
+        let foreign = json!({"type": "Custom", "status": "True"});
+        let r = Remaining {
+            delete_errors: vec!["a".into(), "b".into()],
+            ..Default::default()
+        };
+        let c = update(std::slice::from_ref(&foreign), &r, "t").expect("changed");
+        assert_eq!(c[0], foreign);
+        assert_eq!(c[3]["type"], "NamespaceDeletionContentFailure");
+        assert_eq!(c[3]["status"], "True");
+        assert_eq!(c[3]["reason"], "ContentDeletionFailed");
+        assert_eq!(
+            c[3]["message"],
+            "Failed to delete all resource types, 2 remaining: [a, b]"
+        );
+    }
+}
