@@ -1,10 +1,10 @@
 //! Read semantics and refusals kubectl relies on: the full label/field selector grammar
 //! (events' involvedObject fields too), core/v1 and events.k8s.io/v1 Events as one store,
-//! paging with limit/continue over a consistent snapshot, GETs that see the writes before them
-//! (and honour resourceVersion=0 / a future version), `kubectl wait --for=jsonpath|delete`, and
-//! errors with kube-apiserver's reasons and wording for malformed, oversized and mismatched
-//! bodies, ConfigMaps and Secrets over 1 MiB, invalid names and unknown types. (Write
-//! semantics: `kubectl_semantics.rs`.)
+//! paging with limit/continue over a consistent snapshot (with remainingItemCount), GETs that
+//! see the writes before them (and honour resourceVersion=0 / a future version), `kubectl wait
+//! --for=jsonpath|delete`, and errors with kube-apiserver's reasons and wording for malformed,
+//! oversized and mismatched bodies, ConfigMaps and Secrets over 1 MiB, invalid names and
+//! unknown types. (Write semantics: `kubectl_semantics.rs`.)
 
 mod common;
 
@@ -245,6 +245,8 @@ fn paging_walks_a_snapshot_and_rejects_bad_tokens() {
 
     let first = page("limit=2");
     assert_eq!(item_names(&first), ["c0", "c1"]);
+    // Unfiltered pages say how many items follow them, as kube-apiserver does.
+    assert_eq!(first["metadata"]["remainingItemCount"], 5, "{first}");
     let mut token = continue_of(&first);
     assert!(!token.is_empty(), "no continue token: {first}");
     // Opaque, and safe in a URL as it is (kube-apiserver's are unpadded base64url).
@@ -262,6 +264,10 @@ fn paging_walks_a_snapshot_and_rejects_bad_tokens() {
         );
         seen.extend(item_names(&p));
         token = continue_of(&p);
+        // Counted in the snapshot the walk started from; the last page has none.
+        let left = p["metadata"].get("remainingItemCount").cloned();
+        let want = (!token.is_empty()).then(|| Value::from(7 - seen.len()));
+        assert_eq!(left, want, "{p}");
     }
     assert_eq!(seen, ["c0", "c1", "c2", "c3", "c4", "c5", "c6"]);
 
@@ -274,6 +280,8 @@ fn paging_walks_a_snapshot_and_rejects_bad_tokens() {
         ));
         seen.extend(item_names(&p));
         token = continue_of(&p);
+        // A selector filters the pages: no count, as in kube-apiserver.
+        assert!(p["metadata"].get("remainingItemCount").is_none(), "{p}");
         if token.is_empty() {
             break;
         }

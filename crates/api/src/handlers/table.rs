@@ -342,25 +342,19 @@ fn row(res: &ResourceInfo, o: &Value, include: Option<&str>) -> Value {
     json!({"cells": cells, "object": object})
 }
 
-/// A Table of `items`; `list` carries (resourceVersion, continue) for list responses.
+/// A Table of `items`; `list` is the list's `metadata` (ListMeta) for list responses.
 pub(super) fn table(
     res: &ResourceInfo,
     items: &[Arc<CachedObject>],
     ctx: &Ctx,
-    list: Option<(i64, Option<String>)>,
+    list: Option<Value>,
 ) -> Value {
     let include = ctx.query.include_object.as_deref();
     let rows: Vec<Value> = items
         .iter()
         .map(|o| row(res, &o.value(), include))
         .collect();
-    let mut meta = json!({});
-    if let Some((rv, cont)) = list {
-        meta["resourceVersion"] = json!(rv.to_string());
-        if let Some(c) = cont {
-            meta["continue"] = json!(c);
-        }
-    }
+    let meta = list.unwrap_or_else(|| json!({}));
     json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": meta, "columnDefinitions": column_defs(res), "rows": rows})
 }
 

@@ -88,13 +88,24 @@ fn decode_continue(s: &str) -> Result<ContinueToken> {
         .map_err(|_| ApiError::bad_request("continue key is not valid: unknown format"))
 }
 
+/// One page of a list.
+struct Page {
+    items: Vec<Arc<CachedObject>>,
+    /// The snapshot revision.
+    rv: i64,
+    /// Do more objects follow this page?
+    more: bool,
+    /// How many, when the list is not filtered (kube-apiserver's `remainingItemCount`).
+    remaining: Option<u64>,
+}
+
 /// LIST, from the cache (latest) or from the store (a continue page or an exact old revision).
 pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
     let filter = Filter::parse(res, &ctx.query)?;
     let prefix = res.key_prefix(ctx.info.object_namespace());
     let limit = ctx.query.limit;
     let exact = ctx.query.resource_version_match.as_deref() == Some("Exact");
-    let (items, rv, more) = if let Some(tok) = &ctx.query.continue_token {
+    let page = if let Some(tok) = &ctx.query.continue_token {
         let t = decode_continue(tok)?;
         if !t.start.starts_with(&prefix) {
             return Err(ApiError::bad_request(
@@ -108,15 +119,21 @@ pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resul
         from_store(api, &prefix, rv, None, limit, &filter).await?
     } else {
         fresh_enough(api, ctx.query.resource_version.as_deref()).await?;
-        api.cache.list(&prefix, None, limit, |o| filter.matches(o))
+        from_cache(api, &prefix, limit, &filter)
     };
-    let cont = if more {
-        items.last().map(|o| encode_continue(rv, &o.key))
+    let cont = if page.more {
+        page.items.last().map(|o| encode_continue(page.rv, &o.key))
     } else {
         None
     };
+    let meta = list_meta(
+        page.rv,
+        cont.as_deref(),
+        page.remaining.filter(|_| page.more),
+    );
+    let items = page.items;
     Ok(match ctx.want {
-        Want::Table => response::json(200, &table::table(res, &items, ctx, Some((rv, cont)))),
+        Want::Table => response::json(200, &table::table(res, &items, ctx, Some(meta))),
         Want::Metadata => {
             let items: Vec<Value> = items
                 .iter()
@@ -128,19 +145,59 @@ pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resul
                     m
                 })
                 .collect();
-            let mut meta = json!({"resourceVersion": rv.to_string()});
-            if let Some(c) = cont {
-                meta["continue"] = json!(c);
-            }
             response::json(
                 200,
                 &json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta, "items": items}),
             )
         }
-        Want::Object => response::raw(200, list_bytes(res, &items, rv, cont.as_deref())),
+        Want::Object => response::raw(200, list_bytes(res, &items, meta)),
     })
 }
 
+/// A list's `metadata` (`ListMeta`).
+fn list_meta(rv: i64, cont: Option<&str>, remaining: Option<u64>) -> Value {
+    let mut meta = json!({"resourceVersion": rv.to_string()});
+    if let Some(c) = cont {
+        meta["continue"] = json!(c);
+    }
+    if let Some(n) = remaining {
+        meta["remainingItemCount"] = json!(n);
+    }
+    meta
+}
+
+/// A page from the watch cache. An unfiltered page counts what follows it in the same pass
+/// over the cache (as etcd counts the rest of the range); a filtered one stops at the limit,
+/// since kube-apiserver gives no count for it.
+fn from_cache(api: &Api, prefix: &str, limit: Option<usize>, filter: &Filter) -> Page {
+    match limit {
+        Some(l) if filter.is_everything() => {
+            let mut seen = 0usize;
+            let (items, rv, _) = api.cache.list(prefix, None, None, |_| {
+                seen += 1;
+                seen <= l
+            });
+            let rest = seen.saturating_sub(items.len()) as u64;
+            Page {
+                items,
+                rv,
+                more: rest > 0,
+                remaining: Some(rest),
+            }
+        }
+        _ => {
+            let (items, rv, more) = api.cache.list(prefix, None, limit, |o| filter.matches(o));
+            Page {
+                items,
+                rv,
+                more,
+                remaining: None,
+            }
+        }
+    }
+}
+
+/// A page from the store at revision `rv` (continue pages and exact old revisions).
 async fn from_store(
     api: &Arc<Api>,
     prefix: &str,
@@ -148,7 +205,8 @@ async fn from_store(
     mut start: Option<String>,
     limit: Option<usize>,
     filter: &Filter,
-) -> Result<(Vec<Arc<CachedObject>>, i64, bool)> {
+) -> Result<Page> {
+    let count = filter.is_everything();
     let mut out = Vec::new();
     loop {
         let page = api
@@ -162,11 +220,19 @@ async fn from_store(
                 },
             )
             .await?;
-        for r in page.records {
+        let in_page = page.records.len();
+        for (i, r) in page.records.into_iter().enumerate() {
             start = Some(r.key.clone());
             if let Some(l) = limit {
                 if out.len() >= l {
-                    return Ok((out, rv, true));
+                    // This record and the rest of the page, then what the store counts after.
+                    let rest = (in_page - i) as u64 + page.remaining;
+                    return Ok(Page {
+                        items: out,
+                        rv,
+                        more: true,
+                        remaining: count.then_some(rest),
+                    });
                 }
             }
             let o = CachedObject::new(r.key, r.value, r.mod_revision)
@@ -176,22 +242,18 @@ async fn from_store(
             }
         }
         if !page.more {
-            return Ok((out, rv, false));
+            return Ok(Page {
+                items: out,
+                rv,
+                more: false,
+                remaining: None,
+            });
         }
     }
 }
 
 /// `{"kind":"XList",...,"items":[raw,raw,...]}` without re-encoding the items.
-fn list_bytes(
-    res: &ResourceInfo,
-    items: &[Arc<CachedObject>],
-    rv: i64,
-    cont: Option<&str>,
-) -> Bytes {
-    let mut meta = json!({"resourceVersion": rv.to_string()});
-    if let Some(c) = cont {
-        meta["continue"] = json!(c);
-    }
+fn list_bytes(res: &ResourceInfo, items: &[Arc<CachedObject>], meta: Value) -> Bytes {
     let head = json!({"kind": format!("{}List", res.kind), "apiVersion": res.api_version(), "metadata": meta});
     let head = serde_json::to_vec(&head).unwrap_or_default();
     let size: usize = items.iter().map(|o| o.raw.len() + 1).sum::<usize>() + head.len() + 16;
@@ -306,5 +368,79 @@ mod tests {
         )
         .await;
         assert_eq!(r.err().map(|e| e.code), Some(400));
+    }
+
+    async fn body(r: Response<Body>) -> Value {
+        use http_body_util::BodyExt;
+        let bytes = r.into_body().collect().await.unwrap().to_bytes();
+        serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[tokio::test]
+    async fn unfiltered_pages_say_how_many_items_remain() {
+        let dir = tempfile::tempdir().unwrap();
+        let api = Api::for_tests(dir.path()).await;
+        let res = api
+            .registry
+            .snapshot()
+            .get("", "v1", "configmaps")
+            .cloned()
+            .unwrap();
+        for i in 0..5 {
+            let name = format!("c{i}");
+            let labels = if i % 2 == 0 {
+                json!({"even": "y"})
+            } else {
+                json!({})
+            };
+            let obj = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": "default", "labels": labels}});
+            api.store
+                .create(
+                    &res.key(Some("default"), &name),
+                    super::super::write::render(obj),
+                )
+                .await
+                .unwrap();
+        }
+        let path = "/api/v1/namespaces/default/configmaps";
+        let page = |q: String| {
+            let api = api.clone();
+            let res = res.clone();
+            async move {
+                let r = list(&api, &get_ctx(path, Some(&q)), &res).await.unwrap();
+                body(r).await
+            }
+        };
+        // From the cache, then continue pages from the store.
+        let first = page("limit=2".into()).await;
+        assert_eq!(first["metadata"]["remainingItemCount"], 3, "{first}");
+        let cont = first["metadata"]["continue"].as_str().unwrap().to_string();
+        let second = page(format!("limit=2&continue={cont}")).await;
+        assert_eq!(second["items"][0]["metadata"]["name"], "c2");
+        assert_eq!(second["metadata"]["remainingItemCount"], 1, "{second}");
+        let cont = second["metadata"]["continue"].as_str().unwrap().to_string();
+        let last = page(format!("limit=2&continue={cont}")).await;
+        assert_eq!(last["items"].as_array().map(Vec::len), Some(1));
+        assert!(
+            last["metadata"].get("remainingItemCount").is_none(),
+            "{last}"
+        );
+        assert!(last["metadata"].get("continue").is_none(), "{last}");
+        // Unpaged, or all on one page: nothing remains, no count.
+        for q in ["limit=5", "limit=0"] {
+            let all = page(q.into()).await;
+            assert!(
+                all["metadata"].get("remainingItemCount").is_none(),
+                "{q}: {all}"
+            );
+        }
+        // A selector filters: kube-apiserver gives no count.
+        let selected = page("limit=1&labelSelector=even%3Dy".into()).await;
+        assert!(selected["metadata"]["continue"].is_string(), "{selected}");
+        assert!(
+            selected["metadata"].get("remainingItemCount").is_none(),
+            "{selected}"
+        );
     }
 }
