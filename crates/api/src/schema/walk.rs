@@ -30,6 +30,23 @@ pub(crate) fn field(defs: &dyn Defs, type_name: &str, field: &str) -> Option<Fie
     }
 }
 
+/// Whether the schema of `type_name` declares `field` among its properties (as opposed to
+/// accepting any field through `x-kubernetes-preserve-unknown-fields`).
+pub(crate) fn declares(defs: &dyn Defs, type_name: &str, field: &str) -> bool {
+    let (def_name, pointer) = type_name.split_once('#').unwrap_or((type_name, ""));
+    let Some(root) = defs.def(def_name) else {
+        return false;
+    };
+    let node = if pointer.is_empty() {
+        Some(root)
+    } else {
+        root.pointer(pointer)
+    };
+    node.map(|n| deref(defs, n).0)
+        .and_then(|n| n.get("properties"))
+        .is_some_and(|p| p.get(field).is_some())
+}
+
 /// `base` extended by JSON-pointer segments (escaped per RFC 6901).
 fn child(base: &str, segments: &[&str]) -> String {
     let mut out = base.to_owned();
