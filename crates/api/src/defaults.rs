@@ -31,7 +31,7 @@ pub fn apply(res: &ResourceInfo, obj: &mut Value) {
     }
     match (res.group.as_str(), res.kind.as_str()) {
         ("", "Namespace") => namespace(obj),
-        ("", "Secret") => default_str(obj, "type", "Opaque"),
+        ("", "Secret") => secret(obj),
         ("", "Service") => service::service(obj),
         ("", "PersistentVolumeClaim") => pod::persistent_volume_claim(obj),
         ("", "Endpoints") => each(obj, "subsets", |s| {
@@ -131,6 +131,37 @@ fn str_of<'a>(obj: &'a Value, key: &str) -> &'a str {
 
 /// `SetDefaults_Namespace` (the name label, always overwritten) and
 /// `SetDefaults_NamespaceStatus`.
+/// A Secret: `type` Opaque, and `stringData` merged into `data` (base64), overriding keys that
+/// both have, as the v1 → internal conversion does: `stringData` is write-only and never stored.
+fn secret(obj: &mut Value) {
+    default_str(obj, "type", "Opaque");
+    let Some(o) = obj.as_object_mut() else {
+        return;
+    };
+    let Some(Value::Object(string_data)) = o.remove("stringData") else {
+        return;
+    };
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let data = o
+        .entry("data")
+        .and_modify(|d| {
+            if !d.is_object() {
+                *d = Value::Object(Map::new());
+            }
+        })
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(data) = data.as_object_mut() {
+        for (k, v) in string_data {
+            let text = match v {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            data.insert(k, Value::String(b64.encode(text)));
+        }
+    }
+}
+
 fn namespace(obj: &mut Value) {
     let name = obj
         .pointer("/metadata/name")

@@ -172,7 +172,11 @@ fn install_upgrade_rollback_uninstall() {
         jsonpath(&hub, &["cm", "shop-config"], "{.data.greeting}"),
         "hi"
     );
-    assert!(exists(&hub, "secret", "shop-extra"));
+    // The chart writes the Secret's stringData; the hub stores it as base64 data.
+    assert_eq!(
+        jsonpath(&hub, &["secret", "shop-extra"], "{.data.token}"),
+        "czNjcmV0"
+    );
     let values = helm.ok(&["get", "values", "shop", "-n", "shop", "-o", "json"]);
     assert!(values.contains("\"replicas\":3"), "{values}");
 

@@ -448,3 +448,28 @@ fn defaulting_twice_changes_nothing() {
         assert_eq!(defaulted(g, v, p, once.clone()), once, "{p}");
     }
 }
+
+#[test]
+fn secret_string_data_is_merged_into_data_and_never_stored() {
+    let s = defaulted(
+        "",
+        "v1",
+        "secrets",
+        json!({"metadata": {"name": "s"}, "data": {"a": "b2xk", "keep": "eA=="},
+               "stringData": {"a": "new", "token": "s3cret"}}),
+    );
+    assert_eq!(
+        s,
+        json!({"metadata": {"name": "s"}, "type": "Opaque",
+               "data": {"a": "bmV3", "keep": "eA==", "token": "czNjcmV0"}})
+    );
+    let only = defaulted(
+        "",
+        "v1",
+        "secrets",
+        json!({"metadata": {"name": "s"}, "type": "kubernetes.io/basic-auth", "stringData": {"username": "u"}}),
+    );
+    assert_eq!(only["data"], json!({"username": "dQ=="}));
+    assert_eq!(only["type"], "kubernetes.io/basic-auth");
+    assert!(only.get("stringData").is_none());
+}
