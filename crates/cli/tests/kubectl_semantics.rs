@@ -6,31 +6,8 @@
 
 mod common;
 
-use common::Hub;
+use common::{cm, json, k, k_in, k_in_err, names, Hub};
 use serde_json::Value;
-
-/// kubectl with whitespace-separated arguments (none of them contains a space); its stdout.
-fn k(hub: &Hub, args: &str) -> String {
-    hub.ok(&args.split_whitespace().collect::<Vec<_>>())
-}
-
-/// As [`k`], with `stdin`.
-fn k_in(hub: &Hub, args: &str, stdin: &str) -> String {
-    hub.ok_stdin(&args.split_whitespace().collect::<Vec<_>>(), stdin)
-}
-
-/// kubectl that must fail, with `stdin`; its stderr.
-fn k_in_err(hub: &Hub, args: &str, stdin: &str) -> String {
-    let out = hub.kubectl_stdin(&args.split_whitespace().collect::<Vec<_>>(), stdin);
-    assert!(!out.status.success(), "kubectl {args} should have failed");
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn cm(name: &str, ns: &str, labels: &str) -> String {
-    format!(
-        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"{ns}","labels":{{{labels}}}}},"data":{{"a":"1"}}}}"#
-    )
-}
 
 fn held(name: &str, ns: &str) -> String {
     format!(
@@ -39,17 +16,6 @@ fn held(name: &str, ns: &str) -> String {
 }
 
 const UNHOLD: &str = r#"--type=json -p [{"op":"remove","path":"/metadata/finalizers"}]"#;
-
-/// `kubectl get -o name` output, sorted.
-fn names(out: &str) -> Vec<&str> {
-    let mut v: Vec<&str> = out.split_whitespace().collect();
-    v.sort();
-    v
-}
-
-fn json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
-}
 
 #[test]
 fn server_dry_run_changes_nothing_but_answers_as_if_it_had() {

@@ -8,35 +8,8 @@
 
 mod common;
 
-use common::Hub;
+use common::{cm, json, k, k_err, names, Hub};
 use serde_json::Value;
-
-/// kubectl with whitespace-separated arguments (none of them contains a space); its stdout.
-fn k(hub: &Hub, args: &str) -> String {
-    hub.ok(&args.split_whitespace().collect::<Vec<_>>())
-}
-
-/// kubectl that must fail; its stderr.
-fn k_err(hub: &Hub, args: &str) -> String {
-    hub.fails(&args.split_whitespace().collect::<Vec<_>>())
-}
-
-fn cm(name: &str, ns: &str, labels: &str) -> String {
-    format!(
-        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"{ns}","labels":{{{labels}}}}},"data":{{"a":"1"}}}}"#
-    )
-}
-
-/// `kubectl get -o name` output, sorted.
-fn names(out: &str) -> Vec<&str> {
-    let mut v: Vec<&str> = out.split_whitespace().collect();
-    v.sort();
-    v
-}
-
-fn json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
-}
 
 #[test]
 fn label_and_field_selectors() {

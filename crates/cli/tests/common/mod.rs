@@ -241,3 +241,46 @@ fn which(name: &str) -> Option<PathBuf> {
             .find(|p| p.exists())
     })
 }
+
+// === short forms for table-like suites ===
+
+/// kubectl with whitespace-separated arguments (none of them contains a space); its stdout.
+pub fn k(hub: &Hub, args: &str) -> String {
+    hub.ok(&args.split_whitespace().collect::<Vec<_>>())
+}
+
+/// As [`k`], with `stdin`.
+pub fn k_in(hub: &Hub, args: &str, stdin: &str) -> String {
+    hub.ok_stdin(&args.split_whitespace().collect::<Vec<_>>(), stdin)
+}
+
+/// kubectl that must fail; its stderr.
+pub fn k_err(hub: &Hub, args: &str) -> String {
+    hub.fails(&args.split_whitespace().collect::<Vec<_>>())
+}
+
+/// kubectl that must fail, with `stdin`; its stderr.
+pub fn k_in_err(hub: &Hub, args: &str, stdin: &str) -> String {
+    let out = hub.kubectl_stdin(&args.split_whitespace().collect::<Vec<_>>(), stdin);
+    assert!(!out.status.success(), "kubectl {args} should have failed");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A ConfigMap manifest with data `a: "1"` and `labels` (JSON members, e.g. `"app":"a"`).
+pub fn cm(name: &str, ns: &str, labels: &str) -> String {
+    format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"{ns}","labels":{{{labels}}}}},"data":{{"a":"1"}}}}"#
+    )
+}
+
+/// `kubectl get -o name` output, sorted.
+pub fn names(out: &str) -> Vec<&str> {
+    let mut v: Vec<&str> = out.split_whitespace().collect();
+    v.sort();
+    v
+}
+
+/// Parse kubectl's JSON output.
+pub fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
+}
