@@ -17,6 +17,7 @@
 //! integer when absent, null or `0`, a pointer only when absent or null.
 
 mod pod;
+mod quantity;
 mod service;
 mod workloads;
 
@@ -43,6 +44,7 @@ pub fn apply(res: &ResourceInfo, obj: &mut Value) {
         ("apps", "ReplicaSet") => workloads::replica_set(obj),
         ("batch", "Job") => workloads::job(obj),
         ("batch", "CronJob") => workloads::cron_job(obj),
+        ("autoscaling", "HorizontalPodAutoscaler") => workloads::horizontal_pod_autoscaler(obj),
         ("networking.k8s.io", "NetworkPolicy") => network_policy(obj),
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => binding(obj),
         _ => {}

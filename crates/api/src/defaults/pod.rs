@@ -27,6 +27,31 @@ pub(super) fn pod_spec(spec: &mut Value) {
         each(spec, key, container);
     }
     each(spec, "volumes", volume);
+    if let Some(overhead) = existing(spec, "overhead") {
+        quantities(overhead);
+    }
+}
+
+/// Every value of a resource-name → quantity map in canonical form.
+pub(super) fn quantities(map: &mut Value) {
+    if let Some(map) = map.as_object_mut() {
+        for v in map.values_mut() {
+            if let Some(c) = v.as_str().and_then(super::quantity::canonical) {
+                *v = json!(c);
+            }
+        }
+    }
+}
+
+/// `requests` and `limits` of a container's or a claim's `resources`.
+fn resources(holder: &mut Value) {
+    if let Some(r) = existing(holder, "resources") {
+        for key in ["requests", "limits"] {
+            if let Some(q) = existing(r, key) {
+                quantities(q);
+            }
+        }
+    }
 }
 
 /// `SetDefaults_Container` and its ports, env field references, probes and lifecycle hooks.
@@ -37,6 +62,7 @@ fn container(c: &mut Value) {
     }
     default_str(c, "terminationMessagePath", "/dev/termination-log");
     default_str(c, "terminationMessagePolicy", "File");
+    resources(c);
     each(c, "ports", |p| default_str(p, "protocol", "TCP"));
     each(c, "env", |e| {
         if let Some(from) = existing(e, "valueFrom") {
@@ -194,6 +220,11 @@ fn volume(v: &mut Value) {
     if VOLUME_SOURCES.iter().all(|s| is_nil(v.get(*s))) {
         set(v, "emptyDir", json!({}));
     }
+    if let Some(limit) = existing(v, "emptyDir").and_then(|e| e.get_mut("sizeLimit")) {
+        if let Some(c) = limit.as_str().and_then(super::quantity::canonical) {
+            *limit = json!(c);
+        }
+    }
     for key in ["secret", "configMap"] {
         if let Some(src) = existing(v, key) {
             default_ptr(src, "defaultMode", json!(DEFAULT_MODE));
@@ -254,4 +285,5 @@ pub(super) fn persistent_volume_claim(obj: &mut Value) {
 /// `SetDefaults_PersistentVolumeClaimSpec`.
 fn claim_spec(spec: &mut Value) {
     default_ptr(spec, "volumeMode", json!("Filesystem"));
+    resources(spec);
 }

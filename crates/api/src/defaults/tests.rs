@@ -473,3 +473,78 @@ fn secret_string_data_is_merged_into_data_and_never_stored() {
     assert_eq!(only["type"], "kubernetes.io/basic-auth");
     assert!(only.get("stringData").is_none());
 }
+
+#[test]
+fn hpa_gets_min_replicas_cpu_metric_and_completed_behavior() {
+    let h = defaulted(
+        "autoscaling",
+        "v2",
+        "horizontalpodautoscalers",
+        json!({"spec": {"maxReplicas": 5,
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}}}),
+    );
+    assert_eq!(h["spec"]["minReplicas"], 1);
+    assert_eq!(
+        h["spec"]["metrics"],
+        json!([{"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": 80}}}])
+    );
+    assert!(
+        h["spec"].get("behavior").is_none(),
+        "no behavior stays none"
+    );
+
+    let h = defaulted(
+        "autoscaling",
+        "v2",
+        "horizontalpodautoscalers",
+        json!({"spec": {"minReplicas": 2, "maxReplicas": 5,
+            "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}}}}),
+    );
+    assert_eq!(h["spec"]["minReplicas"], 2);
+    assert_eq!(
+        h["spec"]["behavior"],
+        json!({
+            "scaleDown": {"stabilizationWindowSeconds": 60, "selectPolicy": "Max",
+                "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]},
+            "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+                {"type": "Pods", "value": 4, "periodSeconds": 15},
+                {"type": "Percent", "value": 100, "periodSeconds": 15}]},
+        })
+    );
+}
+
+#[test]
+fn resource_quantities_are_stored_in_canonical_form() {
+    let d = defaulted(
+        "apps",
+        "v1",
+        "deployments",
+        json!({"spec": {"template": {"spec": {
+            "containers": [{"name": "c", "image": "x:1",
+                "resources": {"requests": {"cpu": "0.5", "memory": "1.5Gi"},
+                              "limits": {"cpu": "1000m", "memory": "2048Mi"}}}],
+            "volumes": [{"name": "scratch", "emptyDir": {"sizeLimit": "1024Mi"}}]}}}}),
+    );
+    let c = &d["spec"]["template"]["spec"]["containers"][0]["resources"];
+    assert_eq!(c["requests"], json!({"cpu": "500m", "memory": "1536Mi"}));
+    assert_eq!(c["limits"], json!({"cpu": "1", "memory": "2Gi"}));
+    assert_eq!(
+        d["spec"]["template"]["spec"]["volumes"][0]["emptyDir"]["sizeLimit"],
+        "1Gi"
+    );
+    let pvc = defaulted(
+        "",
+        "v1",
+        "persistentvolumeclaims",
+        json!({"spec": {"resources": {"requests": {"storage": "1000Mi"}}}}),
+    );
+    assert_eq!(pvc["spec"]["resources"]["requests"]["storage"], "1000Mi");
+    let pvc = defaulted(
+        "",
+        "v1",
+        "persistentvolumeclaims",
+        json!({"spec": {"resources": {"requests": {"storage": "0.5Gi"}}}}),
+    );
+    assert_eq!(pvc["spec"]["resources"]["requests"]["storage"], "512Mi");
+}

@@ -163,3 +163,44 @@ fn template_of(spec: &mut Value) {
         pod::template(t);
     }
 }
+
+/// `SetDefaults_HorizontalPodAutoscaler` (autoscaling/v2): `minReplicas` 1; no metrics means
+/// 80% average CPU utilization; a `behavior` given in part is completed with the default rules
+/// (`GenerateHPAScaleUpRules` / `GenerateHPAScaleDownRules`), one left out stays out.
+pub(super) fn horizontal_pod_autoscaler(obj: &mut Value) {
+    let Some(spec) = child(obj, "spec") else {
+        return;
+    };
+    default_ptr(spec, "minReplicas", json!(1));
+    let no_metrics = spec
+        .get("metrics")
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty);
+    if no_metrics {
+        set(
+            spec,
+            "metrics",
+            json!([{"type": "Resource", "resource": {"name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": 80}}}]),
+        );
+    }
+    let Some(behavior) = existing(spec, "behavior") else {
+        return;
+    };
+    let up = json!({"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+        {"type": "Pods", "value": 4, "periodSeconds": 15},
+        {"type": "Percent", "value": 100, "periodSeconds": 15}]});
+    let down = json!({"stabilizationWindowSeconds": 300, "selectPolicy": "Max", "policies": [
+        {"type": "Percent", "value": 100, "periodSeconds": 15}]});
+    for (key, defaults) in [("scaleUp", up), ("scaleDown", down)] {
+        if is_nil(behavior.get(key)) {
+            set(behavior, key, defaults);
+            continue;
+        }
+        if let (Some(rules), Value::Object(defaults)) = (existing(behavior, key), defaults) {
+            for (field, value) in defaults {
+                default_ptr(rules, &field, value);
+            }
+        }
+    }
+}
