@@ -60,7 +60,8 @@ pub struct Api {
 }
 
 impl Api {
-    /// Load the cache, start the lifecycle loops, create the system namespaces.
+    /// Load the cache, start the lifecycle loops, create the system namespaces, install
+    /// flotilla's own kinds.
     pub async fn start(config: Config, store: Store) -> Result<Arc<Api>> {
         let signer = signing_key::load_or_generate(&config.signing_key_file)?;
         let authority =
@@ -124,7 +125,7 @@ impl Api {
                 }
             }
         }
-        Ok(())
+        crate::flotilla_kinds::install(self).await
     }
 
     /// A started API on SQLite in `dir`, with admin token `test` (for unit tests).

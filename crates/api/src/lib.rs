@@ -9,7 +9,7 @@
 //! kube-apiserver's validation would, [`error`] maps every failure to a `Status`; [`auth`]
 //! decides who is calling and what they may do, and [`access`] applies it to each request;
 //! [`lifecycle`] holds the in-server loops Kubernetes semantics need (namespace deletion,
-//! garbage collection, CRD establishment).
+//! garbage collection, CRD establishment); flotilla's own kinds are CRDs installed at start.
 #![deny(missing_docs)]
 
 pub mod access;
@@ -33,6 +33,7 @@ pub mod server;
 pub mod validation;
 
 mod api;
+mod flotilla_kinds;
 
 pub use api::{Api, Config};
 pub use server::serve;

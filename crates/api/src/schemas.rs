@@ -61,6 +61,9 @@ impl Schemas {
             return Ok(Vec::new());
         }
         let unknown = crate::schema::validate::prune_unknown(&self.set, &root, obj);
+        if res.custom {
+            self.check_values(res, &root, obj)?;
+        }
         let messages: Vec<String> = unknown
             .iter()
             .map(|f| format!("unknown field \"{f}\""))
@@ -73,6 +76,27 @@ impl Schemas {
             FieldValidation::Warn => Ok(messages),
             _ => Ok(Vec::new()),
         }
+    }
+
+    /// Custom resources: fill in the schema's defaults and refuse values that break it (422).
+    fn check_values(&self, res: &ResourceInfo, root: &str, obj: &mut Value) -> Result<()> {
+        let snapshot = self.set.snapshot();
+        let Some(schema) = snapshot.definition(root) else {
+            return Ok(());
+        };
+        let causes = crate::schema::values::default_and_check(schema, obj);
+        if causes.is_empty() {
+            return Ok(());
+        }
+        let name = obj
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        // kube-apiserver names the kind with its group in the message (`Cluster.cluster.flotilla.io
+        // "x" is invalid`), and without it in the details.
+        let mut e = ApiError::invalid(&res.kind, name, &res.group, causes);
+        e.message = format!("{}.{}{}", res.kind, res.group, &e.message[res.kind.len()..]);
+        Err(e)
     }
 
     /// Record field ownership of a non-apply write.

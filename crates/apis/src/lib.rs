@@ -1,4 +1,75 @@
-//! flotilla's own API types (cluster, policy, work, networking groups) and their schemas
+//! flotilla's own API types and their schemas.
 //!
-//! Built in a later issue; the crate exists so the dependency direction is fixed from the start.
+//! - [`cluster::v1alpha1`]: `Cluster`, the registry of member clusters (cluster-scoped).
+//! - [`work::v1alpha1`]: `Work`, the manifests delivered to one member, living in that
+//!   member's execution namespace (`flotilla-es-<cluster>`).
+//! - [`names`]: the namespaces, field manager and other well-known names every component shares.
+//!
+//! Types are plain data (serde + schemars, no I/O). Each kind derives its
+//! `CustomResourceDefinition` through `kube-derive`; the hub installs [`crds()`] at start, so
+//! the kinds are served like built-ins (discovery, OpenAPI, `kubectl explain`, printer columns).
 #![deny(missing_docs)]
+
+pub mod cluster;
+pub mod names;
+mod schema;
+pub mod work;
+
+use kube_core::CustomResourceExt;
+use serde_json::Value;
+
+/// Errors of this crate.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A generated CRD could not be turned into JSON (a bug in a type's schema).
+    #[error("serialize the CRD {name}: {source}")]
+    SerializeCrd {
+        /// The CRD's name.
+        name: &'static str,
+        /// What serde said.
+        source: serde_json::Error,
+    },
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The CRDs of every flotilla kind, as JSON objects ready to store.
+pub fn crds() -> Result<Vec<Value>> {
+    [
+        (
+            cluster::v1alpha1::Cluster::crd_name(),
+            cluster::v1alpha1::Cluster::crd(),
+        ),
+        (
+            work::v1alpha1::Work::crd_name(),
+            work::v1alpha1::Work::crd(),
+        ),
+    ]
+    .into_iter()
+    .map(|(name, crd)| {
+        serde_json::to_value(crd).map_err(|source| Error::SerializeCrd { name, source })
+    })
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_kind_has_a_crd() {
+        let names: Vec<String> = super::crds()
+            .expect("CRDs serialize")
+            .iter()
+            .map(|c| {
+                c["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            ["clusters.cluster.flotilla.io", "works.work.flotilla.io"]
+        );
+    }
+}

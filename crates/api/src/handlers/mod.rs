@@ -2,6 +2,7 @@
 //! object handlers.
 
 pub mod discovery;
+mod json_path;
 pub(crate) mod objects;
 pub mod response;
 mod table;

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::json_path::json_path;
 use super::Ctx;
 use crate::cache::CachedObject;
 use crate::registry::{PrinterColumn, ResourceInfo};
@@ -16,46 +17,6 @@ fn column_defs(res: &ResourceInfo) -> Vec<Value> {
         defs.push(json!({"name": c.name, "type": c.type_, "format": c.format, "description": c.description, "priority": c.priority}));
     }
     defs
-}
-
-/// Evaluate a simple JSONPath (`.a.b`, `.a[0].b`, `.a[*].b`) on an object.
-pub fn json_path(obj: &Value, path: &str) -> Vec<Value> {
-    let path = path.trim().trim_start_matches('{').trim_end_matches('}');
-    let mut cur = vec![obj.clone()];
-    for seg in path
-        .trim_start_matches('.')
-        .split('.')
-        .filter(|s| !s.is_empty())
-    {
-        let (name, index) = match seg.find('[') {
-            Some(i) => (&seg[..i], Some(seg[i + 1..].trim_end_matches(']'))),
-            None => (seg, None),
-        };
-        let mut next = Vec::new();
-        for v in cur {
-            let v = if name.is_empty() {
-                v
-            } else {
-                match v.get(name) {
-                    Some(x) => x.clone(),
-                    None => continue,
-                }
-            };
-            match index {
-                None => next.push(v),
-                Some("*") => next.extend(v.as_array().cloned().unwrap_or_default()),
-                Some(i) => {
-                    if let (Some(a), Ok(i)) = (v.as_array(), i.parse::<usize>()) {
-                        if let Some(x) = a.get(i) {
-                            next.push(x.clone());
-                        }
-                    }
-                }
-            }
-        }
-        cur = next;
-    }
-    cur
 }
 
 fn scalar(v: &Value) -> String {
@@ -376,18 +337,6 @@ pub(super) fn table_for_watch(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_path_handles_what_crds_use() {
-        let o = json!({"spec": {"a": [{"b": 1}, {"b": 2}]}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}});
-        assert_eq!(json_path(&o, ".spec.a[*].b"), vec![json!(1), json!(2)]);
-        assert_eq!(json_path(&o, ".spec.a[1].b"), vec![json!(2)]);
-        assert_eq!(
-            json_path(&o, ".status.conditions[0].status"),
-            vec![json!("True")]
-        );
-        assert!(json_path(&o, ".spec.missing").is_empty());
-    }
 
     #[test]
     fn deployment_ready_cell() {

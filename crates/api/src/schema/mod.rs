@@ -22,6 +22,7 @@ pub mod lookup;
 // Modules of other work streams that live under `schema` (the interim `defs`/`patch_meta`
 // lookup retires once `SchemaSet` is wired in).
 pub mod validate;
+pub mod values;
 
 #[rustfmt::skip]
 pub mod k8s_generated;

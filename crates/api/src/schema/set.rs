@@ -180,6 +180,11 @@ impl Snapshot {
         })
     }
 
+    /// The definition named `name` (built-in or custom), as published.
+    pub fn definition(&self, name: &str) -> Option<&Value> {
+        self.def(name)
+    }
+
     /// `/openapi/v2`, rendered on first use.
     pub fn openapi_v2(&self) -> &Document {
         self.v2.get_or_init(|| openapi_v2::document(&self.served()))

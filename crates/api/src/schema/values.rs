@@ -1,0 +1,245 @@
+//! Values of custom resources against their CRD's structural schema.
+//!
+//! kube-apiserver fills in `default`s and refuses a custom resource whose values break its
+//! schema with 422 Invalid. This covers the keywords CRDs lean on — `type`, `enum`,
+//! `required`, `nullable`, `default` — walking the published definition; `$ref` nodes (only
+//! `metadata`, validated elsewhere) are skipped, and int-or-string takes either.
+//! Causes are (field path, message) in kube-apiserver's words.
+
+use serde_json::{Map, Value};
+
+/// Fill in defaults in `obj` and return what breaks `schema`, as (field, message) causes.
+pub fn default_and_check(schema: &Value, obj: &mut Value) -> Vec<(String, String)> {
+    let mut causes = Vec::new();
+    walk(schema, obj, "", &mut causes);
+    causes
+}
+
+fn walk(schema: &Value, v: &mut Value, path: &str, causes: &mut Vec<(String, String)>) {
+    let Some(s) = schema.as_object() else { return };
+    if s.contains_key("$ref") {
+        return;
+    }
+    let flag = |k: &str| s.get(k).and_then(Value::as_bool).unwrap_or(false);
+    if v.is_null() {
+        if !flag("nullable") && !path.is_empty() {
+            causes.push((
+                path.to_owned(),
+                "Invalid value: \"null\": must not be null".into(),
+            ));
+        }
+        return;
+    }
+    if flag("x-kubernetes-int-or-string") {
+        if !(v.is_string() || v.is_i64() || v.is_u64()) {
+            causes.push((path.to_owned(), type_message(path, v, "integer or string")));
+        }
+        return;
+    }
+    if let Some(t) = s.get("type").and_then(Value::as_str) {
+        if !has_type(v, t) {
+            causes.push((path.to_owned(), type_message(path, v, t)));
+            return;
+        }
+    }
+    if let Some(allowed) = s.get("enum").and_then(Value::as_array) {
+        if !allowed.contains(v) {
+            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+            causes.push((
+                path.to_owned(),
+                format!(
+                    "Unsupported value: {v}: supported values: {}",
+                    list.join(", ")
+                ),
+            ));
+        }
+    }
+    match v {
+        Value::Object(o) => object(s, o, path, causes),
+        Value::Array(items) => {
+            if let Some(item) = s.get("items") {
+                for (i, x) in items.iter_mut().enumerate() {
+                    walk(item, x, &format!("{path}[{i}]"), causes);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn object(
+    s: &Map<String, Value>,
+    o: &mut Map<String, Value>,
+    path: &str,
+    causes: &mut Vec<(String, String)>,
+) {
+    let join = |k: &str| {
+        if path.is_empty() {
+            k.to_owned()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    if let Some(props) = s.get("properties").and_then(Value::as_object) {
+        for (k, p) in props {
+            let nullable = p.get("nullable").and_then(Value::as_bool).unwrap_or(false);
+            // As kube-apiserver: a null where null is not allowed is dropped, then defaulted.
+            if o.get(k).is_some_and(Value::is_null) && !nullable {
+                o.remove(k);
+            }
+            if !o.contains_key(k) {
+                if let Some(d) = p.get("default") {
+                    o.insert(k.clone(), d.clone());
+                }
+            }
+            if let Some(child) = o.get_mut(k) {
+                walk(p, child, &join(k), causes);
+            }
+        }
+    }
+    if let Some(add) = s.get("additionalProperties").filter(|a| a.is_object()) {
+        for (k, child) in o.iter_mut() {
+            walk(add, child, &format!("{path}[{k}]"), causes);
+        }
+    }
+    if let Some(required) = s.get("required").and_then(Value::as_array) {
+        for r in required.iter().filter_map(Value::as_str) {
+            if !o.contains_key(r) {
+                causes.push((join(r), "Required value".into()));
+            }
+        }
+    }
+}
+
+fn has_type(v: &Value, t: &str) -> bool {
+    match t {
+        "string" => v.is_string(),
+        "integer" => v.is_i64() || v.is_u64(),
+        "number" => v.is_number(),
+        "boolean" => v.is_boolean(),
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        _ => true,
+    }
+}
+
+fn type_message(path: &str, v: &Value, want: &str) -> String {
+    let got = match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    format!("Invalid value: \"{got}\": {path} in body must be of type {want}: \"{got}\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn schema() -> Value {
+        json!({"type": "object", "required": ["spec"], "properties": {
+            "metadata": {"$ref": "#/components/schemas/ObjectMeta"},
+            "spec": {"type": "object", "required": ["name"], "properties": {
+                "name": {"type": "string"},
+                "mode": {"type": "string", "enum": ["Push", "Pull"], "default": "Pull"},
+                "count": {"type": "integer"},
+                "size": {"x-kubernetes-int-or-string": true},
+                "note": {"type": "string", "nullable": true},
+                "items": {"type": "array", "items": {"type": "object", "properties": {"effect": {"type": "string", "enum": ["A"]}}}},
+                "quantities": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {"n": {"type": "integer"}}}
+            }}
+        }})
+    }
+
+    /// (name, object, expected causes as (field, message)).
+    type Case = (&'static str, Value, Vec<(&'static str, &'static str)>);
+
+    #[test]
+    fn cases() {
+        let cases: &[Case] = &[
+            (
+                "valid, defaulted",
+                json!({"metadata": {"name": 1}, "spec": {"name": "a", "size": "1Gi", "note": null, "free": {"x": [1]}}}),
+                vec![],
+            ),
+            (
+                "bad enum",
+                json!({"spec": {"name": "a", "mode": "Sideways"}}),
+                vec![(
+                    "spec.mode",
+                    r#"Unsupported value: "Sideways": supported values: "Push", "Pull""#,
+                )],
+            ),
+            (
+                "wrong type",
+                json!({"spec": {"name": "a", "count": "3"}}),
+                vec![(
+                    "spec.count",
+                    r#"Invalid value: "string": spec.count in body must be of type integer: "string""#,
+                )],
+            ),
+            (
+                "required",
+                json!({"spec": {}}),
+                vec![("spec.name", "Required value")],
+            ),
+            ("missing spec", json!({}), vec![("spec", "Required value")]),
+            (
+                "in lists",
+                json!({"spec": {"name": "a", "items": [{"effect": "A"}, {"effect": "B"}]}}),
+                vec![(
+                    "spec.items[1].effect",
+                    r#"Unsupported value: "B": supported values: "A""#,
+                )],
+            ),
+            (
+                "in maps",
+                json!({"spec": {"name": "a", "quantities": {"cpu": 1, "gpu": true}}}),
+                vec![(
+                    "spec.quantities[gpu]",
+                    r#"Invalid value: "boolean": spec.quantities[gpu] in body must be of type integer: "boolean""#,
+                )],
+            ),
+            (
+                "declared fields under preserve-unknown-fields",
+                json!({"spec": {"name": "a", "free": {"n": 1.5}}}),
+                vec![(
+                    "spec.free.n",
+                    r#"Invalid value: "number": spec.free.n in body must be of type integer: "number""#,
+                )],
+            ),
+            (
+                "int-or-string",
+                json!({"spec": {"name": "a", "size": [1]}}),
+                vec![(
+                    "spec.size",
+                    r#"Invalid value: "array": spec.size in body must be of type integer or string: "array""#,
+                )],
+            ),
+        ];
+        for (name, obj, want) in cases {
+            let mut obj = obj.clone();
+            let got = default_and_check(&schema(), &mut obj);
+            let want: Vec<(String, String)> = want
+                .iter()
+                .map(|(f, m)| (f.to_string(), m.to_string()))
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn defaults_fill_missing_and_null_fields() {
+        let mut obj = json!({"spec": {"name": "a", "mode": null}});
+        assert!(default_and_check(&schema(), &mut obj).is_empty());
+        assert_eq!(obj["spec"]["mode"], "Pull");
+        assert!(obj["spec"].get("note").is_none());
+    }
+}
