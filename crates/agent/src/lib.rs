@@ -1,4 +1,33 @@
-//! Applies Work into member clusters
+//! Applies Work into member clusters.
 //!
-//! Built in a later issue; the crate exists so the dependency direction is fixed from the start.
+//! The [`Applier`] is the part the pull agent (inside a member) and the push workers (in the hub)
+//! share: given a client for the member and a [`Work`](flotilla_apis::work::v1alpha1::Work), it
+//! writes every manifest as the Work's `applyStrategy` and `conflictPolicy` say, and returns one
+//! [`ManifestResult`] per manifest that maps onto the Work's `ManifestStatus`. It never writes
+//! the Work itself: reporting status back to the hub is the caller's job.
+//!
+//! * [`manifest`]: pure helpers (no I/O): identifying, ordering and stripping manifests.
+//! * [`discovery`]: resolving a manifest's kind to the member's API resource, cached.
+//! * [`apply`]: the [`Applier`] and its write strategies.
+//! * [`prune`]: removing (or orphaning) objects that left the Work.
 #![deny(missing_docs)]
+
+pub mod apply;
+pub mod discovery;
+mod error;
+pub mod manifest;
+pub mod outcome;
+pub mod prune;
+
+pub use apply::Applier;
+pub use error::{Error, Result};
+pub use outcome::ManifestResult;
+pub use prune::{PruneAction, PruneResult};
+
+/// Annotation marking an object in a member as flotilla's, with the value
+/// `<work namespace>/<work name>` of the Work that applied it. Defined here because
+/// `flotilla-apis` has no such name yet; it only matters to whoever writes member objects.
+pub const OWNER_ANNOTATION: &str = "work.flotilla.io/owner";
+
+/// Reason of `Applied=False` when the member does not serve the manifest's kind.
+pub const REASON_NOT_SERVED: &str = "NotFound";

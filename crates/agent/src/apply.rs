@@ -1,0 +1,352 @@
+//! The [`Applier`]: writes one Work's manifests into a member.
+//!
+//! Level-triggered and idempotent: applying the same Work twice leaves the member as once. Each
+//! manifest gets its own [`ManifestResult`]; one failing does not stop the others.
+
+use std::collections::HashSet;
+
+use flotilla_apis::names::FIELD_MANAGER;
+use flotilla_apis::work::v1alpha1::{
+    ApplyStrategy, ConflictPolicy, ResourceIdentifier, Work, REASON_APPLIED, REASON_APPLY_FAILED,
+    REASON_CONFLICT, REASON_NOT_FOUND,
+};
+use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
+use kube::core::GroupVersionKind;
+use kube::discovery::{ApiResource, Scope};
+use kube::{Api, Client, ResourceExt};
+use serde_json::{json, Value};
+
+use crate::discovery::Resolver;
+use crate::manifest::{self, ManifestRef};
+use crate::{Error, ManifestResult, Result, REASON_NOT_SERVED};
+
+/// Applies Works into one member cluster; keep one per member so discovery stays cached.
+pub struct Applier {
+    pub(crate) client: Client,
+    pub(crate) resolver: Resolver,
+}
+
+/// Where one manifest goes in the member, once discovery has answered.
+struct Target {
+    api: Api<DynamicObject>,
+    identifier: ResourceIdentifier,
+    describe: String,
+}
+
+/// What the member reports of an object after a write or read.
+struct Observed {
+    resource_version: Option<String>,
+    generation: Option<i64>,
+}
+
+impl From<DynamicObject> for Observed {
+    fn from(obj: DynamicObject) -> Self {
+        Self {
+            resource_version: obj.resource_version(),
+            generation: obj.metadata.generation,
+        }
+    }
+}
+
+/// How one write came out, before it becomes a [`ManifestResult`].
+enum Written {
+    /// The object as the member has it after the write, and what was done.
+    Applied(Observed, &'static str),
+    Conflict(String),
+    Missing(String),
+}
+
+impl Applier {
+    /// An applier writing through `client` (the member's API server).
+    pub fn new(client: Client) -> Self {
+        Self {
+            client,
+            resolver: Resolver::default(),
+        }
+    }
+
+    /// The owner annotation value of objects applied for `work`: `<namespace>/<name>`.
+    pub fn owner(work: &Work) -> String {
+        format!(
+            "{}/{}",
+            work.metadata.namespace.as_deref().unwrap_or_default(),
+            work.metadata.name.as_deref().unwrap_or_default()
+        )
+    }
+
+    /// Applies every manifest of `work`; returns one result per manifest, in manifest order.
+    pub async fn apply(&self, work: &Work) -> Vec<ManifestResult> {
+        let manifests = &work.spec.manifests;
+        let has_crd = manifests
+            .iter()
+            .any(|m| m.0["kind"] == "CustomResourceDefinition");
+        let owner = Self::owner(work);
+        let mut ensured = HashSet::new();
+        let mut results = Vec::with_capacity(manifests.len());
+        for i in manifest::apply_order(manifests) {
+            let result = self.apply_one(work, i, &owner, has_crd, &mut ensured).await;
+            tracing::debug!(ordinal = i, applied = result.applied, reason = %result.reason, "manifest");
+            results.push(result);
+        }
+        results.sort_by_key(|r| r.identifier.ordinal);
+        results
+    }
+
+    async fn apply_one(
+        &self,
+        work: &Work,
+        ordinal: usize,
+        owner: &str,
+        patient: bool,
+        ensured: &mut HashSet<String>,
+    ) -> ManifestResult {
+        let raw = &work.spec.manifests[ordinal].0;
+        let mref = match ManifestRef::of(ordinal, raw) {
+            Ok(r) => r,
+            Err(e) => return failed(partial_identifier(ordinal, raw), REASON_APPLY_FAILED, &e),
+        };
+        let target = match self.target(&mref, patient).await {
+            Ok(t) => t,
+            Err(e @ Error::KindNotServed(_)) => {
+                return failed(identifier(&mref, "", None), REASON_NOT_SERVED, &e)
+            }
+            Err(e) => return failed(identifier(&mref, "", None), REASON_APPLY_FAILED, &e),
+        };
+        let strategy = work.spec.apply_strategy;
+        if let (Some(ns), false) = (
+            &target.identifier.namespace,
+            strategy == ApplyStrategy::ReadOnly,
+        ) {
+            if !ensured.contains(ns) {
+                if let Err(e) = self.ensure_namespace(ns).await {
+                    return failed(target.identifier, REASON_APPLY_FAILED, &e);
+                }
+                ensured.insert(ns.clone());
+            }
+        }
+        let mut object = raw.clone();
+        manifest::strip_hub_fields(&mut object);
+        manifest::mark(&mut object, target.identifier.namespace.as_deref(), owner);
+        let written = self
+            .write(
+                &target,
+                &mref.name,
+                object,
+                strategy,
+                work.spec.conflict_policy,
+                owner,
+            )
+            .await;
+        match written {
+            Ok(Written::Applied(obj, message)) => ManifestResult {
+                identifier: target.identifier,
+                applied: true,
+                reason: REASON_APPLIED.to_owned(),
+                message: message.to_owned(),
+                resource_version: obj.resource_version,
+                generation: obj.generation,
+            },
+            Ok(Written::Conflict(message)) => ManifestResult {
+                identifier: target.identifier,
+                applied: false,
+                reason: REASON_CONFLICT.to_owned(),
+                message,
+                resource_version: None,
+                generation: None,
+            },
+            Ok(Written::Missing(message)) => ManifestResult {
+                identifier: target.identifier,
+                applied: false,
+                reason: REASON_NOT_FOUND.to_owned(),
+                message,
+                resource_version: None,
+                generation: None,
+            },
+            Err(e) => failed(target.identifier, REASON_APPLY_FAILED, &e),
+        }
+    }
+
+    async fn target(&self, mref: &ManifestRef, patient: bool) -> Result<Target> {
+        let gvk = GroupVersionKind::gvk(&mref.group, &mref.version, &mref.kind);
+        let (ar, caps) = self.resolver.resolve(&self.client, &gvk, patient).await?;
+        let namespace = match caps.scope {
+            Scope::Namespaced => Some(mref.namespace.clone().unwrap_or_else(|| "default".into())),
+            Scope::Cluster => None,
+        };
+        let api = match &namespace {
+            Some(ns) => Api::namespaced_with(self.client.clone(), ns, &ar),
+            None => Api::all_with(self.client.clone(), &ar),
+        };
+        Ok(Target {
+            api,
+            describe: mref.describe(namespace.as_deref()),
+            identifier: identifier(mref, &ar.plural, namespace),
+        })
+    }
+
+    /// Creates `namespace` (a bare Namespace, server-side applied) if the member lacks it.
+    async fn ensure_namespace(&self, namespace: &str) -> Result<()> {
+        let ar = ApiResource::erase::<k8s_openapi::api::core::v1::Namespace>(&());
+        let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &ar);
+        let object = format!("Namespace {namespace}");
+        let found = api.get_opt(namespace).await.map_err(|source| Error::Read {
+            object: object.clone(),
+            source,
+        })?;
+        if found.is_none() {
+            let bare =
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
+            api.patch(
+                namespace,
+                &PatchParams::apply(FIELD_MANAGER),
+                &Patch::Apply(&bare),
+            )
+            .await
+            .map_err(|source| Error::Write { object, source })?;
+        }
+        Ok(())
+    }
+
+    async fn write(
+        &self,
+        target: &Target,
+        name: &str,
+        object: Value,
+        strategy: ApplyStrategy,
+        policy: ConflictPolicy,
+        owner: &str,
+    ) -> Result<Written> {
+        let read_err = |source| Error::Read {
+            object: target.describe.clone(),
+            source,
+        };
+        let write_err = |source| Error::Write {
+            object: target.describe.clone(),
+            source,
+        };
+        let existing = target.api.get_opt(name).await.map_err(read_err)?;
+        let ours = existing
+            .as_ref()
+            .is_some_and(|e| manifest::owner_of(e.metadata.annotations.as_ref()) == Some(owner));
+        let foreign = existing.is_some() && !ours;
+        let conflict = || {
+            Written::Conflict(format!(
+                "{} exists in the member and is not flotilla's (no {} annotation for {owner})",
+                target.describe,
+                crate::OWNER_ANNOTATION
+            ))
+        };
+        match strategy {
+            ApplyStrategy::ReadOnly => Ok(match existing {
+                Some(obj) => Written::Applied(obj.into(), "read only: observed, not written"),
+                None => {
+                    Written::Missing(format!("{} does not exist in the member", target.describe))
+                }
+            }),
+            ApplyStrategy::CreateOnly => match existing {
+                Some(obj) if ours => Ok(Written::Applied(
+                    obj.into(),
+                    "created earlier; create-only never updates",
+                )),
+                Some(_) => Ok(conflict()),
+                None => {
+                    let obj = encode(object, &target.describe)?;
+                    let created = target
+                        .api
+                        .create(&post_params(), &obj)
+                        .await
+                        .map_err(write_err)?;
+                    Ok(Written::Applied(created.into(), "created"))
+                }
+            },
+            _ if foreign && policy == ConflictPolicy::Abort => Ok(conflict()),
+            ApplyStrategy::Update => {
+                let mut obj = encode(object, &target.describe)?;
+                let written = match existing {
+                    Some(current) => {
+                        obj.metadata.resource_version = current.resource_version();
+                        target.api.replace(name, &post_params(), &obj).await
+                    }
+                    None => target.api.create(&post_params(), &obj).await,
+                };
+                Ok(Written::Applied(
+                    written.map_err(write_err)?.into(),
+                    "updated",
+                ))
+            }
+            ApplyStrategy::ServerSideApply => {
+                let mut params = PatchParams::apply(FIELD_MANAGER);
+                if ours || policy == ConflictPolicy::Overwrite {
+                    params = params.force();
+                }
+                match target
+                    .api
+                    .patch(name, &params, &Patch::Apply(&object))
+                    .await
+                {
+                    Ok(obj) => Ok(Written::Applied(obj.into(), "server-side applied")),
+                    Err(kube::Error::Api(status)) if status.code == 409 => Ok(Written::Conflict(
+                        format!("{}: {}", target.describe, status.message),
+                    )),
+                    Err(source) => Err(write_err(source)),
+                }
+            }
+        }
+    }
+}
+
+fn post_params() -> PostParams {
+    PostParams {
+        field_manager: Some(FIELD_MANAGER.to_owned()),
+        ..PostParams::default()
+    }
+}
+
+fn encode(object: Value, describe: &str) -> Result<DynamicObject> {
+    serde_json::from_value(object).map_err(|source| Error::Encode {
+        object: describe.to_owned(),
+        source,
+    })
+}
+
+fn identifier(mref: &ManifestRef, resource: &str, namespace: Option<String>) -> ResourceIdentifier {
+    ResourceIdentifier {
+        ordinal: i32::try_from(mref.ordinal).unwrap_or(i32::MAX),
+        group: mref.group.clone(),
+        version: mref.version.clone(),
+        kind: mref.kind.clone(),
+        resource: resource.to_owned(),
+        namespace: namespace.or_else(|| mref.namespace.clone()),
+        name: mref.name.clone(),
+    }
+}
+
+/// What can be read from a manifest too broken to name fully.
+fn partial_identifier(ordinal: usize, raw: &Value) -> ResourceIdentifier {
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let api_version = text(&raw["apiVersion"]);
+    let (group, version) = match api_version.split_once('/') {
+        Some((g, v)) => (g.to_owned(), v.to_owned()),
+        None => (String::new(), api_version),
+    };
+    ResourceIdentifier {
+        ordinal: i32::try_from(ordinal).unwrap_or(i32::MAX),
+        group,
+        version,
+        kind: text(&raw["kind"]),
+        resource: String::new(),
+        namespace: raw["metadata"]["namespace"].as_str().map(str::to_owned),
+        name: text(&raw["metadata"]["name"]),
+    }
+}
+
+fn failed(identifier: ResourceIdentifier, reason: &str, error: &Error) -> ManifestResult {
+    ManifestResult {
+        identifier,
+        applied: false,
+        reason: reason.to_owned(),
+        message: error.to_string(),
+        resource_version: None,
+        generation: None,
+    }
+}

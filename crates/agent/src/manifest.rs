@@ -1,0 +1,229 @@
+//! Pure helpers over manifests (no I/O): what a manifest names, the order manifests are applied
+//! in, and the hub-only fields removed before an object goes to a member.
+
+use flotilla_apis::work::v1alpha1::Manifest;
+use serde_json::{Map, Value};
+
+use crate::{Error, Result, OWNER_ANNOTATION};
+
+/// Metadata fields the hub sets for its own copy; a member must assign its own.
+const HUB_METADATA: [&str; 7] = [
+    "resourceVersion",
+    "uid",
+    "creationTimestamp",
+    "generation",
+    "managedFields",
+    "ownerReferences",
+    "selfLink",
+];
+
+/// What a manifest names, before discovery says which resource it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestRef {
+    /// Index in `spec.manifests`.
+    pub ordinal: usize,
+    /// API group ("" for core).
+    pub group: String,
+    /// API version.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+    /// `metadata.namespace` as written (the default namespace is filled in after discovery).
+    pub namespace: Option<String>,
+    /// `metadata.name`.
+    pub name: String,
+}
+
+impl ManifestRef {
+    /// Reads the names of manifest `ordinal`.
+    pub fn of(ordinal: usize, manifest: &Value) -> Result<Self> {
+        let text = |v: &Value| v.as_str().filter(|s| !s.is_empty()).map(str::to_owned);
+        let api_version = text(&manifest["apiVersion"]).ok_or_else(|| {
+            Error::InvalidManifest(format!("manifest {ordinal} has no apiVersion"))
+        })?;
+        let kind = text(&manifest["kind"])
+            .ok_or_else(|| Error::InvalidManifest(format!("manifest {ordinal} has no kind")))?;
+        let name = text(&manifest["metadata"]["name"]).ok_or_else(|| {
+            Error::InvalidManifest(format!("manifest {ordinal} ({kind}) has no metadata.name"))
+        })?;
+        let (group, version) = match api_version.split_once('/') {
+            Some((g, v)) => (g.to_owned(), v.to_owned()),
+            None => (String::new(), api_version),
+        };
+        Ok(Self {
+            ordinal,
+            group,
+            version,
+            kind,
+            namespace: text(&manifest["metadata"]["namespace"]),
+            name,
+        })
+    }
+
+    /// `Kind namespace/name` (or `Kind name`), for messages.
+    pub fn describe(&self, namespace: Option<&str>) -> String {
+        match namespace.or(self.namespace.as_deref()) {
+            Some(ns) => format!("{} {ns}/{}", self.kind, self.name),
+            None => format!("{} {}", self.kind, self.name),
+        }
+    }
+}
+
+/// Whether a manifest must exist before others can: Namespaces hold namespaced objects, and
+/// CustomResourceDefinitions define the kinds of later manifests.
+fn goes_first(manifest: &Value) -> bool {
+    let api_version = manifest["apiVersion"].as_str().unwrap_or_default();
+    match manifest["kind"].as_str().unwrap_or_default() {
+        "Namespace" => api_version == "v1",
+        "CustomResourceDefinition" => api_version.starts_with("apiextensions.k8s.io/"),
+        _ => false,
+    }
+}
+
+/// The indices of `manifests` in apply order: Namespaces and CRDs first, then the rest, each
+/// part in manifest order.
+pub fn apply_order(manifests: &[Manifest]) -> Vec<usize> {
+    let (mut first, rest): (Vec<usize>, Vec<usize>) =
+        (0..manifests.len()).partition(|&i| goes_first(&manifests[i].0));
+    first.extend(rest);
+    first
+}
+
+/// Removes what only the hub's copy should have: server-assigned metadata and `status`.
+pub fn strip_hub_fields(object: &mut Value) {
+    if let Some(obj) = object.as_object_mut() {
+        obj.remove("status");
+        if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+            for field in HUB_METADATA {
+                meta.remove(field);
+            }
+        }
+    }
+}
+
+/// Sets `metadata.namespace` and flotilla's owner annotation on `object`.
+pub fn mark(object: &mut Value, namespace: Option<&str>, owner: &str) {
+    let Some(obj) = object.as_object_mut() else {
+        return;
+    };
+    let meta = obj
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !meta.is_object() {
+        *meta = Value::Object(Map::new());
+    }
+    let Some(meta) = meta.as_object_mut() else {
+        return;
+    };
+    if let Some(ns) = namespace {
+        meta.insert("namespace".into(), Value::String(ns.to_owned()));
+    }
+    let annotations = meta
+        .entry("annotations")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !annotations.is_object() {
+        *annotations = Value::Object(Map::new());
+    }
+    if let Some(annotations) = annotations.as_object_mut() {
+        annotations.insert(OWNER_ANNOTATION.into(), Value::String(owner.to_owned()));
+    }
+}
+
+/// The Work that owns `annotations`' object, if flotilla applied it.
+pub fn owner_of(annotations: Option<&std::collections::BTreeMap<String, String>>) -> Option<&str> {
+    annotations?.get(OWNER_ANNOTATION).map(String::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn manifests(values: Vec<Value>) -> Vec<Manifest> {
+        values.into_iter().map(Manifest).collect()
+    }
+
+    #[test]
+    fn namespaces_and_crds_go_first_in_manifest_order() {
+        let ms = manifests(vec![
+            json!({"apiVersion": "apps/v1", "kind": "Deployment"}),
+            json!({"apiVersion": "v1", "kind": "ConfigMap"}),
+            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"}),
+            json!({"apiVersion": "example.com/v1", "kind": "Namespace"}),
+            json!({"apiVersion": "v1", "kind": "Namespace"}),
+            json!({"apiVersion": "example.com/v1", "kind": "Widget"}),
+        ]);
+        assert_eq!(apply_order(&ms), [2, 4, 0, 1, 3, 5]);
+        assert_eq!(apply_order(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn hub_fields_and_status_are_stripped_and_the_rest_kept() {
+        let mut obj = json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {
+                "name": "a", "namespace": "n", "labels": {"x": "y"},
+                "resourceVersion": "7", "uid": "u", "creationTimestamp": "2025-01-01T00:00:00Z",
+                "generation": 3, "managedFields": [{}], "selfLink": "/x",
+                "ownerReferences": [{"kind": "ResourceBinding"}]
+            },
+            "data": {"k": "v"},
+            "status": {"phase": "x"}
+        });
+        strip_hub_fields(&mut obj);
+        assert_eq!(
+            obj,
+            json!({
+                "apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "a", "namespace": "n", "labels": {"x": "y"}},
+                "data": {"k": "v"}
+            })
+        );
+    }
+
+    #[test]
+    fn mark_sets_namespace_and_owner_keeping_other_annotations() {
+        let mut obj = json!({"metadata": {"name": "a", "annotations": {"keep": "me"}}});
+        mark(&mut obj, Some("ns"), "flotilla-es-m/w");
+        assert_eq!(
+            obj["metadata"],
+            json!({"name": "a", "namespace": "ns",
+                   "annotations": {"keep": "me", OWNER_ANNOTATION: "flotilla-es-m/w"}})
+        );
+        let mut bare = json!({"kind": "Namespace"});
+        mark(&mut bare, None, "o");
+        assert_eq!(
+            bare["metadata"],
+            json!({"annotations": {OWNER_ANNOTATION: "o"}})
+        );
+    }
+
+    #[test]
+    fn refs_split_api_version_and_require_names() {
+        let r = ManifestRef::of(
+            2,
+            &json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w"}}),
+        )
+        .expect("valid");
+        assert_eq!((r.group.as_str(), r.version.as_str()), ("apps", "v1"));
+        assert_eq!(r.namespace, None);
+        let core = ManifestRef::of(
+            0,
+            &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "n"}}),
+        )
+        .expect("valid");
+        assert_eq!((core.group.as_str(), core.version.as_str()), ("", "v1"));
+        assert_eq!(core.describe(None), "ConfigMap n/c");
+        for bad in [
+            json!({"kind": "ConfigMap", "metadata": {"name": "c"}}),
+            json!({"apiVersion": "v1", "metadata": {"name": "c"}}),
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}}),
+        ] {
+            assert!(matches!(
+                ManifestRef::of(0, &bad),
+                Err(Error::InvalidManifest(_))
+            ));
+        }
+    }
+}
