@@ -20,8 +20,6 @@ use crate::Api;
 /// answers GET and LIST: unset → the most recent state (every write acknowledged so far is
 /// visible: read-your-writes); `"0"` → any state the cache holds; `N` → at least as fresh as N
 /// (504 Timeout when N is not reached in time).
-///
-/// Already being fresh enough is the common case, so it is checked first without waiting.
 pub(crate) async fn fresh_enough(api: &Api, resource_version: Option<&str>) -> Result<()> {
     let want = match resource_version {
         Some("0") => return Ok(()),
@@ -29,9 +27,6 @@ pub(crate) async fn fresh_enough(api: &Api, resource_version: Option<&str>) -> R
             .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?,
         _ => api.store.revision(),
     };
-    if api.cache.revision() >= want {
-        return Ok(());
-    }
     api.cache.wait_for(want).await
 }
 
