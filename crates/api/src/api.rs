@@ -192,12 +192,7 @@ impl Api {
             }
         }
         if !causes.is_empty() {
-            let name = obj
-                .pointer("/metadata/name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            return Err(ApiError::invalid(&res.kind, &name, &res.group, causes));
+            return Err(ApiError::invalid_object(res, obj, causes));
         }
         self.schemas.validate(res, obj, level)
     }

@@ -142,6 +142,19 @@ impl ApiError {
         }
     }
 
+    /// 422 Invalid for `obj` of kind `res` (its name read from the object).
+    pub fn invalid_object(
+        res: &crate::registry::ResourceInfo,
+        obj: &Value,
+        causes: Vec<(String, String)>,
+    ) -> Self {
+        let name = obj
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        ApiError::invalid(&res.kind, name, &res.group, causes)
+    }
+
     /// 405 MethodNotAllowed.
     pub fn method_not_allowed(message: impl Into<String>) -> Self {
         Self::new(405, "MethodNotAllowed", message)

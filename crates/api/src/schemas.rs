@@ -88,13 +88,9 @@ impl Schemas {
         if causes.is_empty() {
             return Ok(());
         }
-        let name = obj
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or("");
         // kube-apiserver names the kind with its group in the message (`Cluster.cluster.flotilla.io
         // "x" is invalid`), and without it in the details.
-        let mut e = ApiError::invalid(&res.kind, name, &res.group, causes);
+        let mut e = ApiError::invalid_object(res, obj, causes);
         e.message = format!("{}.{}{}", res.kind, res.group, &e.message[res.kind.len()..]);
         Err(e)
     }

@@ -29,11 +29,7 @@ pub fn check(res: &ResourceInfo, obj: &Value) -> Result<()> {
     if causes.is_empty() {
         return Ok(());
     }
-    let name = obj
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    Err(ApiError::invalid(&res.kind, name, &res.group, causes))
+    Err(ApiError::invalid_object(res, obj, causes))
 }
 
 type Causes = Vec<(String, String)>;
