@@ -21,19 +21,11 @@
 
 use serde_json::{json, Value};
 
+use crate::registry::ALL_VERBS;
+
 const RBAC_V1: &str = "rbac.authorization.k8s.io/v1";
 const READ: &[&str] = &["get", "list", "watch"];
 const WRITE: &[&str] = &["create", "delete", "deletecollection", "patch", "update"];
-const ALL_VERBS: &[&str] = &[
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
 
 /// The label that pulls a ClusterRole into `admin`.
 pub const AGGREGATE_TO_ADMIN: &str = "rbac.authorization.k8s.io/aggregate-to-admin";

@@ -14,7 +14,8 @@ use k8s_openapi::{NamespaceResourceScope, Resource};
 
 use super::{PrinterColumn, ResourceInfo, ScaleSpec};
 
-const ALL_VERBS: &[&str] = &[
+/// Every verb a stored resource supports (discovery's `verbs`, and RBAC's "all of them").
+pub(crate) const ALL_VERBS: &[&str] = &[
     "create",
     "delete",
     "deletecollection",

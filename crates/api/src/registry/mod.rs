@@ -13,6 +13,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 
 pub use builtin::builtin_resources;
+pub(crate) use builtin::ALL_VERBS;
 
 /// `scale` subresource wiring (JSON paths as in a CRD's `subresources.scale`).
 #[derive(Debug, Clone, PartialEq, Eq)]
