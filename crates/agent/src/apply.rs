@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use flotilla_apis::names::FIELD_MANAGER;
 use flotilla_apis::work::v1alpha1::{
     ApplyStrategy, ConflictPolicy, ResourceIdentifier, Work, REASON_APPLIED, REASON_APPLY_FAILED,
-    REASON_CONFLICT, REASON_NOT_FOUND,
+    REASON_CONFLICT, REASON_KIND_NOT_SERVED, REASON_NOT_FOUND,
 };
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::GroupVersionKind;
@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 use crate::discovery::Resolver;
 use crate::manifest::{self, ManifestRef};
-use crate::{Error, ManifestResult, Result, REASON_NOT_SERVED};
+use crate::{Error, ManifestResult, Result};
 
 /// Applies Works into one member cluster; keep one per member so discovery stays cached.
 pub struct Applier {
@@ -108,7 +108,7 @@ impl Applier {
         let target = match self.target(&mref, patient).await {
             Ok(t) => t,
             Err(e @ Error::KindNotServed(_)) => {
-                return failed(identifier(&mref, "", None), REASON_NOT_SERVED, &e)
+                return failed(identifier(&mref, "", None), REASON_KIND_NOT_SERVED, &e)
             }
             Err(e) => return failed(identifier(&mref, "", None), REASON_APPLY_FAILED, &e),
         };
@@ -233,7 +233,7 @@ impl Applier {
             Written::Conflict(format!(
                 "{} exists in the member and is not flotilla's (no {} annotation for {owner})",
                 target.describe,
-                crate::OWNER_ANNOTATION
+                flotilla_apis::names::OWNER_ANNOTATION
             ))
         };
         match strategy {

@@ -23,11 +23,3 @@ pub use apply::Applier;
 pub use error::{Error, Result};
 pub use outcome::ManifestResult;
 pub use prune::{PruneAction, PruneResult};
-
-/// Annotation marking an object in a member as flotilla's, with the value
-/// `<work namespace>/<work name>` of the Work that applied it. Defined here because
-/// `flotilla-apis` has no such name yet; it only matters to whoever writes member objects.
-pub const OWNER_ANNOTATION: &str = "work.flotilla.io/owner";
-
-/// Reason of `Applied=False` when the member does not serve the manifest's kind.
-pub const REASON_NOT_SERVED: &str = "NotFound";

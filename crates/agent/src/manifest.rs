@@ -4,7 +4,9 @@
 use flotilla_apis::work::v1alpha1::Manifest;
 use serde_json::{Map, Value};
 
-use crate::{Error, Result, OWNER_ANNOTATION};
+use flotilla_apis::names::{MANAGED_LABEL, OWNER_ANNOTATION};
+
+use crate::{Error, Result};
 
 /// Metadata fields the hub sets for its own copy; a member must assign its own.
 const HUB_METADATA: [&str; 7] = [
@@ -101,7 +103,7 @@ pub fn strip_hub_fields(object: &mut Value) {
     }
 }
 
-/// Sets `metadata.namespace` and flotilla's owner annotation on `object`.
+/// Sets `metadata.namespace`, flotilla's owner annotation and its managed label on `object`.
 pub fn mark(object: &mut Value, namespace: Option<&str>, owner: &str) {
     let Some(obj) = object.as_object_mut() else {
         return;
@@ -118,14 +120,17 @@ pub fn mark(object: &mut Value, namespace: Option<&str>, owner: &str) {
     if let Some(ns) = namespace {
         meta.insert("namespace".into(), Value::String(ns.to_owned()));
     }
-    let annotations = meta
-        .entry("annotations")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !annotations.is_object() {
-        *annotations = Value::Object(Map::new());
-    }
-    if let Some(annotations) = annotations.as_object_mut() {
-        annotations.insert(OWNER_ANNOTATION.into(), Value::String(owner.to_owned()));
+    for (map, key, value) in [
+        ("annotations", OWNER_ANNOTATION, owner),
+        ("labels", MANAGED_LABEL, "true"),
+    ] {
+        let entries = meta.entry(map).or_insert_with(|| Value::Object(Map::new()));
+        if !entries.is_object() {
+            *entries = Value::Object(Map::new());
+        }
+        if let Some(entries) = entries.as_object_mut() {
+            entries.insert(key.into(), Value::String(value.to_owned()));
+        }
     }
 }
 
@@ -189,13 +194,14 @@ mod tests {
         assert_eq!(
             obj["metadata"],
             json!({"name": "a", "namespace": "ns",
-                   "annotations": {"keep": "me", OWNER_ANNOTATION: "flotilla-es-m/w"}})
+                   "annotations": {"keep": "me", OWNER_ANNOTATION: "flotilla-es-m/w"},
+                   "labels": {MANAGED_LABEL: "true"}})
         );
         let mut bare = json!({"kind": "Namespace"});
         mark(&mut bare, None, "o");
         assert_eq!(
             bare["metadata"],
-            json!({"annotations": {OWNER_ANNOTATION: "o"}})
+            json!({"annotations": {OWNER_ANNOTATION: "o"}, "labels": {MANAGED_LABEL: "true"}})
         );
     }
 

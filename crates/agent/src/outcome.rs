@@ -11,7 +11,7 @@ pub struct ManifestResult {
     pub identifier: ResourceIdentifier,
     /// Whether it is applied (the `Applied` condition's status).
     pub applied: bool,
-    /// The `Applied` condition's reason (`Applied`, `Conflict`, `ApplyFailed`, `NotFound`, ...).
+    /// The `Applied` condition's reason (`Applied`, `Conflict`, `ApplyFailed`, `KindNotServed`, ...).
     pub reason: String,
     /// A human-readable message: what happened, or what went wrong.
     pub message: String,

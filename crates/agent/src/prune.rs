@@ -13,7 +13,9 @@ use kube::{Api, ResourceExt};
 use serde_json::json;
 
 use crate::manifest::{self, ManifestRef};
-use crate::{Applier, Error, Result, OWNER_ANNOTATION};
+use flotilla_apis::names::{MANAGED_LABEL, OWNER_ANNOTATION};
+
+use crate::{Applier, Error, Result};
 
 /// What pruning did to one object that left the Work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,7 +136,10 @@ impl Applier {
                 }
             }
             DeletePolicy::Orphan => {
-                let patch = json!({"metadata": {"annotations": {OWNER_ANNOTATION: null}}});
+                let patch = json!({"metadata": {
+                    "annotations": {OWNER_ANNOTATION: null},
+                    "labels": {MANAGED_LABEL: null},
+                }});
                 api.patch(&id.name, &PatchParams::default(), &Patch::Merge(&patch))
                     .await
                     .map_err(|source| Error::Write { object, source })?;

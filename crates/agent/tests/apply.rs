@@ -2,7 +2,8 @@
 //! works in its own namespaces).
 
 use anyhow::{ensure, Context, Result};
-use flotilla_agent::{Applier, ManifestResult, PruneAction, OWNER_ANNOTATION};
+use flotilla_agent::{Applier, ManifestResult, PruneAction};
+use flotilla_apis::names::OWNER_ANNOTATION;
 use flotilla_apis::work::v1alpha1::{ConflictPolicy, DeletePolicy, Manifest, Work, WorkSpec};
 use flotilla_testkit::Members;
 use k8s_openapi::api::apps::v1::Deployment;
@@ -279,7 +280,7 @@ async fn an_unknown_kind_fails_alone() -> Result<()> {
     let results = Applier::new(client.clone()).apply(&w).await;
     for r in &results[..2] {
         assert!(!r.applied);
-        assert_eq!(r.reason, "NotFound", "{r:?}");
+        assert_eq!(r.reason, "KindNotServed", "{r:?}");
         assert!(r.message.contains("serves no"), "{}", r.message);
     }
     assert!(

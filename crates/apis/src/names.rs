@@ -13,6 +13,71 @@ pub const FIELD_MANAGER: &str = "flotilla";
 /// The category every flotilla kind is in (`kubectl get flotilla`).
 pub const CATEGORY: &str = "flotilla";
 
+/// Annotation on every object an agent writes into a member: `<work namespace>/<work name>` of
+/// the Work that applied it. Only objects carrying it are updated, pruned or adopted as flotilla's.
+pub const OWNER_ANNOTATION: &str = "work.flotilla.io/owner";
+
+/// Label (value `"true"`) on every object an agent writes into a member, so the agent can watch
+/// just its own objects with a label selector (an annotation cannot be selected on).
+pub const MANAGED_LABEL: &str = "work.flotilla.io/managed";
+
+/// Finalizer the agent (or push worker) puts on a Work, so that deleting the Work first removes
+/// (or orphans) what it applied in the member.
+pub const WORK_FINALIZER: &str = "work.flotilla.io/cleanup";
+
+/// The service account of a member's agent, in the member's execution namespace. Its tokens die
+/// with it (`flotilla cluster remove` deletes the namespace).
+pub const AGENT_SERVICE_ACCOUNT: &str = "flotilla-agent";
+
+/// The Role (in the execution namespace) and ClusterRole (`flotilla-agent:<cluster>`) granting an
+/// agent what it may do, and their bindings, share this name.
+pub const AGENT_ROLE: &str = "flotilla-agent";
+
+/// The Role and RoleBinding in the execution namespace that let an approved join request's
+/// bootstrap user fetch the agent's first token (TokenRequest on [`AGENT_SERVICE_ACCOUNT`]).
+pub const AGENT_BOOTSTRAP_ROLE: &str = "flotilla-agent-bootstrap";
+
+/// Annotation the hub sets on a Cluster created by a bootstrap credential: the user name of the
+/// credential (`system:bootstrap:<token id>`). Whatever a client sends there is overwritten.
+pub const REQUESTED_BY_ANNOTATION: &str = "cluster.flotilla.io/requested-by";
+
+/// Bootstrap tokens are Secrets of this type in [`SYSTEM_NAMESPACE`], as kubeadm's are in
+/// kube-system: keys `token-id`, `token-secret`, `expiration` (RFC 3339),
+/// `usage-bootstrap-authentication` ("true"), `description`, and flotilla's optional
+/// [`BOOTSTRAP_TOKEN_CLUSTER_KEY`].
+pub const BOOTSTRAP_TOKEN_TYPE: &str = "bootstrap.kubernetes.io/token";
+
+/// A bootstrap token with id `ID` is the Secret `bootstrap-token-ID`.
+pub const BOOTSTRAP_TOKEN_SECRET_PREFIX: &str = "bootstrap-token-";
+
+/// Optional key of a bootstrap token Secret: the only Cluster name the token may ask to join as.
+pub const BOOTSTRAP_TOKEN_CLUSTER_KEY: &str = "flotilla-cluster";
+
+/// A bootstrap token authenticates as this prefix, then its token id.
+pub const BOOTSTRAP_USER_PREFIX: &str = "system:bootstrap:";
+
+/// Groups of a bootstrap token's user (besides `system:authenticated`), as in Kubernetes.
+pub const BOOTSTRAP_GROUPS: [&str; 2] = ["system:bootstrappers", "system:bootstrappers:flotilla"];
+
+/// The Secret in [`SYSTEM_NAMESPACE`] holding a push-mode member's kubeconfig (key `kubeconfig`).
+pub fn push_secret_name(cluster: &str) -> String {
+    format!("cluster-{cluster}-kubeconfig")
+}
+
+/// The ClusterRole and ClusterRoleBinding letting `cluster`'s agent read its Cluster and write
+/// its status.
+pub fn agent_cluster_role(cluster: &str) -> String {
+    format!("{AGENT_ROLE}:{cluster}")
+}
+
+/// The user name of `cluster`'s agent (its service account).
+pub fn agent_user(cluster: &str) -> String {
+    format!(
+        "system:serviceaccount:{}:{AGENT_SERVICE_ACCOUNT}",
+        execution_namespace(cluster)
+    )
+}
+
 /// The execution namespace of `cluster`.
 pub fn execution_namespace(cluster: &str) -> String {
     format!("{EXECUTION_NAMESPACE_PREFIX}{cluster}")

@@ -26,10 +26,14 @@ pub const CONDITION_READY: &str = "Ready";
 pub const REASON_JOINED: &str = "Joined";
 /// Reason of `Joined=False` while the cluster waits for `flotilla cluster approve`.
 pub const REASON_PENDING_APPROVAL: &str = "PendingApproval";
+/// Reason of `Joined=True` once approved, until the agent (or push worker) first reports.
+pub const REASON_APPROVED: &str = "Approved";
 /// Reason of `Ready=True`.
 pub const REASON_CLUSTER_READY: &str = "ClusterReady";
 /// Reason of `Ready=False`: the member answered but is not healthy.
 pub const REASON_CLUSTER_NOT_READY: &str = "ClusterNotReady";
+/// Reason of `Ready=False`: the agent runs but cannot reach its own member's API server.
+pub const REASON_MEMBER_UNREACHABLE: &str = "MemberUnreachable";
 /// Reason of `Ready=Unknown`: heartbeats stopped.
 pub const REASON_CLUSTER_UNREACHABLE: &str = "ClusterUnreachable";
 

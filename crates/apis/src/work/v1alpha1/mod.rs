@@ -32,6 +32,9 @@ pub const REASON_APPLY_FAILED: &str = "ApplyFailed";
 /// Reason of `Applied=False` when the object exists in the member and is not flotilla's
 /// (conflictPolicy Abort), or CreateOnly found it already there.
 pub const REASON_CONFLICT: &str = "Conflict";
+/// Reason of `Applied=False` when the member does not serve the manifest's kind (e.g. its CRD
+/// is not installed there).
+pub const REASON_KIND_NOT_SERVED: &str = "KindNotServed";
 /// Reason of `Applied=False` while some manifests of the Work are not applied yet.
 pub const REASON_PROGRESSING: &str = "Progressing";
 /// Reason of `Available=True`.
