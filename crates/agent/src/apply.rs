@@ -37,6 +37,7 @@ struct Target {
 struct Observed {
     resource_version: Option<String>,
     generation: Option<i64>,
+    object: Option<Value>,
 }
 
 impl From<DynamicObject> for Observed {
@@ -44,6 +45,7 @@ impl From<DynamicObject> for Observed {
         Self {
             resource_version: obj.resource_version(),
             generation: obj.metadata.generation,
+            object: serde_json::to_value(&obj).ok(),
         }
     }
 }
@@ -145,6 +147,7 @@ impl Applier {
                 message: message.to_owned(),
                 resource_version: obj.resource_version,
                 generation: obj.generation,
+                object: obj.object,
             },
             Ok(Written::Conflict(message)) => ManifestResult {
                 identifier: target.identifier,
@@ -153,6 +156,7 @@ impl Applier {
                 message,
                 resource_version: None,
                 generation: None,
+                object: None,
             },
             Ok(Written::Missing(message)) => ManifestResult {
                 identifier: target.identifier,
@@ -161,6 +165,7 @@ impl Applier {
                 message,
                 resource_version: None,
                 generation: None,
+                object: None,
             },
             Err(e) => failed(target.identifier, REASON_APPLY_FAILED, &e),
         }
@@ -348,5 +353,6 @@ fn failed(identifier: ResourceIdentifier, reason: &str, error: &Error) -> Manife
         message: error.to_string(),
         resource_version: None,
         generation: None,
+        object: None,
     }
 }

@@ -19,6 +19,9 @@ pub struct ManifestResult {
     pub resource_version: Option<String>,
     /// `metadata.generation` of the object in the member after the write (or read).
     pub generation: Option<i64>,
+    /// The object as the member returned it after the write (or read), status included: what
+    /// availability and status feedback are computed from. `None` when nothing was written or read.
+    pub object: Option<serde_json::Value>,
 }
 
 impl ManifestResult {
