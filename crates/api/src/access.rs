@@ -10,9 +10,13 @@
 //!   [`TokenAuthority`], whose key [`signing_key`] keeps in the data directory. A token dies with
 //!   its service account, and with the object it is bound to: both must still exist with the uids
 //!   the token names.
+//! - Bootstrap tokens (`<id>.<secret>`, kubeadm's form) are checked against their Secret in
+//!   `flotilla-system` ([`crate::auth::bootstrap_token`]); they authenticate as
+//!   `system:bootstrap:<id>`, which may only ask to join (`access/join.rs`, before RBAC).
 //! - RBAC is evaluated against a snapshot of the Roles, ClusterRoles and bindings in the watch
 //!   cache, rebuilt whenever one of them changes (see `access/policy.rs`).
 
+pub(crate) mod join;
 mod policy;
 pub mod signing_key;
 
@@ -20,6 +24,7 @@ use chrono::Utc;
 use http::HeaderValue;
 use serde_json::{json, Value};
 
+use crate::auth::bootstrap_token::BootstrapToken;
 use crate::auth::rbac::forbidden_status_message;
 use crate::auth::token::{bearer_token, ServiceAccountClaims};
 use crate::auth::user::SYSTEM_MASTERS;
@@ -58,7 +63,7 @@ impl Access {
     }
 
     /// Who sent this `Authorization` header. Requests without a valid credential get 401.
-    pub fn authenticate(
+    pub async fn authenticate(
         &self,
         cache: &Cache,
         authorization: Option<&HeaderValue>,
@@ -73,6 +78,17 @@ impl Access {
                 vec![SYSTEM_MASTERS.to_string()],
             ));
         }
+        if let Some(bootstrap) = BootstrapToken::parse(token) {
+            // No other credential has this form, so a refusal is final.
+            return join::authenticate(cache, &bootstrap, Utc::now())
+                .await
+                .map_err(|e| {
+                    // Only the public id: the secret part never reaches a log.
+                    let id = bootstrap.id();
+                    tracing::debug!(token_id = %id, reason = %e, "bootstrap token refused");
+                    ApiError::unauthorized()
+                });
+        }
         let claims = self.authority.verify(token, &[], Utc::now()).map_err(|e| {
             // The error never contains the token itself.
             tracing::debug!(reason = %e, "bearer token refused");
@@ -86,8 +102,17 @@ impl Access {
     }
 
     /// May `user` do what `info` asks? 403 with Kubernetes' wording when not.
-    pub fn authorize(&self, cache: &Cache, user: &UserInfo, info: &RequestInfo) -> Result<()> {
+    pub async fn authorize(
+        &self,
+        cache: &Cache,
+        user: &UserInfo,
+        info: &RequestInfo,
+    ) -> Result<()> {
         if user.is_privileged() {
+            return Ok(());
+        }
+        if let Some(reason) = join::authorize(cache, user, info).await {
+            tracing::trace!(%reason, "allowed");
             return Ok(());
         }
         let attrs = attributes(user, info);

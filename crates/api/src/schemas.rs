@@ -303,6 +303,7 @@ pub async fn serve_apply(
             crate::meta::set_meta(&mut obj, "namespace", json!(ctx.info.object_namespace()));
         }
         crate::meta::set_meta(&mut obj, "name", json!(name));
+        crate::access::join::admit_create(&api.cache, &ctx.user, res, &mut obj).await?;
         let warnings = api.validate(res, &mut obj, ctx.query.field_validation)?;
         let outcome =
             match crate::handlers::objects::commit_create(api, res, obj, None, ctx.query.dry_run)

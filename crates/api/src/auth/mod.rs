@@ -5,11 +5,14 @@
 //! - [`rbac`]: Kubernetes RBAC over Roles, ClusterRoles and their bindings, with its reasons and
 //!   403 messages.
 //! - [`bootstrap`]: the default ClusterRoles and ClusterRoleBindings created at first start.
+//! - [`bootstrap_token`]: bootstrap tokens (`<id>.<secret>`), the credential a member cluster's
+//!   agent asks to join with, checked against their Secrets.
 //!
 //! The server layer reads credentials from requests and objects from the store, and calls in
 //! here; errors are mapped to `Status` objects in one place, `crate::error`.
 
 pub mod bootstrap;
+pub mod bootstrap_token;
 pub mod rbac;
 pub mod token;
 pub mod user;

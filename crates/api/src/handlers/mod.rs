@@ -91,9 +91,10 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
     let query = Query::parse(req.uri().query())?;
     let user = api
         .access
-        .authenticate(&api.cache, authorization.as_ref())?;
+        .authenticate(&api.cache, authorization.as_ref())
+        .await?;
     let info = RequestInfo::parse(req.method(), &path, query.watch);
-    api.access.authorize(&api.cache, &user, &info)?;
+    api.access.authorize(&api.cache, &user, &info).await?;
 
     if !info.is_resource_request {
         return discovery::serve_non_resource(api, &path, accept.as_deref(), req.uri().query());

@@ -182,6 +182,7 @@ pub(super) async fn create(
     } else {
         remove_meta(&mut obj, "namespace");
     }
+    crate::access::join::admit_create(&api.cache, &ctx.user, res, &mut obj).await?;
     let warnings = api.validate(res, &mut obj, ctx.query.field_validation)?;
     let manager = ctx.field_manager();
     let rec = commit_create(api, res, obj, Some(&manager), ctx.query.dry_run).await?;
@@ -350,6 +351,7 @@ where
         crate::defaults::apply(res, &mut old);
         let mut new = change(&old)?;
         crate::defaults::on_update(res, &old, &mut new);
+        crate::access::join::keep_requested_by(res, &old, &mut new);
         let cur_rv = cur.mod_revision.to_string();
         let precondition = match meta_str(&new, "resourceVersion") {
             Some(rv) if !rv.is_empty() => {
