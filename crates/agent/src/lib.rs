@@ -10,6 +10,7 @@
 //! * [`discovery`]: resolving a manifest's kind to the member's API resource, cached.
 //! * [`apply`]: the [`Applier`] and its write strategies.
 //! * [`prune`]: removing (or orphaning) objects that left the Work.
+//! * [`status`]: the Work's status from the apply results: health, feedback, conditions (pure).
 #![deny(missing_docs)]
 
 pub mod apply;
@@ -18,6 +19,7 @@ mod error;
 pub mod manifest;
 pub mod outcome;
 pub mod prune;
+pub mod status;
 
 pub use apply::Applier;
 pub use error::{Error, Result};

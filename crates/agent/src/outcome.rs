@@ -37,7 +37,9 @@ impl ManifestResult {
         }
     }
 
-    /// The manifest's status entry with its `Applied` condition.
+    /// The manifest's status entry with its `Applied` condition only, stamped now. For the
+    /// Work's status use [`crate::status::work_status`]: it adds `Available`, `Degraded` and
+    /// feedback, and keeps transition times so an unchanged status compares equal.
     pub fn to_status(&self, observed_generation: Option<i64>) -> ManifestStatus {
         ManifestStatus {
             identifier: self.identifier.clone(),
