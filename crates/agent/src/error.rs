@@ -54,6 +54,27 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// A request to the hub failed.
+    #[error("{action}: {source}")]
+    Hub {
+        /// What was being done.
+        action: String,
+        /// The client error.
+        #[source]
+        source: kube::Error,
+    },
+    /// Objects that left a Work could not be removed from the member.
+    #[error("pruning: {0}")]
+    Prune(String),
+    /// Some manifests of a Work did not apply (their reasons are in the Work's status).
+    #[error("not applied: {0}")]
+    NotApplied(String),
+    /// The agent's credential files could not be read or written.
+    #[error("{0}")]
+    Credential(String),
+    /// The hub no longer accepts this agent: its credential was revoked or its Cluster removed.
+    #[error("{0}")]
+    Revoked(String),
 }
 
 /// The agent's result type.

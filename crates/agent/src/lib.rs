@@ -11,14 +11,23 @@
 //! * [`apply`]: the [`Applier`] and its write strategies.
 //! * [`prune`]: removing (or orphaning) objects that left the Work.
 //! * [`status`]: the Work's status from the apply results: health, feedback, conditions (pure).
+//! * [`delivery`]: the loop that keeps a member in step with its Works on the hub.
+//! * [`heartbeat`]: the member's Lease and Cluster status on the hub.
+//! * [`push`]: the hub's workers for Push clusters, running the same loop.
+//! * [`join`]: asking to join (pull mode) and keeping the agent's own credential.
 #![deny(missing_docs)]
 
 pub mod apply;
+pub mod delivery;
 pub mod discovery;
 mod error;
+pub mod heartbeat;
+pub mod join;
 pub mod manifest;
 pub mod outcome;
 pub mod prune;
+pub mod push;
+mod queue;
 pub mod status;
 
 pub use apply::Applier;

@@ -1,6 +1,7 @@
 //! `flotilla`: one binary for the hub, the agent and the CLI.
 
 mod bench;
+mod fleet;
 mod serve;
 
 use clap::{Parser, Subcommand};
@@ -27,6 +28,14 @@ struct Cli {
 enum Command {
     /// Run the hub API server (HTTPS, Kubernetes API).
     Serve(serve::ServeArgs),
+    /// Create bootstrap credentials members use to ask to join.
+    Token(fleet::token::TokenArgs),
+    /// Approve or remove member clusters.
+    Cluster(fleet::cluster::ClusterArgs),
+    /// Join a member in Push mode: the hub keeps its kubeconfig and delivers Works to it.
+    Join(fleet::join::JoinArgs),
+    /// Run the pull agent for one member: join the hub, deliver Works, report health.
+    Agent(fleet::agent::AgentArgs),
     /// Measure a server and append the figures to BENCHMARKS.md.
     Bench(bench::BenchArgs),
 }
@@ -49,6 +58,10 @@ fn main() -> anyhow::Result<()> {
     rt.block_on(async move {
         match cli.command {
             Command::Serve(args) => serve::run(args).await,
+            Command::Token(args) => fleet::token::run(args).await,
+            Command::Cluster(args) => fleet::cluster::run(args).await,
+            Command::Join(args) => fleet::join::run(args).await,
+            Command::Agent(args) => fleet::agent::run(args, serve::shutdown_signal()).await,
             Command::Bench(args) => bench::run(args).await,
         }
     })

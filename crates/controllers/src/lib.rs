@@ -1,4 +1,15 @@
-//! Propagation controllers
+//! flotilla's controllers: ordinary clients of the hub API (through kube-rs), never reaching
+//! into storage, so they run in the hub process by default or anywhere else.
 //!
-//! Built in a later issue; the crate exists so the dependency direction is fixed from the start.
+//! * [`registry`]: approving and removing member clusters (used by `flotilla cluster` and by
+//!   the joining controller).
+//! * [`joining`]: marks new join requests pending approval, or approves them (`--auto-approve`).
+//! * [`health`]: turns Lease heartbeats into the Clusters' `Ready` condition and taints.
 #![deny(missing_docs)]
+
+mod error;
+pub mod health;
+pub mod joining;
+pub mod registry;
+
+pub use error::{Error, Result};

@@ -1,5 +1,6 @@
 //! `flotilla serve`: the hub.
 
+mod controllers;
 mod pki;
 
 use std::net::SocketAddr;
@@ -23,6 +24,20 @@ pub struct ServeArgs {
     /// Extra names or IPs for the serving certificate (repeatable).
     #[arg(long = "tls-san")]
     tls_san: Vec<String>,
+    /// Approve every cluster that asks to join (labs and tests; production approves each with
+    /// `flotilla cluster approve`).
+    #[arg(long)]
+    auto_approve: bool,
+    /// A cluster whose Lease is not renewed for this long turns Ready=Unknown and is tainted
+    /// cluster.flotilla.io/unreachable:NoSchedule.
+    #[arg(long, default_value = "40s", value_parser = crate::fleet::parse_duration)]
+    cluster_grace_period: std::time::Duration,
+    /// How often push workers renew their clusters' Leases.
+    #[arg(long, default_value = "10s", value_parser = crate::fleet::parse_duration)]
+    heartbeat_interval: std::time::Duration,
+    /// Run only the API server: no controllers, no push workers (they can run elsewhere).
+    #[arg(long)]
+    no_controllers: bool,
 }
 
 /// Run the hub until SIGTERM or Ctrl-C.
@@ -91,7 +106,16 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         kubeconfig.display()
     );
 
-    flotilla_api::serve(api, listener, creds.tls, shutdown_signal()).await?;
+    let serving = flotilla_api::serve(api, listener, creds.tls, shutdown_signal());
+    if args.no_controllers {
+        serving.await?;
+    } else {
+        let controllers = controllers::run(&kubeconfig, &args);
+        tokio::select! {
+            r = serving => r?,
+            r = controllers => r?,
+        }
+    }
     tracing::info!("stopped");
     Ok(())
 }
@@ -110,7 +134,7 @@ fn redact(url: &str) -> String {
     }
 }
 
-async fn shutdown_signal() {
+pub async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

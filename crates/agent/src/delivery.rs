@@ -1,0 +1,161 @@
+//! Delivery: keeps one member in step with the Works in its execution namespace on the hub.
+//!
+//! The same loop runs in the pull agent (inside the member, dialling out to the hub) and in the
+//! hub's push workers (dialling in to the member); only the clients differ.
+//!
+//! * A watch on the hub's Works in `flotilla-es-<cluster>` (and nothing else) feeds a
+//!   de-duplicating [`Queue`]; workers reconcile one Work at a time each ([`reconcile`]).
+//! * Watches on the member, one per resource flotilla wrote there and filtered by flotilla's
+//!   managed label, queue the owning Work whenever one of its objects changes ([`watches`]).
+//!   A status change so reaches the Work's status within moments, and a change someone made to a
+//!   field flotilla manages is put back by the re-apply that follows — without polling.
+//! * Every Work is also re-queued periodically, as a safety net for events lost in an outage.
+//!
+//! Both clients' watches resume from the last resourceVersion and back off on errors
+//! (kube-runtime's watcher); a reconcile that fails is retried with exponential backoff.
+
+mod reconcile;
+mod watches;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use flotilla_apis::names::execution_namespace;
+use flotilla_apis::work::v1alpha1::Work;
+use futures::StreamExt;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{watcher, WatchStreamExt};
+use kube::{Api, Client};
+
+use crate::queue::Queue;
+use crate::Applier;
+
+/// How a [`Delivery`] runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Works reconciled at the same time.
+    pub workers: usize,
+    /// Every Work is reconciled at least this often, whatever the watches say.
+    pub resync: Duration,
+    /// Longest wait before retrying a Work that failed.
+    pub max_backoff: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            workers: 8,
+            resync: Duration::from_secs(300),
+            max_backoff: Duration::from_secs(300),
+        }
+    }
+}
+
+/// The Work loop of one member.
+pub struct Delivery {
+    pub(crate) hub: Client,
+    pub(crate) namespace: String,
+    pub(crate) applier: Arc<Applier>,
+    pub(crate) queue: Queue,
+    pub(crate) works: Store<Work>,
+    pub(crate) options: Options,
+    pub(crate) watches: watches::Watches,
+    pub(crate) failures: parking_lot::Mutex<std::collections::HashMap<String, u32>>,
+}
+
+// === impl Delivery ===
+
+impl Delivery {
+    /// Runs the loop for `cluster` until the returned future is dropped: Works are read from
+    /// `hub`, applied to `member`.
+    pub async fn run(hub: Client, member: Client, cluster: &str, options: Options) {
+        let namespace = execution_namespace(cluster);
+        let (store, writer) = reflector::store();
+        let queue = Queue::default();
+        let delivery = Arc::new(Delivery {
+            hub: hub.clone(),
+            namespace: namespace.clone(),
+            applier: Arc::new(Applier::new(member.clone())),
+            watches: watches::Watches::new(member, namespace.clone(), queue.clone()),
+            queue: queue.clone(),
+            works: store,
+            options,
+            failures: Default::default(),
+        });
+        let works: Api<Work> = Api::namespaced(hub, &namespace);
+        let feed = {
+            let queue = queue.clone();
+            watcher(works, watcher::Config::default())
+                .default_backoff()
+                .reflect(writer)
+                .applied_objects()
+                .for_each(move |event| {
+                    match event {
+                        Ok(work) => {
+                            if let Some(name) = &work.metadata.name {
+                                queue.add(name);
+                            }
+                        }
+                        Err(e) => tracing::warn!(error = %e, "watching Works on the hub"),
+                    }
+                    futures::future::ready(())
+                })
+        };
+        let resync = {
+            let d = delivery.clone();
+            async move {
+                let mut tick = tokio::time::interval(d.options.resync);
+                tick.tick().await;
+                loop {
+                    tick.tick().await;
+                    for work in d.works.state() {
+                        if let Some(name) = &work.metadata.name {
+                            d.queue.add(name);
+                        }
+                    }
+                }
+            }
+        };
+        let workers = futures::future::join_all(
+            (0..delivery.options.workers.max(1)).map(|_| delivery.clone().work()),
+        );
+        tracing::info!(%namespace, "delivering Works");
+        tokio::select! {
+            _ = feed => {},
+            _ = resync => {},
+            _ = workers => {},
+        }
+    }
+
+    /// One worker: reconciles queued Works until dropped.
+    async fn work(self: Arc<Self>) {
+        loop {
+            let name = self.queue.next().await;
+            let outcome = self.reconcile(&name).await;
+            self.queue.done(&name);
+            match outcome {
+                Ok(reconcile::Next::Idle) => {
+                    self.failures.lock().remove(&name);
+                }
+                Ok(reconcile::Next::After(delay)) => {
+                    self.failures.lock().remove(&name);
+                    self.queue.add_after(&name, delay);
+                }
+                Err(e) => {
+                    let delay = self.backoff(&name);
+                    tracing::warn!(work = %name, error = %e, retry_in = ?delay, "reconciling a Work failed");
+                    self.queue.add_after(&name, delay);
+                }
+            }
+        }
+    }
+
+    /// 1 s, 2 s, 4 s, ... up to `max_backoff`, per Work.
+    fn backoff(&self, name: &str) -> Duration {
+        let mut failures = self.failures.lock();
+        let n = failures.entry(name.to_owned()).or_default();
+        *n = n.saturating_add(1);
+        let secs = 1u64 << (*n - 1).min(16);
+        Duration::from_secs(secs).min(self.options.max_backoff)
+    }
+}

@@ -1,0 +1,118 @@
+//! Watches on the member: one per resource flotilla has written there.
+//!
+//! Each watch is a metadata-only watch (no specs or statuses held in memory, so memory does not
+//! grow with the size of the objects) over all namespaces, filtered by flotilla's managed label
+//! (so it sees only objects flotilla wrote). An event names its Work in the owner annotation; the
+//! Work is queued, and its reconcile re-applies (undoing drift in fields flotilla manages) and
+//! reads the status back. A watch is started the first time a Work's result names its resource
+//! and lives as long as the delivery.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use flotilla_apis::names::{MANAGED_LABEL, OWNER_ANNOTATION};
+use futures::StreamExt;
+use kube::api::{DynamicObject, PartialObjectMeta};
+use kube::discovery::ApiResource;
+use kube::runtime::{watcher, WatchStreamExt};
+use kube::{Api, Client};
+use parking_lot::Mutex;
+
+use crate::queue::Queue;
+use crate::ManifestResult;
+
+/// The member watches of one delivery.
+pub(crate) struct Watches {
+    member: Client,
+    namespace: String,
+    queue: Queue,
+    started: Arc<Mutex<HashSet<(String, String, String)>>>,
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+// === impl Watches ===
+
+impl Watches {
+    pub(crate) fn new(member: Client, namespace: String, queue: Queue) -> Self {
+        Self {
+            member,
+            namespace,
+            queue,
+            started: Default::default(),
+            tasks: Default::default(),
+        }
+    }
+
+    /// Starts a watch for every resource in `results` not watched yet.
+    pub(crate) fn ensure(&self, results: &[ManifestResult]) {
+        for r in results {
+            let id = &r.identifier;
+            if id.resource.is_empty() {
+                continue;
+            }
+            let key = (id.group.clone(), id.version.clone(), id.resource.clone());
+            if !self.started.lock().insert(key) {
+                continue;
+            }
+            let api_version = if id.group.is_empty() {
+                id.version.clone()
+            } else {
+                format!("{}/{}", id.group, id.version)
+            };
+            let ar = ApiResource {
+                group: id.group.clone(),
+                version: id.version.clone(),
+                api_version,
+                kind: id.kind.clone(),
+                plural: id.resource.clone(),
+            };
+            let task = tokio::spawn(watch(
+                Api::<PartialObjectMeta<DynamicObject>>::all_with(self.member.clone(), &ar),
+                ar.plural.clone(),
+                self.namespace.clone(),
+                self.queue.clone(),
+            ));
+            self.tasks.lock().push(task);
+        }
+    }
+}
+
+impl Drop for Watches {
+    fn drop(&mut self) {
+        for t in self.tasks.lock().drain(..) {
+            t.abort();
+        }
+    }
+}
+
+async fn watch(
+    api: Api<PartialObjectMeta<DynamicObject>>,
+    resource: String,
+    namespace: String,
+    queue: Queue,
+) {
+    tracing::debug!(%resource, "watching the member");
+    let config = watcher::Config::default().labels(&format!("{MANAGED_LABEL}=true"));
+    let prefix = format!("{namespace}/");
+    // Metadata only: the Api of PartialObjectMeta asks the member for metadata, not objects.
+    watcher(api, config)
+        .default_backoff()
+        .touched_objects()
+        .for_each(|event| {
+            match event {
+                Ok(meta) => {
+                    let owner = meta
+                        .metadata
+                        .annotations
+                        .as_ref()
+                        .and_then(|a| a.get(OWNER_ANNOTATION));
+                    if let Some(work) = owner.and_then(|o| o.strip_prefix(&prefix)) {
+                        queue.add(work);
+                    }
+                }
+                Err(e) => tracing::warn!(%resource, error = %e, "watching the member"),
+            }
+            futures::future::ready(())
+        })
+        .await;
+}

@@ -1,0 +1,301 @@
+//! Heartbeats: the member's Lease on the hub, renewed every interval, and the Cluster's status.
+//!
+//! The Lease `flotilla-system/<cluster>` is the liveness signal: the hub's cluster-health
+//! controller marks the Cluster `Ready=Unknown` and taints it when the Lease is not renewed in
+//! time. The Cluster's status says what the member is (version, nodes, resources, APIs) and
+//! whether the agent can reach it: `Ready=False` with reason `MemberUnreachable` when the agent
+//! runs but its member does not answer. The status is written when it changes and at least
+//! every `status_refresh`, not every beat, so a fleet of idle clusters does not flood watchers.
+//!
+//! A credential the hub no longer accepts (401), a Lease or Cluster it forbids (403) or removed
+//! (404) end the heartbeat with [`Error::Revoked`]: the agent must stop, not retry forever.
+
+mod summary;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use flotilla_apis::cluster::v1alpha1::{
+    Cluster, ClusterStatus, CONDITION_JOINED, CONDITION_READY, REASON_CLUSTER_READY, REASON_JOINED,
+    REASON_MEMBER_UNREACHABLE,
+};
+use flotilla_apis::names::SYSTEM_NAMESPACE;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, MicroTime, Time};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Patch, PatchParams, PostParams};
+use kube::{Api, Client};
+use serde_json::json;
+
+use crate::{Error, Result};
+
+/// How often, and what, the heartbeat reports.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// How often the Lease is renewed (and the member probed).
+    pub interval: Duration,
+    /// The Lease's `leaseDurationSeconds`: how long the hub may wait before it doubts the agent.
+    pub lease_duration: Duration,
+    /// The Cluster's status is written at least this often, even when nothing changed.
+    pub status_refresh: Duration,
+    /// Node and pod resources are summed at most this often.
+    pub resources_refresh: Duration,
+    /// The member's served APIs are discovered at most this often.
+    pub discovery_refresh: Duration,
+    /// Written to the Lease's `holderIdentity`: who renews it.
+    pub holder: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            interval: Duration::from_secs(10),
+            lease_duration: Duration::from_secs(40),
+            status_refresh: Duration::from_secs(60),
+            resources_refresh: Duration::from_secs(60),
+            discovery_refresh: Duration::from_secs(300),
+            holder: "flotilla-agent".into(),
+        }
+    }
+}
+
+/// What is known of the member, refreshed at different paces.
+#[derive(Default)]
+struct Known {
+    version: Option<String>,
+    nodes: Option<(
+        flotilla_apis::cluster::v1alpha1::NodeSummary,
+        BTreeMap<String, i128>,
+    )>,
+    apis: Option<(
+        Instant,
+        Vec<flotilla_apis::cluster::v1alpha1::ApiEnablement>,
+    )>,
+    resources: Option<(Instant, BTreeMap<String, i128>)>,
+    written: Option<(Instant, ClusterStatus)>,
+}
+
+/// Renews `cluster`'s Lease and writes its status through `hub`, probing `member`, until the
+/// hub revokes the credential (the only way it returns).
+pub async fn run(hub: Client, member: Client, cluster: &str, options: Options) -> Result<()> {
+    let leases: Api<Lease> = Api::namespaced(hub.clone(), SYSTEM_NAMESPACE);
+    let clusters: Api<Cluster> = Api::all(hub);
+    let mut known = Known::default();
+    let mut tick = tokio::time::interval(options.interval);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if let Err(e) = renew(&leases, cluster, &options).await {
+            fatal_or_log(e, cluster)?;
+        }
+        let probe = probe(&member, &mut known, &options).await;
+        if let Err(e) = report(&clusters, cluster, &mut known, probe, &options).await {
+            fatal_or_log(e, cluster)?;
+        }
+    }
+}
+
+fn fatal_or_log(e: Error, cluster: &str) -> Result<()> {
+    match e {
+        Error::Revoked(_) => Err(e),
+        e => {
+            tracing::warn!(%cluster, error = %e, "heartbeat");
+            Ok(())
+        }
+    }
+}
+
+/// Classifies a hub error: refusals of the credential are fatal.
+fn hub_error(action: String, source: kube::Error) -> Error {
+    match &source {
+        kube::Error::Api(s) if s.code == 401 => Error::Revoked(format!(
+            "the hub no longer accepts this agent's credential ({action}: 401 Unauthorized)"
+        )),
+        kube::Error::Api(s) if s.code == 403 || s.code == 404 => {
+            Error::Revoked(format!("{action}: {}", s.message))
+        }
+        _ => Error::Hub { action, source },
+    }
+}
+
+async fn renew(leases: &Api<Lease>, cluster: &str, options: &Options) -> Result<()> {
+    let secs = i32::try_from(options.lease_duration.as_secs()).unwrap_or(i32::MAX);
+    let spec = json!({
+        "holderIdentity": options.holder,
+        "leaseDurationSeconds": secs,
+        "renewTime": MicroTime(Timestamp::now()),
+    });
+    let patched = leases
+        .patch(
+            cluster,
+            &PatchParams::default(),
+            &Patch::Merge(&json!({ "spec": spec })),
+        )
+        .await;
+    match patched {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 404 => {
+            // Push workers hold the hub's own credential and create the Lease on first beat;
+            // a pull agent's Lease is created at approval, and may not be re-created by it.
+            let lease: Lease = serde_json::from_value(json!({
+                "metadata": {"name": cluster, "namespace": SYSTEM_NAMESPACE},
+                "spec": spec,
+            }))
+            .map_err(|source| Error::Encode {
+                object: format!("Lease {SYSTEM_NAMESPACE}/{cluster}"),
+                source,
+            })?;
+            leases
+                .create(&PostParams::default(), &lease)
+                .await
+                .map(|_| ())
+                .map_err(|e| hub_error(format!("creating Lease {SYSTEM_NAMESPACE}/{cluster}"), e))
+        }
+        Err(e) => Err(hub_error(
+            format!("renewing Lease {SYSTEM_NAMESPACE}/{cluster}"),
+            e,
+        )),
+    }
+}
+
+/// `Ok` when the member answers (its version refreshed), else why not.
+async fn probe(member: &Client, known: &mut Known, options: &Options) -> Result<(), String> {
+    let version = tokio::time::timeout(options.interval, member.apiserver_version())
+        .await
+        .map_err(|_| {
+            format!(
+                "the member's API server did not answer within {:?}",
+                options.interval
+            )
+        })?
+        .map_err(|e| format!("the member's API server is unreachable: {e}"))?;
+    known.version = Some(version.git_version);
+    match summary::nodes(member).await {
+        Ok(nodes) => known.nodes = Some(nodes),
+        Err(e) => tracing::warn!(error = %e, "listing the member's nodes"),
+    }
+    let stale = |at: Option<Instant>, every: Duration| at.is_none_or(|t| t.elapsed() >= every);
+    if stale(known.apis.as_ref().map(|a| a.0), options.discovery_refresh) {
+        match summary::api_enablements(member).await {
+            Ok(apis) => known.apis = Some((Instant::now(), apis)),
+            Err(e) => tracing::warn!(error = %e, "discovering the member's APIs"),
+        }
+    }
+    if stale(
+        known.resources.as_ref().map(|r| r.0),
+        options.resources_refresh,
+    ) {
+        match summary::requested(member).await {
+            Ok(r) => known.resources = Some((Instant::now(), r)),
+            Err(e) => tracing::warn!(error = %e, "summing the member's pod requests"),
+        }
+    }
+    Ok(())
+}
+
+async fn report(
+    clusters: &Api<Cluster>,
+    cluster: &str,
+    known: &mut Known,
+    probe: Result<(), String>,
+    options: &Options,
+) -> Result<()> {
+    let current = clusters
+        .get(cluster)
+        .await
+        .map_err(|e| hub_error(format!("reading Cluster {cluster}"), e))?;
+    let previous = current.status.clone().unwrap_or_default();
+    let mut status = previous.clone();
+    let now = Timestamp::now();
+    set_condition(
+        &mut status.conditions,
+        CONDITION_JOINED,
+        "True",
+        REASON_JOINED,
+        "the agent is connected",
+        now,
+    );
+    match &probe {
+        Ok(()) => {
+            set_condition(
+                &mut status.conditions,
+                CONDITION_READY,
+                "True",
+                REASON_CLUSTER_READY,
+                "the member's API server answers",
+                now,
+            );
+            status.kubernetes_version = known.version.clone();
+        }
+        Err(why) => set_condition(
+            &mut status.conditions,
+            CONDITION_READY,
+            "False",
+            REASON_MEMBER_UNREACHABLE,
+            why,
+            now,
+        ),
+    }
+    if let Some((nodes, allocatable)) = &known.nodes {
+        status.node_summary = Some(*nodes);
+        let requested = known.resources.as_ref().map(|r| &r.1);
+        status.resource_summary = Some(summary::resources(
+            allocatable,
+            requested.unwrap_or(&BTreeMap::new()),
+        ));
+    }
+    if let Some((_, apis)) = &known.apis {
+        status.api_enablements = apis.clone();
+    }
+    let unchanged = {
+        let mut a = status.clone();
+        let mut b = previous.clone();
+        a.last_heartbeat_time = None;
+        b.last_heartbeat_time = None;
+        a == b
+    };
+    let fresh = known
+        .written
+        .as_ref()
+        .is_some_and(|(at, _)| at.elapsed() < options.status_refresh);
+    if unchanged && fresh {
+        return Ok(());
+    }
+    status.last_heartbeat_time = Some(Time(now));
+    clusters
+        .patch_status(
+            cluster,
+            &PatchParams::default(),
+            &Patch::Merge(&json!({ "status": status })),
+        )
+        .await
+        .map_err(|e| hub_error(format!("writing the status of Cluster {cluster}"), e))?;
+    known.written = Some((Instant::now(), status));
+    Ok(())
+}
+
+/// Sets condition `type_`, keeping its transition time when the status did not change.
+pub(crate) fn set_condition(
+    conditions: &mut Vec<Condition>,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+    now: Timestamp,
+) {
+    let transition = conditions
+        .iter()
+        .find(|c| c.type_ == type_ && c.status == status)
+        .map(|c| c.last_transition_time.clone())
+        .unwrap_or(Time(now));
+    conditions.retain(|c| c.type_ != type_);
+    conditions.push(Condition {
+        type_: type_.to_owned(),
+        status: status.to_owned(),
+        reason: reason.to_owned(),
+        message: message.to_owned(),
+        observed_generation: None,
+        last_transition_time: transition,
+    });
+    conditions.sort_by(|a, b| a.type_.cmp(&b.type_));
+}

@@ -1,0 +1,198 @@
+//! What the member is: its version, its nodes and their resources, the APIs it serves — read
+//! from the member and shaped into the Cluster's status.
+
+use std::collections::BTreeMap;
+
+use flotilla_apis::cluster::v1alpha1::{ApiEnablement, ApiResource, NodeSummary, ResourceSummary};
+use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use kube::api::ListParams;
+use kube::{Api, Client};
+
+/// Node counts and allocatable resources of the member's ready nodes.
+pub(crate) async fn nodes(member: &Client) -> kube::Result<(NodeSummary, BTreeMap<String, i128>)> {
+    let nodes: Api<Node> = Api::all(member.clone());
+    let mut summary = NodeSummary::default();
+    let mut allocatable = BTreeMap::new();
+    for node in nodes.list(&ListParams::default()).await?.items {
+        summary.total_num += 1;
+        let status = node.status.unwrap_or_default();
+        let ready = status
+            .conditions
+            .unwrap_or_default()
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.status == "True");
+        if !ready {
+            continue;
+        }
+        summary.ready_num += 1;
+        for (name, q) in status.allocatable.unwrap_or_default() {
+            if let Some(v) = milli(&q.0) {
+                *allocatable.entry(name).or_default() += v;
+            }
+        }
+    }
+    Ok((summary, allocatable))
+}
+
+/// What the member's pods that still hold resources request, summed.
+pub(crate) async fn requested(member: &Client) -> kube::Result<BTreeMap<String, i128>> {
+    let pods: Api<Pod> = Api::all(member.clone());
+    let params = ListParams::default()
+        .fields("status.phase!=Succeeded,status.phase!=Failed")
+        .limit(500);
+    let mut total: BTreeMap<String, i128> = BTreeMap::new();
+    let mut continue_token = None;
+    loop {
+        let mut page_params = params.clone();
+        page_params.continue_token = continue_token;
+        let page = pods.list(&page_params).await?;
+        for pod in &page.items {
+            let Some(spec) = &pod.spec else { continue };
+            *total.entry("pods".into()).or_default() += 1000;
+            for c in &spec.containers {
+                let requests = c.resources.as_ref().and_then(|r| r.requests.as_ref());
+                for (name, q) in requests.into_iter().flatten() {
+                    if let Some(v) = milli(&q.0) {
+                        *total.entry(name.clone()).or_default() += v;
+                    }
+                }
+            }
+        }
+        continue_token = page.metadata.continue_.filter(|c| !c.is_empty());
+        if continue_token.is_none() {
+            return Ok(total);
+        }
+    }
+}
+
+/// The member's resources as the Cluster reports them.
+pub(crate) fn resources(
+    allocatable: &BTreeMap<String, i128>,
+    allocated: &BTreeMap<String, i128>,
+) -> ResourceSummary {
+    let shape = |m: &BTreeMap<String, i128>| {
+        m.iter()
+            .map(|(k, v)| (k.clone(), Quantity(format_milli(*v))))
+            .collect()
+    };
+    ResourceSummary {
+        allocatable: shape(allocatable),
+        allocated: shape(allocated),
+        replica_estimates: Vec::new(),
+    }
+}
+
+/// The group-versions and resources the member serves (subresources left out).
+pub(crate) async fn api_enablements(member: &Client) -> kube::Result<Vec<ApiEnablement>> {
+    let discovery = kube::Discovery::new(member.clone()).run().await?;
+    let mut out = Vec::new();
+    for group in discovery.groups() {
+        for version in group.versions() {
+            let mut resources: Vec<ApiResource> = group
+                .versioned_resources(version)
+                .into_iter()
+                .map(|(ar, _)| ApiResource {
+                    name: ar.plural,
+                    kind: ar.kind,
+                })
+                .collect();
+            resources.sort_by(|a, b| a.name.cmp(&b.name));
+            let group_version = if group.name().is_empty() {
+                version.to_owned()
+            } else {
+                format!("{}/{version}", group.name())
+            };
+            out.push(ApiEnablement {
+                group_version,
+                resources,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.group_version.cmp(&b.group_version));
+    Ok(out)
+}
+
+/// A quantity in thousandths of its unit (`100m` → 100, `2` → 2000, `1Gi` → 1073741824000).
+pub(crate) fn milli(s: &str) -> Option<i128> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .unwrap_or(s.len());
+    let (number, suffix) = s.split_at(split);
+    let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
+    let negative = whole.starts_with('-');
+    let whole: i128 = whole.trim_start_matches(['-', '+']).parse().unwrap_or(0);
+    // Thousandths from the fraction, rounded up as Kubernetes rounds requests.
+    let mut frac_milli: i128 = 0;
+    let mut scale = 100;
+    let mut rest = false;
+    for (i, c) in frac.chars().enumerate() {
+        let d = i128::from(c.to_digit(10)? as u8);
+        if i < 3 {
+            frac_milli += d * scale;
+            scale /= 10;
+        } else if d > 0 {
+            rest = true;
+        }
+    }
+    let base = whole * 1000 + frac_milli + i128::from(rest);
+    let factor: i128 = match suffix {
+        "" => 1000,
+        "m" => 1,
+        "k" => 1000 * 1000,
+        "M" => 1000 * 1_000_000,
+        "G" => 1000 * 1_000_000_000,
+        "T" => 1000 * 1_000_000_000_000,
+        "Ki" => 1000 * 1024,
+        "Mi" => 1000 * 1024 * 1024,
+        "Gi" => 1000 * 1024 * 1024 * 1024,
+        "Ti" => 1000 * 1024 * 1024 * 1024 * 1024,
+        _ if suffix.starts_with(['e', 'E']) => {
+            let exp: u32 = suffix[1..].parse().ok()?;
+            1000 * 10i128.checked_pow(exp)?
+        }
+        _ => return None,
+    };
+    // `base` is in thousandths already; a suffix of "m" means the number was thousandths.
+    let v = if suffix == "m" {
+        whole + i128::from(frac_milli > 0 || rest)
+    } else {
+        base * factor / 1000
+    };
+    Some(if negative { -v } else { v })
+}
+
+/// Thousandths back to a quantity: whole units when exact (`2000` → `2`), else `m` (`1500m`).
+pub(crate) fn format_milli(v: i128) -> String {
+    if v % 1000 == 0 {
+        (v / 1000).to_string()
+    } else {
+        format!("{v}m")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities_in_thousandths() {
+        for (q, want) in [
+            ("100m", Some(100)),
+            ("2", Some(2000)),
+            ("1.5", Some(1500)),
+            ("0.0001", Some(1)),
+            ("1Ki", Some(1_024_000)),
+            ("16Gi", Some(16 * 1024 * 1024 * 1024 * 1000)),
+            ("1k", Some(1_000_000)),
+            ("110", Some(110_000)),
+            ("1e3", Some(1_000_000)),
+            ("5x", None),
+        ] {
+            assert_eq!(milli(q), want, "{q}");
+        }
+        assert_eq!(format_milli(2000), "2");
+        assert_eq!(format_milli(1500), "1500m");
+    }
+}

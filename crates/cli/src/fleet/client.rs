@@ -1,0 +1,80 @@
+//! Reaching the hub from the CLI, and the small parsers the commands share.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+
+/// The kubeconfig to use: `--kubeconfig`, else `KUBECONFIG`, else `~/.kube/config` (as kubectl).
+pub async fn hub_config(kubeconfig: Option<&Path>) -> Result<(Config, Kubeconfig)> {
+    let kc = match kubeconfig {
+        Some(path) => Kubeconfig::read_from(path)
+            .with_context(|| format!("cannot read the kubeconfig {}", path.display()))?,
+        None => Kubeconfig::read().context(
+            "no kubeconfig: pass --kubeconfig (e.g. the hub's DATA_DIR/admin.kubeconfig) or set KUBECONFIG",
+        )?,
+    };
+    let config = Config::from_custom_kubeconfig(kc.clone(), &KubeConfigOptions::default())
+        .await
+        .context("the kubeconfig is not usable")?;
+    Ok((config, kc))
+}
+
+/// A client for the hub (see [`hub_config`]).
+pub async fn hub_client(kubeconfig: Option<&Path>) -> Result<Client> {
+    let (config, _) = hub_config(kubeconfig).await?;
+    Client::try_from(config).context("cannot build a client for the hub")
+}
+
+/// `30s`, `5m`, `1h`, `2d` or plain seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(split);
+    let n: u64 = n
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration: write e.g. 30s, 5m, 1h or 2d"))?;
+    let secs = match unit {
+        "" | "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86400,
+        _ => {
+            return Err(format!(
+                "{s:?} is not a duration: write e.g. 30s, 5m, 1h or 2d"
+            ))
+        }
+    };
+    Ok(Duration::from_secs(secs))
+}
+
+/// `k=v,k2=v2` into labels.
+pub fn parse_labels(s: &str) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for pair in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((k, v)) = pair.split_once('=') else {
+            bail!("--labels takes key=value pairs separated by commas (got {pair:?})");
+        };
+        out.insert(k.trim().to_owned(), v.trim().to_owned());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_labels() {
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
+        assert!(parse_duration("1y").is_err());
+        let l = parse_labels("env=prod, tier=web").unwrap();
+        assert_eq!(l.get("tier").map(String::as_str), Some("web"));
+        assert!(parse_labels("oops").is_err());
+    }
+}

@@ -1,0 +1,146 @@
+//! `flotilla join NAME --member-kubeconfig M`: push mode. The member's kubeconfig is stored in a
+//! Secret in `flotilla-system` that the Cluster points to, and a worker inside the hub does the
+//! agent's job. Only the admin can do this, so it is approved at once.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use base64::Engine;
+use clap::Args;
+use flotilla_apis::cluster::v1alpha1::{Cluster, ClusterSpec, SecretRef, SyncMode};
+use flotilla_apis::names::{push_secret_name, SYSTEM_NAMESPACE};
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Patch, PatchParams};
+use kube::config::Kubeconfig;
+use kube::Api;
+use serde_json::json;
+
+use super::client::{hub_client, parse_labels};
+
+/// Options of `flotilla join`.
+#[derive(Args, Debug)]
+pub struct JoinArgs {
+    /// The name the member gets on the hub (a DNS label, e.g. eu-west-1).
+    name: String,
+    /// The hub's admin kubeconfig (default: KUBECONFIG, then ~/.kube/config).
+    #[arg(long, env = "KUBECONFIG")]
+    kubeconfig: Option<PathBuf>,
+    /// A kubeconfig for the member cluster; it is stored on the hub (Secret in flotilla-system).
+    #[arg(long)]
+    member_kubeconfig: PathBuf,
+    /// Labels for the Cluster, for placement: k=v,k2=v2.
+    #[arg(long)]
+    labels: Option<String>,
+    /// The member's region.
+    #[arg(long)]
+    region: Option<String>,
+    /// The member's zone.
+    #[arg(long)]
+    zone: Option<String>,
+    /// The member's provider.
+    #[arg(long)]
+    provider: Option<String>,
+}
+
+/// Runs `flotilla join`.
+pub async fn run(args: JoinArgs) -> Result<()> {
+    let labels = parse_labels(args.labels.as_deref().unwrap_or_default())?;
+    let mut member = Kubeconfig::read_from(&args.member_kubeconfig)
+        .with_context(|| format!("cannot read {}", args.member_kubeconfig.display()))?;
+    inline_files(&mut member)?;
+    let text = serde_yaml::to_string(&member)?;
+    // The hub will use it from another process; make sure it works before storing it.
+    let member_client = flotilla_agent::push::client_from_kubeconfig(&text).await?;
+    let version = member_client.apiserver_version().await.with_context(|| {
+        format!(
+            "the member cluster does not answer with {}",
+            args.member_kubeconfig.display()
+        )
+    })?;
+    let endpoint = member
+        .clusters
+        .first()
+        .and_then(|c| c.cluster.as_ref())
+        .and_then(|c| c.server.clone());
+
+    let hub = hub_client(args.kubeconfig.as_deref()).await?;
+    let secret_name = push_secret_name(&args.name);
+    let secret: Secret = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": secret_name, "namespace": SYSTEM_NAMESPACE},
+        "type": "Opaque",
+        "data": {"kubeconfig": base64::engine::general_purpose::STANDARD.encode(text.as_bytes())},
+    }))?;
+    let clusters: Api<Cluster> = Api::all(hub.clone());
+    if let Some(existing) = clusters.get_opt(&args.name).await? {
+        if existing.spec.sync_mode != SyncMode::Push {
+            bail!("cluster {} is already registered in Pull mode; remove it first with `flotilla cluster remove {}`", args.name, args.name);
+        }
+    }
+    let pp = PatchParams::apply(flotilla_apis::names::FIELD_MANAGER).force();
+    Api::<Secret>::namespaced(hub.clone(), SYSTEM_NAMESPACE)
+        .patch(&secret_name, &pp, &Patch::Apply(&secret))
+        .await
+        .context("storing the member credential on the hub")?;
+    let mut cluster = Cluster::new(
+        &args.name,
+        ClusterSpec {
+            sync_mode: SyncMode::Push,
+            api_endpoint: endpoint,
+            secret_ref: Some(SecretRef {
+                namespace: SYSTEM_NAMESPACE.into(),
+                name: secret_name,
+            }),
+            region: args.region,
+            zone: args.zone,
+            provider: args.provider,
+            taints: vec![],
+        },
+    );
+    cluster.metadata.labels = Some(labels).filter(|l| !l.is_empty());
+    let mut body = serde_json::to_value(&cluster)?;
+    body["apiVersion"] = json!("cluster.flotilla.io/v1alpha1");
+    body["kind"] = json!("Cluster");
+    clusters
+        .patch(&args.name, &pp, &Patch::Apply(&body))
+        .await
+        .context("registering the Cluster on the hub")?;
+    flotilla_controllers::registry::approve(&hub, &args.name, "flotilla join (push)").await?;
+    println!(
+        "cluster {} joined in Push mode (Kubernetes {}); the hub's worker delivers its Works",
+        args.name, version.git_version
+    );
+    Ok(())
+}
+
+/// Replaces file references in a kubeconfig with the files' contents, so it works elsewhere.
+fn inline_files(kc: &mut Kubeconfig) -> Result<()> {
+    let b64 = |path: &str| -> Result<String> {
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("cannot read {path} (named in the member kubeconfig)"))?;
+        Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
+    };
+    for c in kc.clusters.iter_mut().filter_map(|c| c.cluster.as_mut()) {
+        if let Some(path) = c.certificate_authority.take() {
+            c.certificate_authority_data = Some(b64(&path)?);
+        }
+    }
+    for u in kc
+        .auth_infos
+        .iter_mut()
+        .filter_map(|a| a.auth_info.as_mut())
+    {
+        if let Some(path) = u.client_certificate.take() {
+            u.client_certificate_data = Some(b64(&path)?);
+        }
+        if let Some(path) = u.client_key.take() {
+            u.client_key_data = Some(b64(&path)?.into());
+        }
+        if let Some(path) = u.token_file.take() {
+            let token =
+                std::fs::read_to_string(&path).with_context(|| format!("cannot read {path}"))?;
+            u.token = Some(token.trim().to_owned().into());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,32 @@
+//! The controllers and push workers `serve` runs beside the API server. They are ordinary
+//! clients of the hub (through its admin kubeconfig), as they would be in another process.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use flotilla_agent::{delivery, heartbeat, push};
+use flotilla_controllers::{health, joining};
+
+use super::ServeArgs;
+
+/// Runs the controllers until dropped (returns only if the hub cannot be reached at all).
+pub async fn run(kubeconfig: &Path, args: &ServeArgs) -> Result<()> {
+    let hub = crate::fleet::hub_client(Some(kubeconfig))
+        .await
+        .context("the controllers cannot reach the hub")?;
+    let beat = heartbeat::Options {
+        interval: args.heartbeat_interval,
+        holder: "flotilla-hub/push".into(),
+        ..heartbeat::Options::default()
+    };
+    let grace = health::Options {
+        grace: args.cluster_grace_period,
+        ..health::Options::default()
+    };
+    tokio::join!(
+        joining::run(hub.clone(), args.auto_approve),
+        health::run(hub.clone(), grace),
+        push::supervise(hub, delivery::Options::default(), beat),
+    );
+    Ok(())
+}

@@ -1,0 +1,292 @@
+//! Cluster health: from Lease heartbeats to the `Ready` condition and taints.
+//!
+//! An agent (or push worker) renews its cluster's Lease in `flotilla-system` every few seconds
+//! and writes `Ready=True`, or `Ready=False` (`MemberUnreachable`) when it runs but cannot reach
+//! its member. This controller watches the other side: a joined cluster whose Lease was not
+//! renewed within the grace period turns `Ready=Unknown` (`ClusterUnreachable`) and gets the taint
+//! `cluster.flotilla.io/unreachable:NoSchedule`; a cluster its agent reports not ready gets
+//! `cluster.flotilla.io/not-ready:NoSchedule`. Taints are removed once the cluster reports
+//! `Ready=True` again. Other taints (set by users) are never touched.
+
+use std::time::Duration;
+
+use flotilla_apis::cluster::v1alpha1::{
+    Cluster, Taint, TaintEffect, CONDITION_JOINED, CONDITION_READY, REASON_CLUSTER_UNREACHABLE,
+    TAINT_NOT_READY, TAINT_UNREACHABLE,
+};
+use flotilla_apis::names::SYSTEM_NAMESPACE;
+use futures::StreamExt;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Patch, PatchParams};
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::{watcher, WatchStreamExt};
+use kube::{Api, Client, ResourceExt};
+use serde_json::json;
+
+/// Timing of the health controller.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// A Lease not renewed for this long makes its cluster `Ready=Unknown`.
+    pub grace: Duration,
+    /// How often every cluster is checked.
+    pub check_every: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            grace: Duration::from_secs(40),
+            check_every: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Runs until dropped.
+pub async fn run(hub: Client, options: Options) {
+    let (clusters, cluster_writer) = reflector::store();
+    let (leases, lease_writer) = reflector::store();
+    let cluster_feed = watcher(Api::<Cluster>::all(hub.clone()), watcher::Config::default())
+        .default_backoff()
+        .reflect(cluster_writer)
+        .for_each(|_| futures::future::ready(()));
+    let lease_feed = watcher(
+        Api::<Lease>::namespaced(hub.clone(), SYSTEM_NAMESPACE),
+        watcher::Config::default(),
+    )
+    .default_backoff()
+    .reflect(lease_writer)
+    .for_each(|_| futures::future::ready(()));
+    let checks = async {
+        let mut tick = tokio::time::interval(options.check_every);
+        loop {
+            tick.tick().await;
+            for cluster in clusters.state() {
+                if let Err(e) = check(&hub, &cluster, &leases, &options).await {
+                    tracing::warn!(cluster = %cluster.name_any(), error = %e, "cluster health");
+                }
+            }
+        }
+    };
+    tokio::select! {
+        _ = cluster_feed => {},
+        _ = lease_feed => {},
+        _ = checks => {},
+    }
+}
+
+fn condition<'a>(cluster: &'a Cluster, type_: &str) -> Option<&'a Condition> {
+    cluster
+        .status
+        .as_ref()?
+        .conditions
+        .iter()
+        .find(|c| c.type_ == type_)
+}
+
+/// What the cluster's health says its Ready condition and managed taints should be.
+#[derive(Debug, PartialEq)]
+struct Verdict {
+    /// `Some` to overwrite Ready (with Unknown); `None` to leave the agent's word.
+    unknown_since: Option<u64>,
+    taints: Vec<&'static str>,
+}
+
+fn judge(
+    cluster: &Cluster,
+    lease: Option<&Lease>,
+    now: Timestamp,
+    grace: Duration,
+) -> Option<Verdict> {
+    let joined = condition(cluster, CONDITION_JOINED)?;
+    if joined.status != "True" {
+        return None;
+    }
+    let renewed = lease
+        .and_then(|l| l.spec.as_ref())
+        .and_then(|s| s.renew_time.as_ref())
+        .map(|t| t.0)
+        .unwrap_or(joined.last_transition_time.0);
+    let silent = now.duration_since(renewed).as_secs().max(0) as u64;
+    if silent > grace.as_secs() {
+        return Some(Verdict {
+            unknown_since: Some(silent),
+            taints: vec![TAINT_UNREACHABLE],
+        });
+    }
+    let taints = match condition(cluster, CONDITION_READY).map(|c| c.status.as_str()) {
+        Some("True") => vec![],
+        Some("False") => vec![TAINT_NOT_READY],
+        // Heartbeats resumed, but the agent has not said Ready yet: keep what is there.
+        _ => cluster
+            .spec
+            .taints
+            .iter()
+            .filter_map(|t| {
+                [TAINT_UNREACHABLE, TAINT_NOT_READY]
+                    .into_iter()
+                    .find(|k| *k == t.key)
+            })
+            .collect(),
+    };
+    Some(Verdict {
+        unknown_since: None,
+        taints,
+    })
+}
+
+async fn check(
+    hub: &Client,
+    cluster: &Cluster,
+    leases: &Store<Lease>,
+    options: &Options,
+) -> crate::Result<()> {
+    let name = cluster.name_any();
+    let lease = leases.get(&ObjectRef::new(&name).within(SYSTEM_NAMESPACE));
+    let now = Timestamp::now();
+    let Some(verdict) = judge(cluster, lease.as_deref(), now, options.grace) else {
+        return Ok(());
+    };
+    let api: Api<Cluster> = Api::all(hub.clone());
+    let hub_err = |action: &str, source| crate::Error::Hub {
+        action: format!("{action} Cluster {name}"),
+        source,
+    };
+    if let Some(silent) = verdict.unknown_since {
+        let ready = condition(cluster, CONDITION_READY);
+        if ready.is_none_or(|c| c.status != "Unknown") {
+            let mut conditions = cluster
+                .status
+                .as_ref()
+                .map(|s| s.conditions.clone())
+                .unwrap_or_default();
+            conditions.retain(|c| c.type_ != CONDITION_READY);
+            conditions.push(Condition {
+                type_: CONDITION_READY.into(),
+                status: "Unknown".into(),
+                reason: REASON_CLUSTER_UNREACHABLE.into(),
+                message: format!("no heartbeat for {silent}s (the agent or push worker stopped renewing the cluster's Lease)"),
+                observed_generation: None,
+                last_transition_time: Time(now),
+            });
+            conditions.sort_by(|a, b| a.type_.cmp(&b.type_));
+            tracing::warn!(cluster = %name, silent_seconds = silent, "cluster unreachable");
+            api.patch_status(
+                &name,
+                &PatchParams::default(),
+                &Patch::Merge(&json!({"status": {"conditions": conditions}})),
+            )
+            .await
+            .map_err(|e| hub_err("marking unreachable", e))?;
+        }
+    }
+    let managed = [TAINT_UNREACHABLE, TAINT_NOT_READY];
+    let mut taints: Vec<Taint> = cluster
+        .spec
+        .taints
+        .iter()
+        .filter(|t| !managed.contains(&t.key.as_str()) || verdict.taints.contains(&t.key.as_str()))
+        .cloned()
+        .collect();
+    for key in &verdict.taints {
+        if !taints.iter().any(|t| t.key == *key) {
+            taints.push(Taint {
+                key: (*key).to_owned(),
+                value: None,
+                effect: TaintEffect::NoSchedule,
+                time_added: Some(Time(now)),
+            });
+        }
+    }
+    if taints != cluster.spec.taints {
+        tracing::info!(cluster = %name, taints = ?verdict.taints, "cluster taints");
+        api.patch(
+            &name,
+            &PatchParams::default(),
+            &Patch::Merge(&json!({"spec": {"taints": taints}})),
+        )
+        .await
+        .map_err(|e| hub_err("tainting", e))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flotilla_apis::cluster::v1alpha1::{ClusterSpec, ClusterStatus};
+    use k8s_openapi::api::coordination::v1::LeaseSpec;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+
+    fn cond(type_: &str, status: &str, at: Timestamp) -> Condition {
+        Condition {
+            type_: type_.into(),
+            status: status.into(),
+            reason: "R".into(),
+            message: String::new(),
+            observed_generation: None,
+            last_transition_time: Time(at),
+        }
+    }
+
+    fn cluster(conditions: Vec<Condition>) -> Cluster {
+        let mut c = Cluster::new("m1", ClusterSpec::default());
+        c.status = Some(ClusterStatus {
+            conditions,
+            ..Default::default()
+        });
+        c
+    }
+
+    fn lease(renewed: Timestamp) -> Lease {
+        Lease {
+            spec: Some(LeaseSpec {
+                renew_time: Some(MicroTime(renewed)),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn verdicts() {
+        let t0: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        let grace = Duration::from_secs(40);
+        let later = |s: i64| t0 + k8s_openapi::jiff::SignedDuration::from_secs(s);
+        let joined = cond(CONDITION_JOINED, "True", t0);
+        // Not joined: no opinion.
+        assert_eq!(judge(&cluster(vec![]), None, later(100), grace), None);
+        // Fresh lease, Ready=True: no taints.
+        let ready = cluster(vec![joined.clone(), cond(CONDITION_READY, "True", t0)]);
+        assert_eq!(
+            judge(&ready, Some(&lease(later(30))), later(50), grace),
+            Some(Verdict {
+                unknown_since: None,
+                taints: vec![]
+            })
+        );
+        // Lease silent past the grace period: Unknown and unreachable.
+        assert_eq!(
+            judge(&ready, Some(&lease(later(0))), later(41), grace),
+            Some(Verdict {
+                unknown_since: Some(41),
+                taints: vec![TAINT_UNREACHABLE]
+            })
+        );
+        // No lease yet: counted from the time it joined.
+        assert_eq!(
+            judge(&ready, None, later(39), grace).unwrap().unknown_since,
+            None
+        );
+        // The agent says its member is unreachable.
+        let not_ready = cluster(vec![joined, cond(CONDITION_READY, "False", t0)]);
+        assert_eq!(
+            judge(&not_ready, Some(&lease(later(5))), later(6), grace),
+            Some(Verdict {
+                unknown_since: None,
+                taints: vec![TAINT_NOT_READY]
+            })
+        );
+    }
+}

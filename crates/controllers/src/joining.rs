@@ -1,0 +1,89 @@
+//! The joining controller: a Cluster that asked to join and has no answer yet is marked
+//! `Joined=False` with reason `PendingApproval` (so `kubectl get clusters` shows it waiting), or
+//! approved at once when the hub runs with `--auto-approve` (labs and tests).
+
+use std::sync::Arc;
+
+use flotilla_apis::cluster::v1alpha1::{Cluster, CONDITION_JOINED, REASON_PENDING_APPROVAL};
+use futures::StreamExt;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Patch, PatchParams};
+use kube::runtime::{watcher, WatchStreamExt};
+use kube::{Api, Client, ResourceExt};
+use serde_json::json;
+
+use crate::registry;
+
+/// Runs until dropped.
+pub async fn run(hub: Client, auto_approve: bool) {
+    let clusters: Api<Cluster> = Api::all(hub.clone());
+    watcher(clusters.clone(), watcher::Config::default())
+        .default_backoff()
+        .applied_objects()
+        .for_each(|event| {
+            let hub = hub.clone();
+            let clusters = clusters.clone();
+            async move {
+                match event {
+                    Ok(cluster) => {
+                        if let Err(e) =
+                            answer(&hub, &clusters, Arc::new(cluster), auto_approve).await
+                        {
+                            tracing::warn!(error = %e, "joining controller");
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "watching Clusters"),
+                }
+            }
+        })
+        .await;
+}
+
+async fn answer(
+    hub: &Client,
+    clusters: &Api<Cluster>,
+    cluster: Arc<Cluster>,
+    auto_approve: bool,
+) -> crate::Result<()> {
+    if cluster.metadata.deletion_timestamp.is_some() {
+        return Ok(());
+    }
+    let joined = cluster
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.iter().find(|c| c.type_ == CONDITION_JOINED));
+    let name = cluster.name_any();
+    match joined {
+        Some(c) if c.status == "True" => Ok(()),
+        _ if auto_approve => registry::approve(hub, &name, "the hub (--auto-approve)").await,
+        Some(_) => Ok(()),
+        None => {
+            let mut conditions = cluster
+                .status
+                .as_ref()
+                .map(|s| s.conditions.clone())
+                .unwrap_or_default();
+            conditions.push(Condition {
+                type_: CONDITION_JOINED.into(),
+                status: "False".into(),
+                reason: REASON_PENDING_APPROVAL.into(),
+                message: format!("waiting for `flotilla cluster approve {name}`"),
+                observed_generation: None,
+                last_transition_time: Time(Timestamp::now()),
+            });
+            clusters
+                .patch_status(
+                    &name,
+                    &PatchParams::default(),
+                    &Patch::Merge(&json!({"status": {"conditions": conditions}})),
+                )
+                .await
+                .map(|_| ())
+                .map_err(|source| crate::Error::Hub {
+                    action: format!("marking Cluster {name} pending approval"),
+                    source,
+                })
+        }
+    }
+}

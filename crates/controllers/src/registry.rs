@@ -1,0 +1,362 @@
+//! The cluster registry: accepting (approving) and removing member clusters.
+//!
+//! Approving a cluster gives it a home on the hub — its execution namespace `flotilla-es-<name>`,
+//! an agent service account there, the RBAC that confines that account to its own namespace, its
+//! own Cluster's status and its own Lease — and marks it `Joined=True`. For a pull cluster that
+//! asked with a bootstrap credential, it also lets that credential fetch the agent's first token.
+//! Every object is server-side applied, so approving twice is harmless.
+//!
+//! Removing a cluster deletes the agent's service account first (its tokens die with it at
+//! once), then everything approval created, and the Cluster. Objects flotilla put into the
+//! member are left running there: removing a cluster from the fleet must not take its workloads
+//! down.
+
+use flotilla_apis::cluster::v1alpha1::{Cluster, SyncMode, CONDITION_JOINED, REASON_APPROVED};
+use flotilla_apis::names::{
+    agent_cluster_role, execution_namespace, push_secret_name, AGENT_BOOTSTRAP_ROLE, AGENT_ROLE,
+    AGENT_SERVICE_ACCOUNT, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_USER_PREFIX, FIELD_MANAGER,
+    REQUESTED_BY_ANNOTATION, SYSTEM_NAMESPACE, WORK_FINALIZER,
+};
+use flotilla_apis::work::v1alpha1::Work;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
+use kube::discovery::ApiResource;
+use kube::{Api, Client, ResourceExt};
+use serde_json::{json, Value};
+
+use crate::{Error, Result};
+
+/// Label on a cluster's execution namespace: the cluster's name.
+pub const CLUSTER_LABEL: &str = "cluster.flotilla.io/name";
+
+/// Accepts cluster `name`: creates what its agent needs and marks it `Joined=True`.
+/// `approver` is recorded in the condition's message.
+pub async fn approve(hub: &Client, name: &str, approver: &str) -> Result<()> {
+    let clusters: Api<Cluster> = Api::all(hub.clone());
+    let cluster = clusters.get(name).await.map_err(|e| not_found(name, e))?;
+    let ns = execution_namespace(name);
+    let mut objects = vec![json!({
+        "apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": ns, "labels": {CLUSTER_LABEL: name}},
+    })];
+    if cluster.spec.sync_mode == SyncMode::Pull {
+        objects.extend(agent_rbac(name));
+        if let Some(user) = cluster
+            .annotations()
+            .get(REQUESTED_BY_ANNOTATION)
+            .filter(|u| u.starts_with(BOOTSTRAP_USER_PREFIX))
+        {
+            objects.extend(bootstrap_rbac(name, user));
+        }
+    }
+    for object in &objects {
+        apply(hub, object).await?;
+    }
+    ensure_lease(hub, name).await?;
+    let mut conditions = cluster
+        .status
+        .as_ref()
+        .map(|s| s.conditions.clone())
+        .unwrap_or_default();
+    let already = conditions
+        .iter()
+        .any(|c| c.type_ == CONDITION_JOINED && c.status == "True");
+    if !already {
+        conditions.retain(|c| c.type_ != CONDITION_JOINED);
+        conditions.push(Condition {
+            type_: CONDITION_JOINED.into(),
+            status: "True".into(),
+            reason: REASON_APPROVED.into(),
+            message: format!("approved by {approver}; waiting for the agent to connect"),
+            observed_generation: None,
+            last_transition_time: Time(Timestamp::now()),
+        });
+        let patch = json!({"status": {"conditions": conditions}});
+        clusters
+            .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map_err(|e| hub_error(format!("marking Cluster {name} joined"), e))?;
+    }
+    tracing::info!(cluster = %name, %approver, "cluster approved");
+    Ok(())
+}
+
+/// The agent's service account and its RBAC: its Works (and their status) in its execution
+/// namespace, renewing its own token, its own Cluster's status, its own Lease — nothing else.
+fn agent_rbac(name: &str) -> Vec<Value> {
+    let ns = execution_namespace(name);
+    let subject =
+        json!([{"kind": "ServiceAccount", "name": AGENT_SERVICE_ACCOUNT, "namespace": ns}]);
+    let cluster_role = agent_cluster_role(name);
+    vec![
+        json!({"apiVersion": "v1", "kind": "ServiceAccount",
+               "metadata": {"name": AGENT_SERVICE_ACCOUNT, "namespace": ns}}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": AGENT_ROLE, "namespace": ns},
+        "rules": [
+          {"apiGroups": ["work.flotilla.io"], "resources": ["works"],
+           "verbs": ["get", "list", "watch", "update", "patch"]},
+          {"apiGroups": ["work.flotilla.io"], "resources": ["works/status"],
+           "verbs": ["get", "update", "patch"]},
+          {"apiGroups": ["", "events.k8s.io"], "resources": ["events"],
+           "verbs": ["create", "update", "patch"]},
+          {"apiGroups": [""], "resources": ["serviceaccounts/token"],
+           "resourceNames": [AGENT_SERVICE_ACCOUNT], "verbs": ["create"]},
+        ]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+               "metadata": {"name": AGENT_ROLE, "namespace": ns},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": AGENT_ROLE},
+               "subjects": subject}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": cluster_role, "labels": {CLUSTER_LABEL: name}},
+        "rules": [
+          {"apiGroups": ["cluster.flotilla.io"], "resources": ["clusters"],
+           "resourceNames": [name], "verbs": ["get"]},
+          {"apiGroups": ["cluster.flotilla.io"], "resources": ["clusters/status"],
+           "resourceNames": [name], "verbs": ["get", "update", "patch"]},
+        ]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+               "metadata": {"name": cluster_role, "labels": {CLUSTER_LABEL: name}},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": cluster_role},
+               "subjects": subject}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": cluster_role, "namespace": SYSTEM_NAMESPACE, "labels": {CLUSTER_LABEL: name}},
+        "rules": [
+          {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+           "resourceNames": [name], "verbs": ["get", "update", "patch"]},
+        ]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+               "metadata": {"name": cluster_role, "namespace": SYSTEM_NAMESPACE, "labels": {CLUSTER_LABEL: name}},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": cluster_role},
+               "subjects": subject}),
+    ]
+}
+
+/// Lets the bootstrap user that asked to join fetch the agent's first token, nothing more.
+fn bootstrap_rbac(name: &str, user: &str) -> Vec<Value> {
+    let ns = execution_namespace(name);
+    vec![
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+               "metadata": {"name": AGENT_BOOTSTRAP_ROLE, "namespace": ns},
+               "rules": [{"apiGroups": [""], "resources": ["serviceaccounts/token"],
+                          "resourceNames": [AGENT_SERVICE_ACCOUNT], "verbs": ["create"]}]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+               "metadata": {"name": AGENT_BOOTSTRAP_ROLE, "namespace": ns},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": AGENT_BOOTSTRAP_ROLE},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]}),
+    ]
+}
+
+/// The Lease the agent renews; created here because a pull agent may only update it.
+async fn ensure_lease(hub: &Client, name: &str) -> Result<()> {
+    let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                       "metadata": {"name": name, "namespace": SYSTEM_NAMESPACE,
+                                    "labels": {CLUSTER_LABEL: name}}});
+    let api = dynamic(hub, &lease, Some(SYSTEM_NAMESPACE));
+    match api.get_opt(name).await {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => apply(hub, &lease).await,
+        Err(e) => Err(hub_error(
+            format!("reading Lease {SYSTEM_NAMESPACE}/{name}"),
+            e,
+        )),
+    }
+}
+
+/// What `remove` did.
+#[derive(Debug, Default)]
+pub struct Removed {
+    /// Works whose finalizer was dropped (their objects stay in the member).
+    pub works_released: usize,
+}
+
+/// Removes cluster `name` from the hub; see the module docs for what is (and is not) removed.
+pub async fn remove(hub: &Client, name: &str) -> Result<Removed> {
+    let clusters: Api<Cluster> = Api::all(hub.clone());
+    let cluster = clusters.get(name).await.map_err(|e| not_found(name, e))?;
+    let ns = execution_namespace(name);
+    let core = |kind: &str, plural: &str| ApiResource {
+        group: String::new(),
+        version: "v1".into(),
+        api_version: "v1".into(),
+        kind: kind.into(),
+        plural: plural.into(),
+    };
+    let rbac = |kind: &str, plural: &str| ApiResource {
+        group: "rbac.authorization.k8s.io".into(),
+        version: "v1".into(),
+        api_version: "rbac.authorization.k8s.io/v1".into(),
+        kind: kind.into(),
+        plural: plural.into(),
+    };
+    let lease = ApiResource {
+        group: "coordination.k8s.io".into(),
+        version: "v1".into(),
+        api_version: "coordination.k8s.io/v1".into(),
+        kind: "Lease".into(),
+        plural: "leases".into(),
+    };
+    let role = agent_cluster_role(name);
+    // The service account first: from this moment the agent's tokens are refused.
+    delete(
+        hub,
+        &core("ServiceAccount", "serviceaccounts"),
+        Some(&ns),
+        AGENT_SERVICE_ACCOUNT,
+    )
+    .await?;
+    let works: Api<Work> = Api::namespaced(hub.clone(), &ns);
+    let mut released = 0;
+    match works.list(&ListParams::default()).await {
+        Ok(list) => {
+            for w in list.items {
+                if w.finalizers().iter().any(|f| f == WORK_FINALIZER) {
+                    let rest: Vec<_> = w
+                        .finalizers()
+                        .iter()
+                        .filter(|f| *f != WORK_FINALIZER)
+                        .collect();
+                    let patch = json!({"metadata": {"finalizers": rest}});
+                    works
+                        .patch(
+                            &w.name_any(),
+                            &PatchParams::default(),
+                            &Patch::Merge(&patch),
+                        )
+                        .await
+                        .map_err(|e| {
+                            hub_error(format!("releasing Work {ns}/{}", w.name_any()), e)
+                        })?;
+                    released += 1;
+                }
+            }
+        }
+        Err(kube::Error::Api(s)) if s.code == 404 => {}
+        Err(e) => return Err(hub_error(format!("listing the Works in {ns}"), e)),
+    }
+    delete(hub, &core("Namespace", "namespaces"), None, &ns).await?;
+    delete(
+        hub,
+        &rbac("ClusterRoleBinding", "clusterrolebindings"),
+        None,
+        &role,
+    )
+    .await?;
+    delete(hub, &rbac("ClusterRole", "clusterroles"), None, &role).await?;
+    delete(
+        hub,
+        &rbac("RoleBinding", "rolebindings"),
+        Some(SYSTEM_NAMESPACE),
+        &role,
+    )
+    .await?;
+    delete(hub, &rbac("Role", "roles"), Some(SYSTEM_NAMESPACE), &role).await?;
+    delete(hub, &lease, Some(SYSTEM_NAMESPACE), name).await?;
+    if cluster.spec.sync_mode == SyncMode::Push {
+        let secret = cluster
+            .spec
+            .secret_ref
+            .as_ref()
+            .map(|r| (r.namespace.clone(), r.name.clone()))
+            .unwrap_or_else(|| (SYSTEM_NAMESPACE.into(), push_secret_name(name)));
+        delete(hub, &core("Secret", "secrets"), Some(&secret.0), &secret.1).await?;
+    }
+    if let Some(id) = cluster
+        .annotations()
+        .get(REQUESTED_BY_ANNOTATION)
+        .and_then(|u| u.strip_prefix(BOOTSTRAP_USER_PREFIX))
+    {
+        let token = format!("{BOOTSTRAP_TOKEN_SECRET_PREFIX}{id}");
+        delete(
+            hub,
+            &core("Secret", "secrets"),
+            Some(SYSTEM_NAMESPACE),
+            &token,
+        )
+        .await?;
+    }
+    clusters
+        .delete(name, &DeleteParams::default())
+        .await
+        .map_err(|e| hub_error(format!("deleting Cluster {name}"), e))?;
+    tracing::info!(cluster = %name, works_released = released, "cluster removed");
+    Ok(Removed {
+        works_released: released,
+    })
+}
+
+async fn delete(hub: &Client, ar: &ApiResource, ns: Option<&str>, name: &str) -> Result<()> {
+    let api: Api<DynamicObject> = match ns {
+        Some(ns) => Api::namespaced_with(hub.clone(), ns, ar),
+        None => Api::all_with(hub.clone(), ar),
+    };
+    match api.delete(name, &DeleteParams::background()).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => Err(hub_error(format!("deleting {} {name}", ar.kind), e)),
+    }
+}
+
+/// Server-side applies `object` (as field manager flotilla, forcing: these objects are ours).
+pub(crate) async fn apply(hub: &Client, object: &Value) -> Result<()> {
+    let ns = object["metadata"]["namespace"].as_str();
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let api = dynamic(hub, object, ns);
+    api.patch(
+        name,
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(object),
+    )
+    .await
+    .map(|_| ())
+    .map_err(|e| {
+        hub_error(
+            format!("applying {} {name}", object["kind"].as_str().unwrap_or("")),
+            e,
+        )
+    })
+}
+
+fn dynamic(hub: &Client, object: &Value, ns: Option<&str>) -> Api<DynamicObject> {
+    let api_version = object["apiVersion"].as_str().unwrap_or("v1");
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let ar = ApiResource {
+        group: group.into(),
+        version: version.into(),
+        api_version: api_version.into(),
+        kind: kind.into(),
+        plural: plural(kind),
+    };
+    match ns {
+        Some(ns) => Api::namespaced_with(hub.clone(), ns, &ar),
+        None => Api::all_with(hub.clone(), &ar),
+    }
+}
+
+/// Plurals of the kinds this module writes.
+fn plural(kind: &str) -> String {
+    match kind {
+        "Namespace" => "namespaces".into(),
+        "ServiceAccount" => "serviceaccounts".into(),
+        "ClusterRoleBinding" => "clusterrolebindings".into(),
+        "RoleBinding" => "rolebindings".into(),
+        "ClusterRole" => "clusterroles".into(),
+        "Role" => "roles".into(),
+        "Lease" => "leases".into(),
+        "Secret" => "secrets".into(),
+        other => format!("{}s", other.to_lowercase()),
+    }
+}
+
+fn not_found(name: &str, e: kube::Error) -> Error {
+    match &e {
+        kube::Error::Api(s) if s.code == 404 => Error::NoSuchCluster(name.to_owned()),
+        _ => hub_error(format!("reading Cluster {name}"), e),
+    }
+}
+
+fn hub_error(action: String, source: kube::Error) -> Error {
+    Error::Hub { action, source }
+}
