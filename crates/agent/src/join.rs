@@ -110,9 +110,12 @@ pub async fn join(
     loop {
         let cluster = match clusters.get(name).await {
             Ok(c) => c,
-            Err(kube::Error::Api(s)) if s.code == 404 => {
+            // The request (or the credential it was made with) is gone: removing a pending
+            // cluster is how the hub says no.
+            Err(kube::Error::Api(s)) if matches!(s.code, 401 | 403 | 404) && waiting.is_none() => {
                 return Err(Error::Revoked(format!(
-                    "the hub denied the join request of cluster {name:?} (its Cluster was removed)"
+                    "the hub denied the join request of cluster {name:?} (`flotilla cluster remove` \
+                     removed it, or its bootstrap credential)"
                 )))
             }
             Err(kube::Error::Api(s)) if s.code == 403 => {
