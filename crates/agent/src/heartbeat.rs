@@ -65,13 +65,13 @@ struct Known {
     version: Option<String>,
     nodes: Option<(
         flotilla_apis::cluster::v1alpha1::NodeSummary,
-        BTreeMap<String, i128>,
+        BTreeMap<String, summary::Amounts>,
     )>,
     apis: Option<(
         Instant,
         Vec<flotilla_apis::cluster::v1alpha1::ApiEnablement>,
     )>,
-    resources: Option<(Instant, BTreeMap<String, i128>)>,
+    resources: Option<(Instant, BTreeMap<String, summary::Amounts>)>,
     written: Option<(Instant, ClusterStatus)>,
 }
 

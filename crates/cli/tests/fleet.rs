@@ -185,7 +185,7 @@ spec:
 fn three_members_join_receive_work_and_stay_healthy() {
     let members = Members::shared(3).expect("member clusters (scripts/members build)");
     let m = |name: &str| members.member(name).expect("member").kubeconfig.clone();
-    let hub = Hub::start_with(&["--cluster-grace-period", "8s", "--heartbeat-interval", "2s"]);
+    let mut hub = Hub::start_with(&["--cluster-grace-period", "8s", "--heartbeat-interval", "2s"]);
 
     // --- Joining: two pull agents ask, the admin approves; one member joins by push.
     let boot1 = hub.dir.path().join("boot-1.kubeconfig");
@@ -312,6 +312,59 @@ fn three_members_join_receive_work_and_stay_healthy() {
         "jsonpath={.status.manifestStatuses[2].feedback.values[?(@.name==\"readyReplicas\")].value.integer}",
     ]);
     assert_eq!(feedback.trim(), "2");
+
+    // --- What the members are: nodes, capacity, APIs (for placement).
+    let summary = hub.ok(&[
+        "get", "cluster/member-1", "-o",
+        "jsonpath={.status.nodeSummary.readyNum} {.status.resourceSummary.replicaEstimates[0].replicas} {.status.apiEnablements[*].groupVersion}",
+    ]);
+    let mut fields = summary.split_whitespace();
+    let ready_nodes: i64 = fields.next().unwrap_or("0").parse().unwrap_or(0);
+    let estimate: i64 = fields.next().unwrap_or("0").parse().unwrap_or(0);
+    assert!(ready_nodes >= 1 && estimate > 0, "{summary}");
+    assert!(summary.contains("apps/v1"), "{summary}");
+
+    // --- A hub restart loses nothing: agents and push workers resume their watches, and a
+    // large manifest (900 kB) written afterwards lands.
+    hub.stop();
+    hub.restart();
+    let big = "x".repeat(900_000);
+    hub.ok_stdin(
+        &["create", "-f", "-"],
+        &format!(
+            r#"apiVersion: work.flotilla.io/v1alpha1
+kind: Work
+metadata: {{name: large, namespace: flotilla-es-member-2}}
+spec:
+  manifests:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: {{name: large, namespace: demo}}
+    data: {{blob: {big}}}
+"#
+        ),
+    );
+    eventually(
+        &hub,
+        Duration::from_secs(60),
+        "large Work applied after a hub restart",
+        || condition(&hub, "work/large", Some("flotilla-es-member-2"), "Applied") == "True",
+    );
+    let size = kc(
+        &m("member-2"),
+        &[
+            "get",
+            "cm",
+            "large",
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.data.blob}",
+        ],
+    )
+    .1
+    .len();
+    assert_eq!(size, 900_000);
 
     // --- Drift: a managed field changed in the member is put back; unmanaged fields stay.
     let m1 = m("member-1");

@@ -3,18 +3,37 @@
 
 use std::collections::BTreeMap;
 
-use flotilla_apis::cluster::v1alpha1::{ApiEnablement, ApiResource, NodeSummary, ResourceSummary};
+use flotilla_apis::cluster::v1alpha1::{
+    ApiEnablement, ApiResource, NodeSummary, ReplicaEstimate, ResourceSummary,
+};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::api::ListParams;
 use kube::{Api, Client};
 
-/// Node counts and allocatable resources of the member's ready nodes.
-pub(crate) async fn nodes(member: &Client) -> kube::Result<(NodeSummary, BTreeMap<String, i128>)> {
+/// Resource name → amount in thousandths of its unit.
+pub(crate) type Amounts = BTreeMap<String, i128>;
+
+/// The request shapes replica estimates are reported for: `(cpu, memory)` per replica, from a
+/// small sidecar-sized pod to a large one. The scheduler uses the one closest to a workload's.
+pub(crate) const ESTIMATE_SHAPES: [(&str, &str); 5] = [
+    ("100m", "128Mi"),
+    ("250m", "256Mi"),
+    ("500m", "512Mi"),
+    ("1", "1Gi"),
+    ("2", "4Gi"),
+];
+
+/// Node counts, and the allocatable resources of each ready, schedulable node by name.
+pub(crate) async fn nodes(
+    member: &Client,
+) -> kube::Result<(NodeSummary, BTreeMap<String, Amounts>)> {
     let nodes: Api<Node> = Api::all(member.clone());
     let mut summary = NodeSummary::default();
-    let mut allocatable = BTreeMap::new();
+    let mut per_node = BTreeMap::new();
     for node in nodes.list(&ListParams::default()).await?.items {
+        let name = node.metadata.name.clone().unwrap_or_default();
+        let cordoned = node.spec.as_ref().and_then(|s| s.unschedulable) == Some(true);
         summary.total_num += 1;
         let status = node.status.unwrap_or_default();
         let ready = status
@@ -26,22 +45,28 @@ pub(crate) async fn nodes(member: &Client) -> kube::Result<(NodeSummary, BTreeMa
             continue;
         }
         summary.ready_num += 1;
-        for (name, q) in status.allocatable.unwrap_or_default() {
+        if cordoned {
+            continue;
+        }
+        let mut allocatable = Amounts::new();
+        for (resource, q) in status.allocatable.unwrap_or_default() {
             if let Some(v) = milli(&q.0) {
-                *allocatable.entry(name).or_default() += v;
+                allocatable.insert(resource, v);
             }
         }
+        per_node.insert(name, allocatable);
     }
-    Ok((summary, allocatable))
+    Ok((summary, per_node))
 }
 
-/// What the member's pods that still hold resources request, summed.
-pub(crate) async fn requested(member: &Client) -> kube::Result<BTreeMap<String, i128>> {
+/// What the member's pods that still hold resources request, by node name ("" for pods not
+/// scheduled yet).
+pub(crate) async fn requested(member: &Client) -> kube::Result<BTreeMap<String, Amounts>> {
     let pods: Api<Pod> = Api::all(member.clone());
     let params = ListParams::default()
         .fields("status.phase!=Succeeded,status.phase!=Failed")
         .limit(500);
-    let mut total: BTreeMap<String, i128> = BTreeMap::new();
+    let mut by_node: BTreeMap<String, Amounts> = BTreeMap::new();
     let mut continue_token = None;
     loop {
         let mut page_params = params.clone();
@@ -49,6 +74,9 @@ pub(crate) async fn requested(member: &Client) -> kube::Result<BTreeMap<String, 
         let page = pods.list(&page_params).await?;
         for pod in &page.items {
             let Some(spec) = &pod.spec else { continue };
+            let total = by_node
+                .entry(spec.node_name.clone().unwrap_or_default())
+                .or_default();
             *total.entry("pods".into()).or_default() += 1000;
             for c in &spec.containers {
                 let requests = c.resources.as_ref().and_then(|r| r.requests.as_ref());
@@ -61,26 +89,73 @@ pub(crate) async fn requested(member: &Client) -> kube::Result<BTreeMap<String, 
         }
         continue_token = page.metadata.continue_.filter(|c| !c.is_empty());
         if continue_token.is_none() {
-            return Ok(total);
+            return Ok(by_node);
         }
     }
 }
 
-/// The member's resources as the Cluster reports them.
+/// The member's resources as the Cluster reports them: totals over its ready, schedulable
+/// nodes, and how many more replicas of each [`ESTIMATE_SHAPES`] request fit, node by node (a
+/// replica cannot span nodes, so free capacity is not simply summed).
 pub(crate) fn resources(
-    allocatable: &BTreeMap<String, i128>,
-    allocated: &BTreeMap<String, i128>,
+    allocatable: &BTreeMap<String, Amounts>,
+    requested: &BTreeMap<String, Amounts>,
 ) -> ResourceSummary {
-    let shape = |m: &BTreeMap<String, i128>| {
+    let quantities = |m: &Amounts| {
         m.iter()
             .map(|(k, v)| (k.clone(), Quantity(format_milli(*v))))
             .collect()
     };
-    ResourceSummary {
-        allocatable: shape(allocatable),
-        allocated: shape(allocated),
-        replica_estimates: Vec::new(),
+    let mut total_allocatable = Amounts::new();
+    for node in allocatable.values() {
+        add(&mut total_allocatable, node);
     }
+    let mut total_requested = Amounts::new();
+    for node in requested.values() {
+        add(&mut total_requested, node);
+    }
+    let replica_estimates = ESTIMATE_SHAPES
+        .iter()
+        .filter_map(|(cpu, memory)| {
+            let request: Amounts = [("cpu", milli(cpu)?), ("memory", milli(memory)?)]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect();
+            let replicas = allocatable
+                .iter()
+                .map(|(name, offered)| fits(offered, requested.get(name), &request))
+                .sum();
+            Some(ReplicaEstimate {
+                request: quantities(&request),
+                replicas,
+            })
+        })
+        .collect();
+    ResourceSummary {
+        allocatable: quantities(&total_allocatable),
+        allocated: quantities(&total_requested),
+        replica_estimates,
+    }
+}
+
+fn add(total: &mut Amounts, more: &Amounts) {
+    for (k, v) in more {
+        *total.entry(k.clone()).or_default() += v;
+    }
+}
+
+/// How many replicas of `request` (plus one pod slot each) fit in what `offered` has left.
+fn fits(offered: &Amounts, used: Option<&Amounts>, request: &Amounts) -> i64 {
+    let free = |resource: &str| {
+        let have = offered.get(resource).copied().unwrap_or(0);
+        let taken = used.and_then(|u| u.get(resource)).copied().unwrap_or(0);
+        (have - taken).max(0)
+    };
+    let mut n = free("pods") / 1000;
+    for (resource, amount) in request.iter().filter(|(_, a)| **a > 0) {
+        n = n.min(free(resource) / amount);
+    }
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// The group-versions and resources the member serves (subresources left out).
@@ -194,5 +269,48 @@ mod tests {
         }
         assert_eq!(format_milli(2000), "2");
         assert_eq!(format_milli(1500), "1500m");
+    }
+
+    #[test]
+    fn replicas_are_estimated_node_by_node() {
+        let amounts = |pairs: &[(&str, &str)]| -> Amounts {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), milli(v).unwrap()))
+                .collect()
+        };
+        // Two nodes with 1.5 CPUs free each: three 1-CPU replicas do not fit, two do.
+        let offered = BTreeMap::from([
+            (
+                "a".to_owned(),
+                amounts(&[("cpu", "2"), ("memory", "8Gi"), ("pods", "110")]),
+            ),
+            (
+                "b".to_owned(),
+                amounts(&[("cpu", "2"), ("memory", "8Gi"), ("pods", "110")]),
+            ),
+        ]);
+        let used = BTreeMap::from([
+            ("a".to_owned(), amounts(&[("cpu", "500m"), ("pods", "1")])),
+            ("b".to_owned(), amounts(&[("cpu", "500m"), ("pods", "1")])),
+            // Unscheduled pods are counted in the totals, not against a node.
+            (String::new(), amounts(&[("cpu", "4"), ("pods", "1")])),
+        ]);
+        let summary = resources(&offered, &used);
+        assert_eq!(summary.allocatable["cpu"].0, "4");
+        assert_eq!(summary.allocated["cpu"].0, "5");
+        assert_eq!(summary.allocated["pods"].0, "3");
+        let estimate = |cpu: &str| {
+            summary
+                .replica_estimates
+                .iter()
+                .find(|e| e.request["cpu"].0 == cpu)
+                .map(|e| e.replicas)
+        };
+        assert_eq!(estimate("1"), Some(2));
+        assert_eq!(estimate("500m"), Some(6));
+        assert_eq!(estimate("100m"), Some(30));
+        // Memory binds first for the largest shape: 8Gi / 4Gi = 2 per node, but 1.5 CPUs / 2 = 0.
+        assert_eq!(estimate("2"), Some(0));
     }
 }

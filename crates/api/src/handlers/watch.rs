@@ -110,7 +110,14 @@ pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Res
             )));
         }
     }
-    let sub = api.cache.subscribe(&prefix, from)?;
+    let sub = match api.cache.subscribe(&prefix, from) {
+        Ok(sub) => sub,
+        // As kube-apiserver: the watch starts (200), then says 410 in an ERROR event and ends.
+        // Clients (client-go reflectors, kube-rs watchers) re-list on that event; kube-rs does
+        // not on an HTTP 410 answer to the watch request itself.
+        Err(e) if e.code == 410 => return Ok(expired(&e)),
+        Err(e) => return Err(e),
+    };
     let enc = Arc::new(Encoder {
         res: res.clone(),
         want: ctx.want,
@@ -188,4 +195,17 @@ pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Res
         http::HeaderValue::from_static("application/json"),
     );
     Ok(r)
+}
+
+/// A watch that only reports that its resourceVersion is too old.
+fn expired(e: &ApiError) -> Response<Body> {
+    let mut line =
+        serde_json::to_vec(&json!({"type": "ERROR", "object": e.to_status()})).unwrap_or_default();
+    line.push(b'\n');
+    let mut r = Response::new(Body::from(line));
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    r
 }
