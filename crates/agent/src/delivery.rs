@@ -46,7 +46,7 @@ impl Default for Options {
         Self {
             workers: 8,
             resync: Duration::from_secs(300),
-            max_backoff: Duration::from_secs(300),
+            max_backoff: Duration::from_secs(30),
         }
     }
 }

@@ -57,9 +57,25 @@ pub struct Api {
     /// Schemas of built-in kinds and CRDs.
     pub schemas: crate::schemas::Schemas,
     ready: AtomicBool,
+    /// Set when the server begins to shut down: open watches end at once (clients re-watch
+    /// elsewhere or after the restart) instead of holding the drain for its whole timeout.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl Api {
+    /// Tell open watches to end: the server is shutting down.
+    pub fn begin_shutdown(&self) {
+        self.stopping.send_replace(true);
+    }
+
+    /// Completes when the server begins to shut down.
+    pub fn stopping(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut rx = self.stopping.subscribe();
+        async move {
+            let _ = rx.wait_for(|stopping| *stopping).await;
+        }
+    }
+
     /// Load the cache, start the lifecycle loops, create the system namespaces, install
     /// flotilla's own kinds.
     pub async fn start(config: Config, store: Store) -> Result<Arc<Api>> {
@@ -76,6 +92,7 @@ impl Api {
             metrics: Metrics::default(),
             schemas: crate::schemas::Schemas::new(),
             ready: AtomicBool::new(false),
+            stopping: tokio::sync::watch::Sender::new(false),
         });
         crate::lifecycle::start(&api);
         // Like kube-apiserver: keep about five minutes of history for watches and continue

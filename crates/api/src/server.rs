@@ -72,6 +72,7 @@ pub async fn serve(
         });
     }
     tracing::info!("shutting down: draining connections");
+    api.begin_shutdown();
     if tokio::time::timeout(DRAIN, graceful.shutdown())
         .await
         .is_err()

@@ -188,6 +188,7 @@ pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Res
     let body = stream::iter(head)
         .chain(live)
         .take_until(tokio::time::sleep(timeout))
+        .take_until(api.stopping())
         .map(Ok::<Bytes, std::convert::Infallible>);
     let mut r = Response::new(Body::from_stream(body));
     r.headers_mut().insert(
