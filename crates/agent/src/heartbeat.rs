@@ -19,9 +19,10 @@ use flotilla_apis::cluster::v1alpha1::{
     Cluster, ClusterStatus, CONDITION_JOINED, CONDITION_READY, REASON_CLUSTER_READY, REASON_JOINED,
     REASON_MEMBER_UNREACHABLE,
 };
+use flotilla_apis::conditions::{self, Set};
 use flotilla_apis::names::SYSTEM_NAMESPACE;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, MicroTime, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client};
@@ -207,35 +208,31 @@ async fn report(
     let previous = current.status.clone().unwrap_or_default();
     let mut status = previous.clone();
     let now = Timestamp::now();
-    set_condition(
-        &mut status.conditions,
-        CONDITION_JOINED,
-        "True",
-        REASON_JOINED,
-        "the agent is connected",
-        now,
-    );
-    match &probe {
+    let joined = Set {
+        type_: CONDITION_JOINED,
+        status: "True",
+        reason: REASON_JOINED,
+        message: "the agent is connected",
+    };
+    conditions::set(&mut status.conditions, joined, now);
+    let ready = match &probe {
         Ok(()) => {
-            set_condition(
-                &mut status.conditions,
-                CONDITION_READY,
-                "True",
-                REASON_CLUSTER_READY,
-                "the member's API server answers",
-                now,
-            );
             status.kubernetes_version = known.version.clone();
+            Set {
+                type_: CONDITION_READY,
+                status: "True",
+                reason: REASON_CLUSTER_READY,
+                message: "the member's API server answers",
+            }
         }
-        Err(why) => set_condition(
-            &mut status.conditions,
-            CONDITION_READY,
-            "False",
-            REASON_MEMBER_UNREACHABLE,
-            why,
-            now,
-        ),
-    }
+        Err(why) => Set {
+            type_: CONDITION_READY,
+            status: "False",
+            reason: REASON_MEMBER_UNREACHABLE,
+            message: why,
+        },
+    };
+    conditions::set(&mut status.conditions, ready, now);
     if let Some((nodes, allocatable)) = &known.nodes {
         status.node_summary = Some(*nodes);
         let requested = known.resources.as_ref().map(|r| &r.1);
@@ -272,30 +269,4 @@ async fn report(
         .map_err(|e| hub_error(format!("writing the status of Cluster {cluster}"), e))?;
     known.written = Some((Instant::now(), status));
     Ok(())
-}
-
-/// Sets condition `type_`, keeping its transition time when the status did not change.
-pub(crate) fn set_condition(
-    conditions: &mut Vec<Condition>,
-    type_: &str,
-    status: &str,
-    reason: &str,
-    message: &str,
-    now: Timestamp,
-) {
-    let transition = conditions
-        .iter()
-        .find(|c| c.type_ == type_ && c.status == status)
-        .map(|c| c.last_transition_time.clone())
-        .unwrap_or(Time(now));
-    conditions.retain(|c| c.type_ != type_);
-    conditions.push(Condition {
-        type_: type_.to_owned(),
-        status: status.to_owned(),
-        reason: reason.to_owned(),
-        message: message.to_owned(),
-        observed_generation: None,
-        last_transition_time: transition,
-    });
-    conditions.sort_by(|a, b| a.type_.cmp(&b.type_));
 }

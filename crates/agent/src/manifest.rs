@@ -134,6 +134,24 @@ pub fn mark(object: &mut Value, namespace: Option<&str>, owner: &str) {
     }
 }
 
+/// The member API resource an identifier from a Work's status names.
+pub fn api_resource(
+    id: &flotilla_apis::work::v1alpha1::ResourceIdentifier,
+) -> kube::discovery::ApiResource {
+    let api_version = if id.group.is_empty() {
+        id.version.clone()
+    } else {
+        format!("{}/{}", id.group, id.version)
+    };
+    kube::discovery::ApiResource {
+        group: id.group.clone(),
+        version: id.version.clone(),
+        api_version,
+        kind: id.kind.clone(),
+        plural: id.resource.clone(),
+    }
+}
+
 /// The Work that owns `annotations`' object, if flotilla applied it.
 pub fn owner_of(annotations: Option<&std::collections::BTreeMap<String, String>>) -> Option<&str> {
     annotations?.get(OWNER_ANNOTATION).map(String::as_str)

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use flotilla_apis::work::v1alpha1::{DeletePolicy, ResourceIdentifier, Work};
 use kube::api::{DeleteParams, DynamicObject, Patch, PatchParams};
 use kube::core::GroupVersionKind;
-use kube::discovery::{ApiResource, Scope};
+use kube::discovery::Scope;
 use kube::{Api, ResourceExt};
 use serde_json::json;
 
@@ -93,18 +93,7 @@ impl Applier {
         owner: &str,
         policy: DeletePolicy,
     ) -> Result<PruneAction> {
-        let api_version = if id.group.is_empty() {
-            id.version.clone()
-        } else {
-            format!("{}/{}", id.group, id.version)
-        };
-        let ar = ApiResource {
-            group: id.group.clone(),
-            version: id.version.clone(),
-            api_version,
-            kind: id.kind.clone(),
-            plural: id.resource.clone(),
-        };
+        let ar = manifest::api_resource(id);
         let api: Api<DynamicObject> = match &id.namespace {
             Some(ns) => Api::namespaced_with(self.client.clone(), ns, &ar),
             None => Api::all_with(self.client.clone(), &ar),

@@ -3,6 +3,7 @@
 //! - [`cluster::v1alpha1`]: `Cluster`, the registry of member clusters (cluster-scoped).
 //! - [`work::v1alpha1`]: `Work`, the manifests delivered to one member, living in that
 //!   member's execution namespace (`flotilla-es-<cluster>`).
+//! - [`conditions`]: setting status conditions as Kubernetes does.
 //! - [`names`]: the namespaces, field manager and other well-known names every component shares.
 //!
 //! Types are plain data (serde + schemars, no I/O). Each kind derives its
@@ -11,6 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod cluster;
+pub mod conditions;
 pub mod names;
 mod schema;
 pub mod work;

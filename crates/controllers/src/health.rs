@@ -14,6 +14,7 @@ use flotilla_apis::cluster::v1alpha1::{
     Cluster, Taint, TaintEffect, CONDITION_JOINED, CONDITION_READY, REASON_CLUSTER_UNREACHABLE,
     TAINT_NOT_READY, TAINT_UNREACHABLE,
 };
+use flotilla_apis::conditions::{self, Set};
 use flotilla_apis::names::SYSTEM_NAMESPACE;
 use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
@@ -77,12 +78,7 @@ pub async fn run(hub: Client, options: Options) {
 }
 
 fn condition<'a>(cluster: &'a Cluster, type_: &str) -> Option<&'a Condition> {
-    cluster
-        .status
-        .as_ref()?
-        .conditions
-        .iter()
-        .find(|c| c.type_ == type_)
+    conditions::find(&cluster.status.as_ref()?.conditions, type_)
 }
 
 /// What the cluster's health says its Ready condition and managed taints should be.
@@ -161,16 +157,17 @@ async fn check(
                 .as_ref()
                 .map(|s| s.conditions.clone())
                 .unwrap_or_default();
-            conditions.retain(|c| c.type_ != CONDITION_READY);
-            conditions.push(Condition {
-                type_: CONDITION_READY.into(),
-                status: "Unknown".into(),
-                reason: REASON_CLUSTER_UNREACHABLE.into(),
-                message: format!("no heartbeat for {silent}s (the agent or push worker stopped renewing the cluster's Lease)"),
-                observed_generation: None,
-                last_transition_time: Time(now),
-            });
-            conditions.sort_by(|a, b| a.type_.cmp(&b.type_));
+            let message = format!(
+                "no heartbeat for {silent}s (the agent or push worker stopped renewing the \
+                 cluster's Lease)"
+            );
+            let unknown = Set {
+                type_: CONDITION_READY,
+                status: "Unknown",
+                reason: REASON_CLUSTER_UNREACHABLE,
+                message: &message,
+            };
+            conditions::set(&mut conditions, unknown, now);
             tracing::warn!(cluster = %name, silent_seconds = silent, "cluster unreachable");
             api.patch_status(
                 &name,

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use flotilla_apis::cluster::v1alpha1::{Cluster, CONDITION_JOINED, REASON_PENDING_APPROVAL};
+use flotilla_apis::conditions::{self, Set};
 use futures::StreamExt;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::{watcher, WatchStreamExt};
@@ -64,14 +64,14 @@ async fn answer(
                 .as_ref()
                 .map(|s| s.conditions.clone())
                 .unwrap_or_default();
-            conditions.push(Condition {
-                type_: CONDITION_JOINED.into(),
-                status: "False".into(),
-                reason: REASON_PENDING_APPROVAL.into(),
-                message: format!("waiting for `flotilla cluster approve {name}`"),
-                observed_generation: None,
-                last_transition_time: Time(Timestamp::now()),
-            });
+            let message = format!("waiting for `flotilla cluster approve {name}`");
+            let pending = Set {
+                type_: CONDITION_JOINED,
+                status: "False",
+                reason: REASON_PENDING_APPROVAL,
+                message: &message,
+            };
+            conditions::set(&mut conditions, pending, Timestamp::now());
             clusters
                 .patch_status(
                     &name,

@@ -12,13 +12,13 @@
 //! down.
 
 use flotilla_apis::cluster::v1alpha1::{Cluster, SyncMode, CONDITION_JOINED, REASON_APPROVED};
+use flotilla_apis::conditions::{self, Set};
 use flotilla_apis::names::{
     agent_cluster_role, execution_namespace, push_secret_name, AGENT_BOOTSTRAP_ROLE, AGENT_ROLE,
     AGENT_SERVICE_ACCOUNT, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_USER_PREFIX, FIELD_MANAGER,
     REQUESTED_BY_ANNOTATION, SYSTEM_NAMESPACE, WORK_FINALIZER,
 };
 use flotilla_apis::work::v1alpha1::Work;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
 use kube::discovery::ApiResource;
@@ -59,19 +59,15 @@ pub async fn approve(hub: &Client, name: &str, approver: &str) -> Result<()> {
         .as_ref()
         .map(|s| s.conditions.clone())
         .unwrap_or_default();
-    let already = conditions
-        .iter()
-        .any(|c| c.type_ == CONDITION_JOINED && c.status == "True");
-    if !already {
-        conditions.retain(|c| c.type_ != CONDITION_JOINED);
-        conditions.push(Condition {
-            type_: CONDITION_JOINED.into(),
-            status: "True".into(),
-            reason: REASON_APPROVED.into(),
-            message: format!("approved by {approver}; waiting for the agent to connect"),
-            observed_generation: None,
-            last_transition_time: Time(Timestamp::now()),
-        });
+    if !conditions::is_true(&conditions, CONDITION_JOINED) {
+        let message = format!("approved by {approver}; waiting for the agent to connect");
+        let approved = Set {
+            type_: CONDITION_JOINED,
+            status: "True",
+            reason: REASON_APPROVED,
+            message: &message,
+        };
+        conditions::set(&mut conditions, approved, Timestamp::now());
         let patch = json!({"status": {"conditions": conditions}});
         clusters
             .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))

@@ -13,7 +13,6 @@ use std::sync::Arc;
 use flotilla_apis::names::{MANAGED_LABEL, OWNER_ANNOTATION};
 use futures::StreamExt;
 use kube::api::{DynamicObject, PartialObjectMeta};
-use kube::discovery::ApiResource;
 use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client};
 use parking_lot::Mutex;
@@ -54,18 +53,7 @@ impl Watches {
             if !self.started.lock().insert(key) {
                 continue;
             }
-            let api_version = if id.group.is_empty() {
-                id.version.clone()
-            } else {
-                format!("{}/{}", id.group, id.version)
-            };
-            let ar = ApiResource {
-                group: id.group.clone(),
-                version: id.version.clone(),
-                api_version,
-                kind: id.kind.clone(),
-                plural: id.resource.clone(),
-            };
+            let ar = crate::manifest::api_resource(id);
             let task = tokio::spawn(watch(
                 Api::<PartialObjectMeta<DynamicObject>>::all_with(self.member.clone(), &ar),
                 ar.plural.clone(),

@@ -13,7 +13,7 @@ use flotilla_agent::{delivery, heartbeat};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
-use super::client::{parse_duration, parse_labels};
+use super::client::{parse_duration, Topology};
 
 /// Options of `flotilla agent`.
 #[derive(Args, Debug)]
@@ -30,18 +30,9 @@ pub struct AgentArgs {
     /// Where the agent keeps its own hub credential; keep it across restarts.
     #[arg(long, default_value = "./flotilla-agent")]
     state_dir: PathBuf,
-    /// Labels the Cluster asks for when joining: k=v,k2=v2.
-    #[arg(long)]
-    labels: Option<String>,
-    /// The member's region (asked for when joining).
-    #[arg(long)]
-    region: Option<String>,
-    /// The member's zone (asked for when joining).
-    #[arg(long)]
-    zone: Option<String>,
-    /// The member's provider (asked for when joining).
-    #[arg(long)]
-    provider: Option<String>,
+    /// Asked for when joining (the admin sees them before approving).
+    #[command(flatten)]
+    topology: Topology,
     /// How often the agent renews its Lease on the hub.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     heartbeat_interval: Duration,
@@ -63,10 +54,10 @@ pub async fn run(args: AgentArgs, shutdown: impl std::future::Future<Output = ()
         })?;
         let request = JoinRequest {
             cluster: args.cluster.clone(),
-            labels: parse_labels(args.labels.as_deref().unwrap_or_default())?,
-            region: args.region.clone(),
-            zone: args.zone.clone(),
-            provider: args.provider.clone(),
+            labels: args.topology.label_map()?,
+            region: args.topology.region.clone(),
+            zone: args.topology.zone.clone(),
+            provider: args.topology.provider.clone(),
         };
         let name = args.cluster.clone();
         join::join(bootstrap, &request, &state, || {

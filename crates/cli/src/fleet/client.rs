@@ -51,6 +51,31 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(secs))
 }
 
+/// Where a member is and how it is labelled: asked for by `flotilla agent` when it joins, set
+/// by `flotilla join`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct Topology {
+    /// Labels for the Cluster, for placement: k=v,k2=v2.
+    #[arg(long)]
+    pub labels: Option<String>,
+    /// The member's region.
+    #[arg(long)]
+    pub region: Option<String>,
+    /// The member's zone.
+    #[arg(long)]
+    pub zone: Option<String>,
+    /// The member's cloud provider (or on-prem).
+    #[arg(long)]
+    pub provider: Option<String>,
+}
+
+impl Topology {
+    /// The labels, parsed.
+    pub fn label_map(&self) -> Result<BTreeMap<String, String>> {
+        parse_labels(self.labels.as_deref().unwrap_or_default())
+    }
+}
+
 /// `k=v,k2=v2` into labels.
 pub fn parse_labels(s: &str) -> Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();

@@ -15,7 +15,7 @@ use kube::config::Kubeconfig;
 use kube::Api;
 use serde_json::json;
 
-use super::client::{hub_client, parse_labels};
+use super::client::{hub_client, Topology};
 
 /// Options of `flotilla join`.
 #[derive(Args, Debug)]
@@ -28,23 +28,13 @@ pub struct JoinArgs {
     /// A kubeconfig for the member cluster; it is stored on the hub (Secret in flotilla-system).
     #[arg(long)]
     member_kubeconfig: PathBuf,
-    /// Labels for the Cluster, for placement: k=v,k2=v2.
-    #[arg(long)]
-    labels: Option<String>,
-    /// The member's region.
-    #[arg(long)]
-    region: Option<String>,
-    /// The member's zone.
-    #[arg(long)]
-    zone: Option<String>,
-    /// The member's provider.
-    #[arg(long)]
-    provider: Option<String>,
+    #[command(flatten)]
+    topology: Topology,
 }
 
 /// Runs `flotilla join`.
 pub async fn run(args: JoinArgs) -> Result<()> {
-    let labels = parse_labels(args.labels.as_deref().unwrap_or_default())?;
+    let labels = args.topology.label_map()?;
     let mut member = Kubeconfig::read_from(&args.member_kubeconfig)
         .with_context(|| format!("cannot read {}", args.member_kubeconfig.display()))?;
     inline_files(&mut member)?;
@@ -91,9 +81,9 @@ pub async fn run(args: JoinArgs) -> Result<()> {
                 namespace: SYSTEM_NAMESPACE.into(),
                 name: secret_name,
             }),
-            region: args.region,
-            zone: args.zone,
-            provider: args.provider,
+            region: args.topology.region,
+            zone: args.topology.zone,
+            provider: args.topology.provider,
             taints: vec![],
         },
     );
