@@ -17,6 +17,7 @@ mod phases;
 mod progress;
 mod report;
 mod stats;
+mod work;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -42,6 +43,11 @@ enum What {
     /// latency at a fixed offered load (open loop), watch delivery latency to 1,000 watchers,
     /// and resident memory at 100,000 ConfigMaps. Takes about 2–5 minutes (`--quick`: ~20 s).
     Api(ApiArgs),
+    /// Benchmark Work delivery with 3 real member clusters (2 joined in Pull mode, 1 in Push
+    /// mode): latency from a Work created on the hub to Applied=True for 1,000 Works at 50/s
+    /// (split pull/push), then the pull agent's memory at 10,000 manifests, then cleanup.
+    /// Takes about 2–4 minutes (`--quick`: about 1).
+    Work(work::WorkArgs),
 }
 
 /// Options of `flotilla bench api`.
@@ -101,6 +107,13 @@ pub async fn run(args: BenchArgs) -> Result<()> {
             tokio::select! {
                 r = api(a) => r,
                 _ = tokio::signal::ctrl_c() => bail!("interrupted; the hub, if one was started, is stopped"),
+            }
+        }
+        What::Work(a) => {
+            // Dropping the benchmark's future stops the hub and agents it started.
+            tokio::select! {
+                r = work::run(a) => r,
+                _ = tokio::signal::ctrl_c() => bail!("interrupted; the hub and agents the benchmark started are stopped"),
             }
         }
     }

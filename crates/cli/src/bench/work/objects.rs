@@ -1,0 +1,104 @@
+//! The objects the benchmark creates: Works of small ConfigMaps, all labelled with the run so
+//! watches, cleanup and the check for leftovers in the members see only this run's objects.
+
+use std::collections::BTreeMap;
+
+use flotilla_apis::work::v1alpha1::{Manifest, Work, WorkSpec};
+use serde_json::json;
+
+/// The label every object of a run carries, valued with the run's name.
+pub const RUN_LABEL: &str = "bench.flotilla.io/run";
+/// The namespace the ConfigMaps are applied to in the members.
+pub const BENCH_NAMESPACE: &str = "bench-work";
+/// Bytes of data in each ConfigMap.
+pub const DATA_BYTES: usize = 256;
+
+/// `bench.flotilla.io/run=RUN`.
+pub fn selector(run: &str) -> String {
+    format!("{RUN_LABEL}={run}")
+}
+
+/// A Work `name` in `namespace` (an execution namespace) holding one ConfigMap per name in
+/// `configmaps`, each with [`DATA_BYTES`] of data.
+pub fn work(run: &str, namespace: &str, name: &str, configmaps: &[String]) -> Work {
+    let labels = BTreeMap::from([(RUN_LABEL.to_string(), run.to_string())]);
+    let payload = "x".repeat(DATA_BYTES);
+    let manifests = configmaps
+        .iter()
+        .map(|cm| {
+            Manifest(json!({
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": cm, "namespace": BENCH_NAMESPACE, "labels": labels},
+                "data": {"payload": payload},
+            }))
+        })
+        .collect();
+    let mut w = Work::new(
+        name,
+        WorkSpec {
+            manifests,
+            ..WorkSpec::default()
+        },
+    );
+    w.metadata.namespace = Some(namespace.to_string());
+    w.metadata.labels = Some(labels);
+    w
+}
+
+/// Split `total` manifests into Works of at most `per_work`: the sizes of the Works.
+pub fn batches(total: usize, per_work: usize) -> Vec<usize> {
+    let per_work = per_work.max(1);
+    let mut out = vec![per_work; total / per_work];
+    if !total.is_multiple_of(per_work) {
+        out.push(total % per_work);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_work_of_labelled_configmaps() {
+        let w = work(
+            "bench-1",
+            "flotilla-es-member-1",
+            "w1",
+            &["a".into(), "b".into()],
+        );
+        let v = serde_json::to_value(&w).unwrap();
+        assert_eq!(v["apiVersion"], "work.flotilla.io/v1alpha1");
+        assert_eq!(v["metadata"]["namespace"], "flotilla-es-member-1");
+        assert_eq!(v["metadata"]["labels"][RUN_LABEL], "bench-1");
+        let m = &v["spec"]["manifests"];
+        assert_eq!(m.as_array().unwrap().len(), 2);
+        assert_eq!(m[1]["metadata"]["name"], "b");
+        assert_eq!(m[1]["metadata"]["namespace"], BENCH_NAMESPACE);
+        assert_eq!(m[1]["metadata"]["labels"][RUN_LABEL], "bench-1");
+        assert_eq!(m[0]["data"]["payload"].as_str().unwrap().len(), DATA_BYTES);
+        assert_eq!(selector("bench-1"), "bench.flotilla.io/run=bench-1");
+    }
+
+    #[test]
+    fn manifests_split_into_works() {
+        let table: &[(usize, usize, &[usize])] = &[
+            (0, 100, &[]),
+            (100, 100, &[100]),
+            (250, 100, &[100, 100, 50]),
+            (9_667, 100, &[100; 96]),
+            (3, 0, &[1, 1, 1]),
+        ];
+        for (total, per, want) in table {
+            let got = batches(*total, *per);
+            if *total == 9_667 {
+                assert_eq!(got.len(), 97);
+                assert_eq!(got.iter().sum::<usize>(), 9_667);
+                assert_eq!(got[96], 67);
+            } else {
+                assert_eq!(&got, want, "{total} by {per}");
+            }
+        }
+    }
+}

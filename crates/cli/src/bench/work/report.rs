@@ -1,0 +1,342 @@
+//! The "Work delivery" report section: when, on what machine and at which commit; the latency
+//! table (all Works, and split by pull and push); the agent's memory before, at M manifests and
+//! after cleanup; and what cleanup left behind. Printed, and appended to BENCHMARKS.md with the
+//! helpers of `bench api`'s report.
+
+use super::cleanup::Cleanup;
+use super::latency::{Latency, Split, SLOW};
+use super::memory::{mib, Memory};
+use super::objects::DATA_BYTES;
+use super::procs::Rss;
+use crate::bench::figures::thousands;
+use crate::bench::stats::{ms, Summary};
+
+/// Karmada's published figure for the same path, printed as the reference.
+pub const KARMADA: &str = "Karmada publishes p99 ≈ 1.3 s from template to applied at 100 \
+clusters; the issue sets no numeric target for this";
+
+/// Everything the section says.
+pub struct Section {
+    /// `YYYY-MM-DD HH:MM UTC`.
+    pub when: String,
+    /// From `report::machine`.
+    pub machine: String,
+    /// From `report::commit`.
+    pub commit: String,
+    /// Scale and build.
+    pub run: String,
+    /// Which member is joined how.
+    pub members: String,
+    /// The latency phase, or why it failed.
+    pub latency: Result<Latency, String>,
+    /// The agent's memory right after joining.
+    pub idle: Option<Rss>,
+    /// The memory phase, or why it failed.
+    pub memory: Result<Memory, String>,
+    /// Cleanup, or why it failed.
+    pub cleanup: Result<Cleanup, String>,
+}
+
+/// The section as Markdown.
+pub fn render(s: &Section) -> String {
+    let mut out = format!(
+        "## {} — Work delivery (`flotilla bench work`) — commit {}\n\n- Machine: {}\n- Run: {}\n\
+         - Members: {}\n\n",
+        s.when, s.commit, s.machine, s.run, s.members
+    );
+    out += "### Latency: Work created on the hub → Applied\n\n";
+    match &s.latency {
+        Ok(l) => out += &latency(l),
+        Err(e) => out += &format!("The phase failed: {}\n", one_line(e)),
+    }
+    out += "\n### Agent memory\n\n";
+    match &s.memory {
+        Ok(m) => out += &memory(m, s.idle, s.cleanup.as_ref().ok()),
+        Err(e) => out += &format!("The phase failed: {}\n", one_line(e)),
+    }
+    out += "\n### Cleanup\n\n";
+    match &s.cleanup {
+        Ok(c) => out += &cleanup(c),
+        Err(e) => out += &format!("Cleanup failed: {}\n", one_line(e)),
+    }
+    out
+}
+
+fn latency(l: &Latency) -> String {
+    let per_member: Vec<String> = l.per_member.iter().map(|n| thousands(*n as u64)).collect();
+    let mut out = format!(
+        "{} Works of one {DATA_BYTES}-byte ConfigMap each, offered at {}/s (open loop; sent at \
+         {:.1}/s), round-robin over the members ({}). Clocks start when the create request \
+         returns and stop when a watch event is received: the Work's `Applied=True` from the \
+         hub, or the ConfigMap from the member.\n\n\
+         | create returned → | Works | p50 | p99 | max |\n|---|---|---|---|---|\n",
+        thousands(l.works as u64),
+        l.rate,
+        l.sent_rate,
+        per_member.join(" / ")
+    );
+    let rows: [(&str, &Split); 3] = [
+        ("all", &l.all),
+        ("pull members", &l.pull),
+        ("push member", &l.push),
+    ];
+    for (what, which) in [
+        ("Applied=True on the hub", true),
+        ("ConfigMap in the member", false),
+    ] {
+        for (group, split) in rows {
+            let s = if which {
+                split.applied
+            } else {
+                split.in_member
+            };
+            out += &format!("| {what}, {group} | {} |\n", summary_cells(s));
+        }
+    }
+    out += &match l.slow {
+        None => format!("\nNo Work took longer than {} ms.\n", SLOW.as_millis()),
+        Some(s) => format!(
+            "\n{} Works took longer than {} ms; they were created between {:.1} s and {:.1} s \
+             into the phase.\n",
+            thousands(s.count as u64),
+            SLOW.as_millis(),
+            s.from.as_secs_f64(),
+            s.to.as_secs_f64()
+        ),
+    };
+    out += &format!("\nReference: {KARMADA}.\n");
+    let (errors, first) = &l.create_errors;
+    let (missing, why) = &l.not_applied;
+    out += &format!(
+        "\nCreate errors: {errors}{}. Works not seen Applied: {missing}{}.\n",
+        first
+            .as_ref()
+            .map(|e| format!(" (first: {})", one_line(e)))
+            .unwrap_or_default(),
+        if why.is_empty() {
+            String::new()
+        } else {
+            format!(" (e.g. {})", one_line(&why.join("; ")))
+        }
+    );
+    out
+}
+
+fn summary_cells(s: Option<Summary>) -> String {
+    match s {
+        Some(s) => format!(
+            "{} | {} | {} | {}",
+            thousands(s.count as u64),
+            ms(s.p50),
+            ms(s.p99),
+            ms(s.max)
+        ),
+        None => "0 | – | – | –".into(),
+    }
+}
+
+fn memory(m: &Memory, idle: Option<Rss>, cleanup: Option<&Cleanup>) -> String {
+    let mut out = format!(
+        "The pull agent of {} (its own process): its Works grow to {} manifests — {} Works of up \
+         to 100 ConfigMaps added — and its memory is read from /proc/PID/status 5 s after the \
+         last Work is seen Applied.\n\n\
+         | agent | manifests | VmRSS | VmHWM (peak so far) |\n|---|---|---|---|\n",
+        m.member,
+        thousands(m.manifests as u64),
+        thousands(m.works as u64),
+    );
+    let row = |what: &str, manifests: usize, r: Rss| {
+        format!(
+            "| {what} | {} | {} | {} |\n",
+            thousands(manifests as u64),
+            mib(r.now),
+            mib(r.peak)
+        )
+    };
+    if let Some(r) = idle {
+        out += &row("idle, right after joining", 0, r);
+    }
+    out += &row("before the phase", m.before_manifests, m.before);
+    out += &row("all Applied", m.manifests, m.after);
+    if let Some(r) = cleanup.and_then(|c| c.agent) {
+        out += &row("after every Work was deleted and pruned", 0, r);
+    }
+    out += &format!(
+        "\nGrowth: {} per 1,000 manifests added (target: memory that stays bounded). {} Works \
+         Applied in {:.1} s; not Applied: {}{}. Hub VmRSS at the end of the phase: {}.\n",
+        m.per_thousand()
+            .map(|b| format!("{:.2} MiB", b / 1024.0 / 1024.0))
+            .unwrap_or_else(|| "–".into()),
+        thousands(m.works as u64),
+        m.took.as_secs_f64(),
+        m.not_applied.0,
+        if m.not_applied.1.is_empty() {
+            String::new()
+        } else {
+            format!(" (e.g. {})", one_line(&m.not_applied.1.join("; ")))
+        },
+        mib(m.hub.now)
+    );
+    out
+}
+
+fn cleanup(c: &Cleanup) -> String {
+    let left: Vec<String> = c.left.iter().map(|(m, n)| format!("{m} {n}")).collect();
+    let deleted = match c.took {
+        Some(t) => format!(
+            "All {} Works deleted, pruned from the members and gone from the hub in {:.1} s.",
+            thousands(c.works as u64),
+            t.as_secs_f64()
+        ),
+        None => format!(
+            "{} of {} Works were still on the hub when the benchmark stopped waiting.",
+            thousands(c.remaining as u64),
+            thousands(c.works as u64)
+        ),
+    };
+    format!(
+        "{deleted} ConfigMaps of the run left in the members: {}.\n",
+        left.join(", ")
+    )
+}
+
+/// Keep error text on one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::super::latency::Slow;
+    use super::*;
+
+    fn summary(p99: u64) -> Option<Summary> {
+        Some(Summary {
+            count: 3,
+            p50: Duration::from_millis(100),
+            p99: Duration::from_millis(p99),
+            max: Duration::from_millis(p99 + 1),
+        })
+    }
+
+    fn rss(mib: u64) -> Rss {
+        Rss {
+            now: mib << 20,
+            peak: (mib + 1) << 20,
+        }
+    }
+
+    fn section() -> Section {
+        let split = Split {
+            applied: summary(300),
+            in_member: summary(200),
+        };
+        Section {
+            when: "2026-11-23 22:00 UTC".into(),
+            machine: "2 CPUs (nproc), X, 1.0 GiB memory".into(),
+            commit: "abc1234".into(),
+            run: "quick scale".into(),
+            members: "member-1, member-2 pull; member-3 push".into(),
+            latency: Ok(Latency {
+                works: 3,
+                rate: 50,
+                sent_rate: 49.96,
+                all: split.clone(),
+                pull: split,
+                push: Split::default(),
+                create_errors: (0, None),
+                not_applied: (1, vec!["ns/w (Applied=False\nApplyFailed: x)".into()]),
+                per_member: vec![1, 1, 1],
+                slow: Some(Slow {
+                    count: 2,
+                    from: Duration::from_millis(5_210),
+                    to: Duration::from_millis(6_580),
+                }),
+            }),
+            idle: Some(rss(20)),
+            memory: Ok(Memory {
+                member: "member-1".into(),
+                before_manifests: 1,
+                before: rss(30),
+                manifests: 2_001,
+                works: 20,
+                after: rss(50),
+                took: Duration::from_millis(12_340),
+                not_applied: (0, vec![]),
+                hub: rss(100),
+            }),
+            cleanup: Ok(Cleanup {
+                works: 23,
+                took: Some(Duration::from_secs(2)),
+                remaining: 0,
+                agent: Some(rss(40)),
+                left: vec![("member-1".into(), 0), ("member-3".into(), 2)],
+            }),
+        }
+    }
+
+    #[test]
+    fn the_section_says_it_all() {
+        let text = render(&section());
+        assert!(
+            text.starts_with(
+                "## 2026-11-23 22:00 UTC — Work delivery (`flotilla bench work`) — commit abc1234\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("sent at 50.0/s"), "{text}");
+        assert!(
+            text.contains(
+                "| Applied=True on the hub, all | 3 | 100.00 ms | 300.00 ms | 301.00 ms |\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("| ConfigMap in the member, push member | 0 | – | – | – |\n"),
+            "{text}"
+        );
+        assert!(text.contains("Karmada publishes p99 ≈ 1.3 s"));
+        assert!(
+            text.contains("2 Works took longer than 250 ms; they were created between 5.2 s and 6.6 s into the phase."),
+            "{text}"
+        );
+        assert!(
+            text.contains("(e.g. ns/w (Applied=False ApplyFailed: x))"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| all Applied | 2,001 | 50.0 MiB | 51.0 MiB |\n"),
+            "{text}"
+        );
+        assert!(text.contains("| idle, right after joining | 0 | 20.0 MiB |"));
+        assert!(text.contains("| after every Work was deleted and pruned | 0 | 40.0 MiB |"));
+        // (50 − 30) MiB over 2,000 manifests.
+        assert!(
+            text.contains("Growth: 10.00 MiB per 1,000 manifests"),
+            "{text}"
+        );
+        assert!(text.contains("Applied in 12.3 s"), "{text}");
+        assert!(
+            text.contains(
+                "in 2.0 s. ConfigMaps of the run left in the members: member-1 0, member-3 2.\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn failed_phases_say_why() {
+        let mut s = section();
+        s.latency = Err("the hub\nexited".into());
+        s.cleanup = Err("boom".into());
+        let text = render(&s);
+        assert!(
+            text.contains("The phase failed: the hub exited\n"),
+            "{text}"
+        );
+        assert!(text.contains("Cleanup failed: boom\n"));
+        assert!(!text.contains("after every Work was deleted"));
+    }
+}
