@@ -2,13 +2,15 @@
 //! objects applied in a real member cluster and `Applied=True` reported back — through both
 //! delivery paths (pull agent, push worker), and the pull agent's memory as its Works grow.
 //!
-//! Parts: [`fleet`] starts the hub and joins the members, [`procs`] runs and stops processes,
+//! Parts: [`fleet`] starts the hub and joins the members ([`members`] starts those when none
+//! are given), [`procs`] runs and stops processes,
 //! [`objects`] builds the Works, [`track`] times them through watches, [`latency`],
 //! [`memory`] and [`cleanup`] are the phases, [`report`] writes the section.
 
 mod cleanup;
 mod fleet;
 mod latency;
+mod members;
 mod memory;
 mod objects;
 mod procs;
