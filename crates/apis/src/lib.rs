@@ -1,8 +1,12 @@
 //! flotilla's own API types and their schemas.
 //!
 //! - [`cluster::v1alpha1`]: `Cluster`, the registry of member clusters (cluster-scoped).
+//! - [`policy::v1alpha1`]: where objects go (`PropagationPolicy`, `ClusterPropagationPolicy`)
+//!   and how they change per cluster (`OverridePolicy`, `ClusterOverridePolicy`), shaped as
+//!   Karmada's `policy.karmada.io/v1alpha1`.
 //! - [`work::v1alpha1`]: `Work`, the manifests delivered to one member, living in that
-//!   member's execution namespace (`flotilla-es-<cluster>`).
+//!   member's execution namespace (`flotilla-es-<cluster>`); `ResourceBinding` and
+//!   `ClusterResourceBinding`, the scheduler's decision for one hub object.
 //! - [`conditions`]: setting status conditions as Kubernetes does.
 //! - [`names`]: the namespaces, field manager and other well-known names every component shares.
 //!
@@ -14,6 +18,7 @@
 pub mod cluster;
 pub mod conditions;
 pub mod names;
+pub mod policy;
 mod schema;
 pub mod work;
 
@@ -47,6 +52,30 @@ pub fn crds() -> Result<Vec<Value>> {
             work::v1alpha1::Work::crd_name(),
             work::v1alpha1::Work::crd(),
         ),
+        (
+            policy::v1alpha1::PropagationPolicy::crd_name(),
+            policy::v1alpha1::PropagationPolicy::crd(),
+        ),
+        (
+            policy::v1alpha1::ClusterPropagationPolicy::crd_name(),
+            policy::v1alpha1::ClusterPropagationPolicy::crd(),
+        ),
+        (
+            policy::v1alpha1::OverridePolicy::crd_name(),
+            policy::v1alpha1::OverridePolicy::crd(),
+        ),
+        (
+            policy::v1alpha1::ClusterOverridePolicy::crd_name(),
+            policy::v1alpha1::ClusterOverridePolicy::crd(),
+        ),
+        (
+            work::v1alpha1::ResourceBinding::crd_name(),
+            work::v1alpha1::ResourceBinding::crd(),
+        ),
+        (
+            work::v1alpha1::ClusterResourceBinding::crd_name(),
+            work::v1alpha1::ClusterResourceBinding::crd(),
+        ),
     ]
     .into_iter()
     .map(|(name, crd)| {
@@ -71,7 +100,16 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["clusters.cluster.flotilla.io", "works.work.flotilla.io"]
+            [
+                "clusters.cluster.flotilla.io",
+                "works.work.flotilla.io",
+                "propagationpolicies.policy.flotilla.io",
+                "clusterpropagationpolicies.policy.flotilla.io",
+                "overridepolicies.policy.flotilla.io",
+                "clusteroverridepolicies.policy.flotilla.io",
+                "resourcebindings.work.flotilla.io",
+                "clusterresourcebindings.work.flotilla.io",
+            ]
         );
     }
 }

@@ -1,5 +1,6 @@
-//! flotilla's own kinds (`Cluster`, `Work`) are served by a fresh hub like built-ins:
-//! listable at once, printer columns, `kubectl explain`, status subresource, enum validation.
+//! flotilla's own kinds (`Cluster`, `Work`, the policies and bindings) are served by a fresh
+//! hub like built-ins: listable at once, printer columns, `kubectl explain`, status
+//! subresource, enum validation; Karmada's policy YAML applies with only its group changed.
 
 mod common;
 
@@ -173,4 +174,157 @@ fn flotilla_crds_come_back_after_a_restart() {
     let log = hub.log();
     assert!(log.contains("installed flotilla CRD"), "{log}");
     assert!(!log.contains("updated flotilla CRD"), "{log}");
+}
+
+/// A Karmada PropagationPolicy; only the group of the apiVersion differs.
+const PROPAGATION: &str = r#"
+apiVersion: policy.flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx-propagation, namespace: demo}
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: nginx}
+  placement:
+    clusterAffinity:
+      labelSelector: {matchLabels: {env: prod}}
+      exclude: [member-3]
+    clusterTolerations:
+    - {key: cluster.flotilla.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 120}
+    spreadConstraints:
+    - {spreadByField: cluster, minGroups: 2, maxGroups: 3}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+        - {targetCluster: {clusterNames: [member-1]}, weight: 2}
+        - {targetCluster: {clusterNames: [member-2]}, weight: 1}
+"#;
+
+/// A Karmada OverridePolicy; only the group of the apiVersion differs.
+const OVERRIDE: &str = r#"
+apiVersion: policy.flotilla.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx-override, namespace: demo}
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: nginx}
+  overrideRules:
+  - targetCluster: {clusterNames: [member-1]}
+    overriders:
+      imageOverrider:
+      - {component: Registry, operator: replace, value: registry.example.com}
+      plaintext:
+      - {path: /spec/replicas, operator: replace, value: 3}
+      - {path: /metadata/annotations, operator: add, value: {team: web}}
+"#;
+
+const BINDING: &str = r#"
+apiVersion: work.flotilla.io/v1alpha1
+kind: ResourceBinding
+metadata: {name: nginx-deployment, namespace: demo}
+spec:
+  resource: {apiVersion: apps/v1, kind: Deployment, namespace: demo, name: nginx}
+  replicas: 6
+  clusters: [{name: member-1, replicas: 4}, {name: member-2, replicas: 2}]
+"#;
+
+#[test]
+fn karmada_style_policies_and_bindings_are_served() {
+    let hub = Hub::start();
+    k(&hub, "create namespace demo");
+    k_in(&hub, "apply -f -", PROPAGATION);
+    k_in(&hub, "apply -f -", OVERRIDE);
+    k_in(&hub, "apply -f -", BINDING);
+
+    // Karmada's defaults are filled in; the shapes survive storage whole.
+    let pp = common::json(&k(&hub, "get pp nginx-propagation -n demo -o json"));
+    assert_eq!(pp["spec"]["conflictResolution"], "Abort");
+    assert_eq!(pp["spec"]["priority"], 0);
+    let placement = &pp["spec"]["placement"];
+    assert_eq!(placement["clusterAffinity"]["exclude"][0], "member-3");
+    assert_eq!(placement["clusterTolerations"][0]["tolerationSeconds"], 120);
+    assert_eq!(
+        placement["replicaScheduling"]["weightPreference"]["staticWeightList"][0]["weight"],
+        2
+    );
+    let table = k(&hub, "get propagationpolicies -n demo");
+    let head: Vec<&str> = table
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        head,
+        ["NAME", "CONFLICT-RESOLUTION", "PRIORITY", "AGE"],
+        "{table}"
+    );
+    assert!(table.contains("nginx-propagation   Abort"), "{table}");
+    let op = common::json(&k(&hub, "get op nginx-override -n demo -o json"));
+    let o = &op["spec"]["overrideRules"][0]["overriders"];
+    assert_eq!(o["plaintext"][0]["value"], 3);
+    assert_eq!(o["plaintext"][1]["value"]["team"], "web");
+    assert_eq!(o["imageOverrider"][0]["component"], "Registry");
+
+    // Bindings: status through the subresource, conditions as columns.
+    hub.ok(&[
+        "patch", "rb", "nginx-deployment", "-n", "demo", "--subresource=status", "--type=merge", "-p",
+        r#"{"status":{"conditions":[{"type":"Scheduled","status":"True","reason":"Success","message":"","lastTransitionTime":"2025-01-02T03:04:05Z"}],"aggregatedStatus":[{"clusterName":"member-1","applied":true,"health":"Healthy","status":{"readyReplicas":4}}]}}"#,
+    ]);
+    let table = k(&hub, "get resourcebindings -n demo");
+    let lines: Vec<Vec<&str>> = table
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        lines[0],
+        ["NAME", "SCHEDULED", "FULLYAPPLIED", "AGE"],
+        "{table}"
+    );
+    assert_eq!(lines[1][..2], ["nginx-deployment", "True"], "{table}");
+    let rb = common::json(&k(&hub, "get rb nginx-deployment -n demo -o json"));
+    assert_eq!(
+        rb["status"]["aggregatedStatus"][0]["status"]["readyReplicas"],
+        4
+    );
+    let all = k(&hub, "get flotilla -n demo -o name");
+    for want in [
+        "propagationpolicy.policy.flotilla.io/nginx-propagation",
+        "overridepolicy.policy.flotilla.io/nginx-override",
+        "resourcebinding.work.flotilla.io/nginx-deployment",
+    ] {
+        assert!(all.contains(want), "{want} not in {all}");
+    }
+    let explained = k(
+        &hub,
+        "explain propagationpolicy.spec.placement.replicaScheduling",
+    );
+    assert!(explained.contains("replicaSchedulingType"), "{explained}");
+
+    // A Karmada field flotilla does not act on is refused, not silently kept.
+    let unknown = PROPAGATION
+        .replace("name: nginx-propagation", "name: unknown")
+        .replace(
+            "  placement:",
+            "  schedulerName: default-scheduler\n  placement:",
+        );
+    let err = common::k_in_err(&hub, "apply -f -", &unknown);
+    assert!(
+        err.contains("unknown field \"spec.schedulerName\""),
+        "{err}"
+    );
+
+    // Enums are enforced.
+    let bad = PROPAGATION
+        .replace("name: nginx-propagation", "name: bad")
+        .replace(
+            "replicaSchedulingType: Divided",
+            "replicaSchedulingType: Split",
+        );
+    let err = common::k_in_err(&hub, "apply -f -", &bad);
+    assert!(
+        err.contains("spec.placement.replicaScheduling.replicaSchedulingType: Unsupported value"),
+        "{err}"
+    );
 }

@@ -5,11 +5,13 @@
 //! manifests and writes the status: per manifest whether it applied, whether it is available,
 //! and the status fields fed back from the member.
 
+mod binding;
 mod spec;
 mod status;
 #[cfg(test)]
 mod tests;
 
+pub use binding::*;
 pub use spec::*;
 pub use status::*;
 

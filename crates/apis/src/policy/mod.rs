@@ -1,0 +1,3 @@
+//! `policy.flotilla.io`: which objects go to which member clusters, and how they change there.
+
+pub mod v1alpha1;
