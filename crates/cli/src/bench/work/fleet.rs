@@ -123,16 +123,7 @@ impl Fleet {
             let agent = match mode {
                 Mode::Pull => Some(start_agent(&name, &kubeconfig, &admin, dir.path()).await?),
                 Mode::Push => {
-                    flotilla(&[
-                        OsStr::new("join"),
-                        OsStr::new(&name),
-                        OsStr::new("--kubeconfig"),
-                        admin.as_os_str(),
-                        OsStr::new("--member-kubeconfig"),
-                        kubeconfig.as_os_str(),
-                    ])
-                    .await
-                    .with_context(|| format!("joining {name} in Push mode"))?;
+                    join_push(&name, &admin, &kubeconfig, progress).await?;
                     None
                 }
             };
@@ -331,6 +322,37 @@ async fn start_agent(name: &str, member: &Path, admin: &Path, dir: &Path) -> Res
     )
 }
 
+/// `flotilla join NAME` (push), tried up to 3 times: it is idempotent, and with the hub's
+/// `--auto-approve` its approval races the joining controller's, which the hub has been seen to
+/// answer with 409 Conflict. A retry is reported, so the race stays visible.
+async fn join_push(name: &str, admin: &Path, member: &Path, progress: &Progress) -> Result<()> {
+    const ATTEMPTS: usize = 3;
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let joined = flotilla(&[
+            OsStr::new("join"),
+            OsStr::new(name),
+            OsStr::new("--kubeconfig"),
+            admin.as_os_str(),
+            OsStr::new("--member-kubeconfig"),
+            member.as_os_str(),
+        ])
+        .await;
+        match joined {
+            Ok(()) => return Ok(()),
+            Err(e) if attempt < ATTEMPTS => {
+                progress.note(&format!(
+                    "warning: joining {name} failed, trying again: {}",
+                    format!("{e:#}").lines().next().unwrap_or_default()
+                ));
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => return Err(e.context(format!("joining {name} in Push mode"))),
+        }
+    }
+}
+
 /// Run a short `flotilla …` command to its end; an error quotes its output.
 async fn flotilla(args: &[&OsStr]) -> Result<()> {
     let exe = std::env::current_exe().context("cannot locate the flotilla binary")?;
@@ -338,6 +360,9 @@ async fn flotilla(args: &[&OsStr]) -> Result<()> {
         .args(args)
         .env("RUST_LOG", "warn")
         .env_remove("KUBECONFIG")
+        // Its error message is quoted; a backtrace would bury it.
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
         .kill_on_drop(true)
         .output()
         .await
