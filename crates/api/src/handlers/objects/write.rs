@@ -353,18 +353,18 @@ where
         crate::defaults::on_update(res, &old, &mut new);
         crate::access::join::keep_requested_by(res, &old, &mut new);
         let cur_rv = cur.mod_revision.to_string();
-        let precondition = match meta_str(&new, "resourceVersion") {
-            Some(rv) if !rv.is_empty() => {
-                if rv != cur_rv {
-                    return Err(ApiError::conflict(
-                        target(res, name),
-                        "the object has been modified; please apply your changes to the latest version and try again",
-                    ));
-                }
-                true
+        // A resourceVersion the change sets (a PUT's body, a patch naming one) is the client's
+        // precondition. One the change merely kept from `old` (a patch without it) matches by
+        // construction, and on a lost race below the change is applied again to the newer
+        // object, as kube-apiserver's GuaranteedUpdate does.
+        if let Some(rv) = meta_str(&new, "resourceVersion").filter(|rv| !rv.is_empty()) {
+            if rv != cur_rv {
+                return Err(ApiError::conflict(
+                    target(res, name),
+                    "the object has been modified; please apply your changes to the latest version and try again",
+                ));
             }
-            _ => false,
-        };
+        }
         // Fields only the server sets.
         let owned: &[&str] = if system {
             &["uid", "creationTimestamp", "name", "namespace"]
@@ -418,15 +418,9 @@ where
         };
         match result {
             Ok(o) => return Ok(o),
-            Err(flotilla_store::Error::Conflict { .. }) if !precondition => {
+            Err(flotilla_store::Error::Conflict { .. }) => {
                 api.cache.sync().await?;
                 continue;
-            }
-            Err(flotilla_store::Error::Conflict { .. }) => {
-                return Err(ApiError::conflict(
-                    target(res, name),
-                    "the object has been modified; please apply your changes to the latest version and try again",
-                ))
             }
             Err(flotilla_store::Error::NotFound { .. }) => {
                 return Err(ApiError::not_found(target(res, name)))

@@ -199,3 +199,57 @@ async fn events_written_through_either_api_are_one_object() {
     let same = guaranteed_update(&api, &new, &key, "e", false, |old| Ok(old.clone())).await;
     assert!(matches!(same, Ok(Outcome::Unchanged(_))));
 }
+
+/// Patches that name no resourceVersion never fail for a concurrent write: each is applied
+/// again to the newer object (kube-apiserver's GuaranteedUpdate). Two controllers patching one
+/// Cluster's status at once got 409 before.
+#[tokio::test]
+async fn concurrent_patches_without_a_resource_version_all_apply() {
+    use axum::body::Body;
+    use http::{Method, Request};
+    use http_body_util::BodyExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let api = api(&dir).await;
+    let res = configmaps(&api);
+    commit_create(&api, &res, cm("shared"), Some("test"), false)
+        .await
+        .unwrap();
+    let patch = |i: usize| {
+        let api = api.clone();
+        async move {
+            let body = json!({"metadata": {"labels": {format!("writer-{i}"): "yes"}}});
+            let req = Request::builder()
+                .method(Method::PATCH)
+                .uri("/api/v1/namespaces/default/configmaps/shared")
+                .header(http::header::AUTHORIZATION, "Bearer test")
+                .header(http::header::CONTENT_TYPE, "application/merge-patch+json")
+                .body(Body::from(serde_json::to_vec(&body).unwrap()))
+                .unwrap();
+            crate::handlers::handle(api, req).await.status().as_u16()
+        }
+    };
+    let codes = futures::future::join_all((0..24).map(|i| tokio::spawn(patch(i)))).await;
+    for code in codes {
+        assert_eq!(code.unwrap(), 200);
+    }
+    // A patch naming a stale resourceVersion is still refused.
+    let stale = json!({"metadata": {"resourceVersion": "1", "labels": {"late": "yes"}}});
+    let req = Request::builder()
+        .method(Method::PATCH)
+        .uri("/api/v1/namespaces/default/configmaps/shared")
+        .header(http::header::AUTHORIZATION, "Bearer test")
+        .header(http::header::CONTENT_TYPE, "application/merge-patch+json")
+        .body(Body::from(serde_json::to_vec(&stale).unwrap()))
+        .unwrap();
+    let resp = crate::handlers::handle(api.clone(), req).await;
+    assert_eq!(resp.status().as_u16(), 409);
+    let stored = api
+        .cache
+        .get(&res.key(Some("default"), "shared"))
+        .unwrap()
+        .value();
+    let labels = stored["metadata"]["labels"].as_object().unwrap();
+    assert_eq!(labels.len(), 24, "{labels:?}");
+    let _ = resp.into_body().collect().await;
+}
