@@ -15,6 +15,33 @@
 //! the kinds are served like built-ins (discovery, OpenAPI, `kubectl explain`, printer columns).
 #![deny(missing_docs)]
 
+/// A cluster-scoped kind's spec that wraps its namespaced twin's (`Cluster…Spec { spec }`,
+/// serde-flattened): derefs to the shared spec and converts from it, so controllers handle one
+/// spec type for both scopes.
+macro_rules! twin_spec {
+    ($outer:ident, $inner:ident) => {
+        impl std::ops::Deref for $outer {
+            type Target = $inner;
+
+            fn deref(&self) -> &$inner {
+                &self.spec
+            }
+        }
+
+        impl std::ops::DerefMut for $outer {
+            fn deref_mut(&mut self) -> &mut $inner {
+                &mut self.spec
+            }
+        }
+
+        impl From<$inner> for $outer {
+            fn from(spec: $inner) -> Self {
+                Self { spec }
+            }
+        }
+    };
+}
+
 pub mod cluster;
 pub mod conditions;
 pub mod names;

@@ -67,25 +67,7 @@ pub struct ClusterOverrideSpec {
 
 // === impl ClusterOverrideSpec ===
 
-impl std::ops::Deref for ClusterOverrideSpec {
-    type Target = OverrideSpec;
-
-    fn deref(&self) -> &OverrideSpec {
-        &self.spec
-    }
-}
-
-impl std::ops::DerefMut for ClusterOverrideSpec {
-    fn deref_mut(&mut self) -> &mut OverrideSpec {
-        &mut self.spec
-    }
-}
-
-impl From<OverrideSpec> for ClusterOverrideSpec {
-    fn from(spec: OverrideSpec) -> Self {
-        Self { spec }
-    }
-}
+twin_spec!(ClusterOverrideSpec, OverrideSpec);
 
 /// Changes for one set of clusters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

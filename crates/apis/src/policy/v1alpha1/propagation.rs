@@ -91,25 +91,7 @@ pub struct ClusterPropagationSpec {
 
 // === impl ClusterPropagationSpec ===
 
-impl std::ops::Deref for ClusterPropagationSpec {
-    type Target = PropagationSpec;
-
-    fn deref(&self) -> &PropagationSpec {
-        &self.spec
-    }
-}
-
-impl std::ops::DerefMut for ClusterPropagationSpec {
-    fn deref_mut(&mut self) -> &mut PropagationSpec {
-        &mut self.spec
-    }
-}
-
-impl From<PropagationSpec> for ClusterPropagationSpec {
-    fn from(spec: PropagationSpec) -> Self {
-        Self { spec }
-    }
-}
+twin_spec!(ClusterPropagationSpec, PropagationSpec);
 
 /// Selects objects on the hub by kind, and optionally namespace, name and labels; every part
 /// that is set must match.

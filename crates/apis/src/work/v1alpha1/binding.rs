@@ -128,25 +128,7 @@ pub struct ClusterResourceBindingSpec {
 
 // === impl ClusterResourceBindingSpec ===
 
-impl std::ops::Deref for ClusterResourceBindingSpec {
-    type Target = ResourceBindingSpec;
-
-    fn deref(&self) -> &ResourceBindingSpec {
-        &self.spec
-    }
-}
-
-impl std::ops::DerefMut for ClusterResourceBindingSpec {
-    fn deref_mut(&mut self) -> &mut ResourceBindingSpec {
-        &mut self.spec
-    }
-}
-
-impl From<ResourceBindingSpec> for ClusterResourceBindingSpec {
-    fn from(spec: ResourceBindingSpec) -> Self {
-        Self { spec }
-    }
-}
+twin_spec!(ClusterResourceBindingSpec, ResourceBindingSpec);
 
 fn is_zero(n: &i32) -> bool {
     *n == 0
