@@ -603,17 +603,12 @@ fn a_denied_join_request_ends_the_agent_with_one_clear_line() {
     assert!(err.contains("--bootstrap-kubeconfig"), "{err}");
     // An expired bootstrap credential is refused in one line.
     let expired = hub.dir.path().join("expired.kubeconfig");
-    flotilla_ok(
-        &hub,
-        &[
-            "token",
-            "create",
-            "--ttl",
-            "0s",
-            "-o",
-            expired.to_str().unwrap(),
-        ],
-    );
+    let zero = flotilla(&hub, &["token", "create", "--ttl", "0s"]);
+    assert!(!zero.status.success());
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("--ttl must be more than 0"));
+    let path = expired.to_str().unwrap();
+    flotilla_ok(&hub, &["token", "create", "--ttl", "1s", "-o", path]);
+    std::thread::sleep(Duration::from_millis(1500));
     let out = Command::new(env!("CARGO_BIN_EXE_flotilla"))
         .args(["agent", "--cluster", "late", "--state-dir"])
         .arg(hub.dir.path().join("late"))

@@ -74,6 +74,11 @@ fn random(n: usize) -> String {
 }
 
 async fn create(args: CreateArgs) -> Result<()> {
+    if args.ttl.is_zero() {
+        anyhow::bail!(
+            "--ttl must be more than 0: bootstrap credentials always expire (e.g. --ttl 1h)"
+        );
+    }
     let (config, kubeconfig) = hub_config(args.kubeconfig.as_deref()).await?;
     let client =
         kube::Client::try_from(config.clone()).context("cannot build a client for the hub")?;

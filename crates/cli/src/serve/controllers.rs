@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use flotilla_agent::{delivery, heartbeat, push};
-use flotilla_controllers::{health, joining};
+use flotilla_controllers::{health, joining, tokens};
 
 use super::ServeArgs;
 
@@ -26,6 +26,7 @@ pub async fn run(kubeconfig: &Path, args: &ServeArgs) -> Result<()> {
     tokio::join!(
         joining::run(hub.clone(), args.auto_approve),
         health::run(hub.clone(), grace),
+        tokens::run(hub.clone()),
         push::supervise(hub, delivery::Options::default(), beat),
     );
     Ok(())
