@@ -15,6 +15,18 @@ pub enum Error {
         #[source]
         source: kube::Error,
     },
+    /// An override rule cannot be applied to the object being rendered for a cluster.
+    #[error(
+        "{overrider} at {path:?} cannot apply: {reason} (fix or narrow the OverridePolicy's rule)"
+    )]
+    Override {
+        /// Which overrider: `plaintext`, `imageOverrider`, ...
+        overrider: &'static str,
+        /// The JSON pointer it acts on.
+        path: String,
+        /// Why it cannot apply.
+        reason: String,
+    },
 }
 
 /// The controllers' result type.

@@ -6,12 +6,15 @@
 //! * [`joining`]: marks new join requests pending approval, or approves them (`--auto-approve`).
 //! * [`tokens`]: deletes expired bootstrap tokens.
 //! * [`health`]: turns Lease heartbeats into the Clusters' `Ready` condition and taints.
+//! * [`render`]: a template rendered into one member cluster's manifest (hub fields stripped,
+//!   replica share set, override rules applied); pure functions for the binding→Work controller.
 #![deny(missing_docs)]
 
 mod error;
 pub mod health;
 pub mod joining;
 pub mod registry;
+pub mod render;
 pub mod tokens;
 
 pub use error::{Error, Result};
