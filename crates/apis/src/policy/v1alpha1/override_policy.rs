@@ -80,8 +80,9 @@ pub struct RuleWithCluster {
     pub overriders: Overriders,
 }
 
-/// The changes of one rule. Kinds of change apply in this order: plaintext, image, command,
-/// args, labels, annotations; within a kind, in list order.
+/// The changes of one rule. Kinds of change apply in this order: image, command, args, labels,
+/// annotations, then plaintext last (so a JSON patch can correct what the others wrote); within
+/// a kind, in list order.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Overriders {
