@@ -1,13 +1,24 @@
 //! Placement: filter, score, select, assign.
 //!
 //! The scheduler decides which member clusters a `ResourceBinding` goes to and how many replicas
-//! each one runs. Only the last step exists so far: [`assign`], the pure replica apportionment
-//! (no I/O, no API types), so it can be tested against reference tables and benchmarked alone.
-//! The filter, score and select plugins, and the mapping from the `policy.flotilla.io` types onto
-//! [`assign::Target`], come later.
+//! each one runs. [`framework::schedule`] is the entry point: a pure function from the binding's
+//! placement and the registered clusters to a [`framework::Decision`] that explains itself per
+//! cluster ([`explain::render`] prints it for `flotilla explain placement`). The steps live in
+//! their own modules: [`filter`] (plugins with reasons), `spread` (select), `place` (mapping the
+//! policy onto [`assign`], the pure replica apportionment).
 #![deny(missing_docs)]
 
 pub mod assign;
 pub mod error;
+pub mod explain;
+pub mod filter;
+pub mod framework;
+mod place;
+pub mod quantity;
+mod spread;
+#[cfg(test)]
+mod testing;
 
 pub use error::{Error, Result};
+pub use framework::{schedule, ClusterVerdict, Decision, Outcome, Request};
+pub use place::available_replicas;
