@@ -16,6 +16,7 @@ mod kubeconfig;
 mod phases;
 mod progress;
 mod report;
+mod scheduler;
 mod stats;
 mod work;
 
@@ -48,6 +49,10 @@ enum What {
     /// (split pull/push), then the pull agent's memory at 10,000 manifests, then cleanup.
     /// Takes about 2–4 minutes (`--quick`: about 1).
     Work(work::WorkArgs),
+    /// Benchmark the scheduler in process: place 10,000 simulated bindings over 1,000
+    /// simulated clusters on one thread and print decisions/s, per-decision latency, failed
+    /// decisions and peak memory. Takes about a minute (`--quick`: a few seconds).
+    Scheduler(scheduler::SchedulerArgs),
 }
 
 /// Options of `flotilla bench api`.
@@ -116,6 +121,10 @@ pub async fn run(args: BenchArgs) -> Result<()> {
                 _ = tokio::signal::ctrl_c() => bail!("interrupted; the hub and agents the benchmark started are stopped"),
             }
         }
+        // Pure computation, nothing to stop: off the async threads, and Ctrl-C ends it as usual.
+        What::Scheduler(a) => tokio::task::spawn_blocking(move || scheduler::run(a))
+            .await
+            .context("the scheduler benchmark panicked")?,
     }
 }
 
