@@ -72,6 +72,8 @@ pub struct Measured {
     pub wall: Duration,
     /// Per-decision latencies.
     pub latency: Option<Summary>,
+    /// Per-decision latencies by placement kind, with the mean.
+    pub by_kind: BTreeMap<Kind, (Summary, Duration)>,
     /// Failed decisions by reason (the message with numbers and names blurred), with a
     /// binding's full message as an example.
     pub errors: BTreeMap<String, (usize, String)>,
@@ -172,13 +174,16 @@ pub fn measure(fleet: &[Cluster], work: &[Binding], progress: &Progress) -> Meas
 
     let phase = progress.phase("placing every binding", requests.len() as u64);
     let mut latencies = Vec::with_capacity(requests.len());
+    let mut per_kind: BTreeMap<Kind, Vec<Duration>> = BTreeMap::new();
     let mut errors: BTreeMap<String, (usize, String)> = BTreeMap::new();
     let mut chosen = 0;
     let started = Instant::now();
     for (i, r) in requests.iter().enumerate() {
         let t = Instant::now();
         let d = schedule(r, fleet);
-        latencies.push(t.elapsed());
+        let took = t.elapsed();
+        latencies.push(took);
+        per_kind.entry(work[i].kind).or_default().push(took);
         match d.error {
             Some(e) => {
                 let entry = errors.entry(blur(&e)).or_insert((0, e));
@@ -222,6 +227,13 @@ pub fn measure(fleet: &[Cluster], work: &[Binding], progress: &Progress) -> Meas
         mix,
         wall,
         latency: summarize(latencies),
+        by_kind: per_kind
+            .into_iter()
+            .filter_map(|(k, v)| {
+                let mean = v.iter().sum::<Duration>().checked_div(v.len() as u32)?;
+                Some((k, (summarize(v)?, mean)))
+            })
+            .collect(),
         errors,
         chosen,
         filters: per(filter_time),
@@ -359,6 +371,15 @@ fn render(s: &Section) -> String {
             micros(l.max)
         );
     }
+    for (kind, (l, mean)) in &m.by_kind {
+        out += &format!(
+            "| — {}: mean / p50 / p99 | {:.0} µs / {:.0} µs / {:.0} µs | – |\n",
+            kind.describe(),
+            micros(*mean),
+            micros(l.p50),
+            micros(l.p99)
+        );
+    }
     out += &format!(
         "| failed decisions | {} of {} | few, explained |\n",
         thousands(m.failed() as u64),
@@ -455,6 +476,10 @@ mod tests {
         let work = sim::bindings(1_000, 100, SEED);
         let m = measure(&fleet, &work, &Progress::new("test"));
         assert_eq!(m.bindings, 1_000);
+        assert_eq!(
+            m.by_kind.values().map(|(l, _)| l.count).sum::<usize>(),
+            1_000
+        );
         assert!(
             m.failed() * 20 < m.bindings,
             "more than 5% failed: {:?}",
