@@ -212,22 +212,7 @@ async fn api(a: ApiArgs) -> Result<()> {
 
 /// Where to append the report, if anywhere.
 fn output_path(a: &ApiArgs) -> Option<PathBuf> {
-    if a.no_append {
-        return None;
-    }
-    if let Some(p) = &a.output {
-        return Some(p.clone());
-    }
-    if a.quick {
-        return None;
-    }
-    let root = std::process::Command::new("git")
-        .args(["rev-parse", "--show-toplevel"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
-    Some(root.unwrap_or_default().join("BENCHMARKS.md"))
+    report::output_path(a.no_append, a.output.as_deref(), a.quick)
 }
 
 /// A client of the server of `kubeconfig`, once it answers `/readyz`.

@@ -197,6 +197,35 @@ pub fn append(path: &Path, section: &str) -> Result<()> {
         .with_context(|| format!("cannot write to {}", path.display()))
 }
 
+/// The root of the git checkout the current directory is in, if any.
+pub(crate) fn repo_root() -> Option<std::path::PathBuf> {
+    Command::new("git")
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| std::path::PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+}
+
+/// Where a benchmark appends its report: nowhere with `--no-append`, else `--output`, else
+/// nowhere for a `--quick` run, else the checkout's BENCHMARKS.md.
+pub(crate) fn output_path(
+    no_append: bool,
+    output: Option<&std::path::Path>,
+    quick: bool,
+) -> Option<std::path::PathBuf> {
+    if no_append {
+        return None;
+    }
+    if let Some(p) = output {
+        return Some(p.to_path_buf());
+    }
+    if quick {
+        return None;
+    }
+    Some(repo_root().unwrap_or_default().join("BENCHMARKS.md"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::figures::{Goal, Measured as Value};

@@ -265,20 +265,5 @@ fn load_average() -> String {
 
 /// Where to append the report, if anywhere.
 fn output_path(a: &WorkArgs) -> Option<PathBuf> {
-    if a.no_append {
-        return None;
-    }
-    if let Some(p) = &a.output {
-        return Some(p.clone());
-    }
-    if a.quick {
-        return None;
-    }
-    let root = std::process::Command::new("git")
-        .args(["rev-parse", "--show-toplevel"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
-    Some(root.unwrap_or_default().join("BENCHMARKS.md"))
+    super::report::output_path(a.no_append, a.output.as_deref(), a.quick)
 }

@@ -73,12 +73,7 @@ impl Drop for StartedMembers {
 
 /// `scripts/members` of the flotilla checkout the current directory is in.
 fn members_script() -> Result<PathBuf> {
-    let root = std::process::Command::new("git")
-        .args(["rev-parse", "--show-toplevel"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    let root = crate::bench::report::repo_root();
     let script = root.map(|r| r.join("scripts/members"));
     match script {
         Some(s) if s.exists() => Ok(s),
