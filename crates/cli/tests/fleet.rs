@@ -326,7 +326,6 @@ fn three_members_join_receive_work_and_stay_healthy() {
 
     // --- A hub restart loses nothing: agents and push workers resume their watches, and a
     // large manifest (900 kB) written afterwards lands.
-    hub.stop();
     hub.restart();
     let big = "x".repeat(900_000);
     hub.ok_stdin(

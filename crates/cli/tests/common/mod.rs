@@ -168,8 +168,10 @@ impl Hub {
         }
     }
 
-    /// Start again on the same data directory and port.
+    /// Start again on the same data directory and port (stopping it first if it runs, so no
+    /// process is left behind).
     pub fn restart(&mut self) {
+        self.stop();
         let server = self.server();
         let addr = server.trim_start_matches("https://").to_string();
         self.spawn(&addr);
