@@ -23,9 +23,7 @@ use serde_json::{Map, Value};
 pub use image::ImageRef;
 pub use overrides::apply_overrides;
 pub use strip::strip_hub_fields;
-pub use target::{
-    affinity_selects, label_selector_matches, rules_for_cluster, MatchedPolicy, PolicyScope,
-};
+pub use target::{affinity_selects, rules_for_cluster, MatchedPolicy, PolicyScope};
 
 use crate::Result;
 
