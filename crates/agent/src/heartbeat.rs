@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use flotilla_apis::cluster::v1alpha1::{
-    Cluster, ClusterStatus, CONDITION_JOINED, CONDITION_READY, REASON_CLUSTER_READY, REASON_JOINED,
+    Cluster, CONDITION_JOINED, CONDITION_READY, REASON_CLUSTER_READY, REASON_JOINED,
     REASON_MEMBER_UNREACHABLE,
 };
 use flotilla_apis::conditions::{self, Set};
@@ -73,7 +73,8 @@ struct Known {
         Vec<flotilla_apis::cluster::v1alpha1::ApiEnablement>,
     )>,
     resources: Option<(Instant, BTreeMap<String, summary::Amounts>)>,
-    written: Option<(Instant, ClusterStatus)>,
+    /// When the Cluster's status was last written.
+    written: Option<Instant>,
 }
 
 /// Renews `cluster`'s Lease and writes its status through `hub`, probing `member`, until the
@@ -253,8 +254,7 @@ async fn report(
     };
     let fresh = known
         .written
-        .as_ref()
-        .is_some_and(|(at, _)| at.elapsed() < options.status_refresh);
+        .is_some_and(|at| at.elapsed() < options.status_refresh);
     if unchanged && fresh {
         return Ok(());
     }
@@ -267,6 +267,6 @@ async fn report(
         )
         .await
         .map_err(|e| hub_error(format!("writing the status of Cluster {cluster}"), e))?;
-    known.written = Some((Instant::now(), status));
+    known.written = Some(Instant::now());
     Ok(())
 }

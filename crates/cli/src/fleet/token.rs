@@ -142,7 +142,7 @@ async fn create(args: CreateArgs) -> Result<()> {
     let text = serde_yaml::to_string(&out)?;
     match &args.output {
         Some(path) => {
-            crate::fleet::write_private(path, text.as_bytes())?;
+            crate::serve::pki::write_private(path, &text)?;
             eprintln!(
                 "bootstrap credential {id} written to {} (expires {expires}{}).\n\
                  On the member: flotilla agent --cluster NAME --bootstrap-kubeconfig {} \

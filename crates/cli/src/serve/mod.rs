@@ -1,7 +1,7 @@
 //! `flotilla serve`: the hub.
 
 mod controllers;
-mod pki;
+pub(crate) mod pki;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -22,7 +22,8 @@ pub struct Credentials {
     pub tls: rustls::ServerConfig,
 }
 
-fn write_private(path: &Path, data: &str) -> Result<()> {
+/// Writes `data` to `path` with mode 0600 (keys, tokens, kubeconfigs), replacing what was there.
+pub(crate) fn write_private(path: &Path, data: &str) -> Result<()> {
     let mut f = fs::OpenOptions::new()
         .write(true)
         .create(true)
