@@ -8,6 +8,7 @@
 //!   member's execution namespace (`flotilla-es-<cluster>`); `ResourceBinding` and
 //!   `ClusterResourceBinding`, the scheduler's decision for one hub object.
 //! - [`conditions`]: setting status conditions as Kubernetes does.
+//! - [`quantity`]: resource quantities as milli-units, parsed one way everywhere.
 //! - [`names`]: the namespaces, field manager and other well-known names every component shares.
 //!
 //! Types are plain data (serde + schemars, no I/O). Each kind derives its
@@ -46,6 +47,7 @@ pub mod cluster;
 pub mod conditions;
 pub mod names;
 pub mod policy;
+pub mod quantity;
 mod schema;
 pub mod work;
 

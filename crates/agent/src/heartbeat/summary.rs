@@ -188,63 +188,15 @@ pub(crate) async fn api_enablements(member: &Client) -> kube::Result<Vec<ApiEnab
     Ok(out)
 }
 
-/// A quantity in thousandths of its unit (`100m` → 100, `2` → 2000, `1Gi` → 1073741824000).
+/// A quantity in thousandths of its unit (`100m` → 100, `2` → 2000, `1Gi` → 1073741824000),
+/// widened for sums over many nodes.
 pub(crate) fn milli(s: &str) -> Option<i128> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
-        .unwrap_or(s.len());
-    let (number, suffix) = s.split_at(split);
-    let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
-    let negative = whole.starts_with('-');
-    let whole: i128 = whole.trim_start_matches(['-', '+']).parse().unwrap_or(0);
-    // Thousandths from the fraction, rounded up as Kubernetes rounds requests.
-    let mut frac_milli: i128 = 0;
-    let mut scale = 100;
-    let mut rest = false;
-    for (i, c) in frac.chars().enumerate() {
-        let d = i128::from(c.to_digit(10)? as u8);
-        if i < 3 {
-            frac_milli += d * scale;
-            scale /= 10;
-        } else if d > 0 {
-            rest = true;
-        }
-    }
-    let base = whole * 1000 + frac_milli + i128::from(rest);
-    let factor: i128 = match suffix {
-        "" => 1000,
-        "m" => 1,
-        "k" => 1000 * 1000,
-        "M" => 1000 * 1_000_000,
-        "G" => 1000 * 1_000_000_000,
-        "T" => 1000 * 1_000_000_000_000,
-        "Ki" => 1000 * 1024,
-        "Mi" => 1000 * 1024 * 1024,
-        "Gi" => 1000 * 1024 * 1024 * 1024,
-        "Ti" => 1000 * 1024 * 1024 * 1024 * 1024,
-        _ if suffix.starts_with(['e', 'E']) => {
-            let exp: u32 = suffix[1..].parse().ok()?;
-            1000 * 10i128.checked_pow(exp)?
-        }
-        _ => return None,
-    };
-    // `base` is in thousandths already; a suffix of "m" means the number was thousandths.
-    let v = if suffix == "m" {
-        whole + i128::from(frac_milli > 0 || rest)
-    } else {
-        base * factor / 1000
-    };
-    Some(if negative { -v } else { v })
+    flotilla_apis::quantity::parse_millis(s).map(i128::from)
 }
 
 /// Thousandths back to a quantity: whole units when exact (`2000` → `2`), else `m` (`1500m`).
 pub(crate) fn format_milli(v: i128) -> String {
-    if v % 1000 == 0 {
-        (v / 1000).to_string()
-    } else {
-        format!("{v}m")
-    }
+    flotilla_apis::quantity::format_millis(i64::try_from(v).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]
