@@ -172,32 +172,11 @@ pub async fn remove(hub: &Client, name: &str) -> Result<Removed> {
     let clusters: Api<Cluster> = Api::all(hub.clone());
     let cluster = clusters.get(name).await.map_err(|e| not_found(name, e))?;
     let ns = execution_namespace(name);
-    let core = |kind: &str, plural: &str| ApiResource {
-        group: String::new(),
-        version: "v1".into(),
-        api_version: "v1".into(),
-        kind: kind.into(),
-        plural: plural.into(),
-    };
-    let rbac = |kind: &str, plural: &str| ApiResource {
-        group: "rbac.authorization.k8s.io".into(),
-        version: "v1".into(),
-        api_version: "rbac.authorization.k8s.io/v1".into(),
-        kind: kind.into(),
-        plural: plural.into(),
-    };
-    let lease = ApiResource {
-        group: "coordination.k8s.io".into(),
-        version: "v1".into(),
-        api_version: "coordination.k8s.io/v1".into(),
-        kind: "Lease".into(),
-        plural: "leases".into(),
-    };
     let role = agent_cluster_role(name);
     // The service account first: from this moment the agent's tokens are refused.
     delete(
         hub,
-        &core("ServiceAccount", "serviceaccounts"),
+        &resource("ServiceAccount"),
         Some(&ns),
         AGENT_SERVICE_ACCOUNT,
     )
@@ -231,24 +210,12 @@ pub async fn remove(hub: &Client, name: &str) -> Result<Removed> {
         Err(kube::Error::Api(s)) if s.code == 404 => {}
         Err(e) => return Err(hub_error(format!("listing the Works in {ns}"), e)),
     }
-    delete(hub, &core("Namespace", "namespaces"), None, &ns).await?;
-    delete(
-        hub,
-        &rbac("ClusterRoleBinding", "clusterrolebindings"),
-        None,
-        &role,
-    )
-    .await?;
-    delete(hub, &rbac("ClusterRole", "clusterroles"), None, &role).await?;
-    delete(
-        hub,
-        &rbac("RoleBinding", "rolebindings"),
-        Some(SYSTEM_NAMESPACE),
-        &role,
-    )
-    .await?;
-    delete(hub, &rbac("Role", "roles"), Some(SYSTEM_NAMESPACE), &role).await?;
-    delete(hub, &lease, Some(SYSTEM_NAMESPACE), name).await?;
+    delete(hub, &resource("Namespace"), None, &ns).await?;
+    delete(hub, &resource("ClusterRoleBinding"), None, &role).await?;
+    delete(hub, &resource("ClusterRole"), None, &role).await?;
+    delete(hub, &resource("RoleBinding"), Some(SYSTEM_NAMESPACE), &role).await?;
+    delete(hub, &resource("Role"), Some(SYSTEM_NAMESPACE), &role).await?;
+    delete(hub, &resource("Lease"), Some(SYSTEM_NAMESPACE), name).await?;
     if cluster.spec.sync_mode == SyncMode::Push {
         let secret = cluster
             .spec
@@ -256,7 +223,7 @@ pub async fn remove(hub: &Client, name: &str) -> Result<Removed> {
             .as_ref()
             .map(|r| (r.namespace.clone(), r.name.clone()))
             .unwrap_or_else(|| (SYSTEM_NAMESPACE.into(), push_secret_name(name)));
-        delete(hub, &core("Secret", "secrets"), Some(&secret.0), &secret.1).await?;
+        delete(hub, &resource("Secret"), Some(&secret.0), &secret.1).await?;
     }
     if let Some(id) = cluster
         .annotations()
@@ -264,13 +231,7 @@ pub async fn remove(hub: &Client, name: &str) -> Result<Removed> {
         .and_then(|u| u.strip_prefix(BOOTSTRAP_USER_PREFIX))
     {
         let token = format!("{BOOTSTRAP_TOKEN_SECRET_PREFIX}{id}");
-        delete(
-            hub,
-            &core("Secret", "secrets"),
-            Some(SYSTEM_NAMESPACE),
-            &token,
-        )
-        .await?;
+        delete(hub, &resource("Secret"), Some(SYSTEM_NAMESPACE), &token).await?;
     }
     clusters
         .delete(name, &DeleteParams::default())
@@ -314,35 +275,34 @@ pub(crate) async fn apply(hub: &Client, object: &Value) -> Result<()> {
     })
 }
 
+/// An API for `object`, whose kind is one [`resource`] knows.
 fn dynamic(hub: &Client, object: &Value, ns: Option<&str>) -> Api<DynamicObject> {
-    let api_version = object["apiVersion"].as_str().unwrap_or("v1");
-    let kind = object["kind"].as_str().unwrap_or_default();
-    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-    let ar = ApiResource {
-        group: group.into(),
-        version: version.into(),
-        api_version: api_version.into(),
-        kind: kind.into(),
-        plural: plural(kind),
-    };
+    let ar = resource(object["kind"].as_str().unwrap_or_default());
     match ns {
         Some(ns) => Api::namespaced_with(hub.clone(), ns, &ar),
         None => Api::all_with(hub.clone(), &ar),
     }
 }
 
-/// Plurals of the kinds this module writes.
-fn plural(kind: &str) -> String {
+/// The API resource of each kind this module writes or deletes, from k8s-openapi's types.
+fn resource(kind: &str) -> ApiResource {
+    use k8s_openapi::api::coordination::v1::Lease;
+    use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
     match kind {
-        "Namespace" => "namespaces".into(),
-        "ServiceAccount" => "serviceaccounts".into(),
-        "ClusterRoleBinding" => "clusterrolebindings".into(),
-        "RoleBinding" => "rolebindings".into(),
-        "ClusterRole" => "clusterroles".into(),
-        "Role" => "roles".into(),
-        "Lease" => "leases".into(),
-        "Secret" => "secrets".into(),
-        other => format!("{}s", other.to_lowercase()),
+        "Namespace" => ApiResource::erase::<Namespace>(&()),
+        "ServiceAccount" => ApiResource::erase::<ServiceAccount>(&()),
+        "Secret" => ApiResource::erase::<Secret>(&()),
+        "Lease" => ApiResource::erase::<Lease>(&()),
+        "Role" => ApiResource::erase::<Role>(&()),
+        "RoleBinding" => ApiResource::erase::<RoleBinding>(&()),
+        "ClusterRole" => ApiResource::erase::<ClusterRole>(&()),
+        "ClusterRoleBinding" => ApiResource::erase::<ClusterRoleBinding>(&()),
+        // Only the kinds above are written here; anything else gets Kubernetes' usual plural.
+        other => ApiResource::from_gvk_with_plural(
+            &kube::core::GroupVersionKind::gvk("", "v1", other),
+            &format!("{}s", other.to_lowercase()),
+        ),
     }
 }
 
