@@ -226,6 +226,14 @@ pub(crate) fn output_path(
     Some(repo_root().unwrap_or_default().join("BENCHMARKS.md"))
 }
 
+/// The 1-minute load average from /proc/loadavg (`?` if unreadable).
+pub(crate) fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::figures::{Goal, Measured as Value};

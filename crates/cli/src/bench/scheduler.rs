@@ -116,7 +116,7 @@ pub fn run(a: SchedulerArgs) -> Result<()> {
     let output = output_path(&a);
     let when = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
     let progress = Progress::new("scheduler");
-    let load_before = load_average();
+    let load_before = super::report::load_average();
 
     let phase = progress.phase("simulating the fleet and the bindings", 2);
     let fleet = sim::fleet(clusters, SEED);
@@ -144,7 +144,7 @@ pub fn run(a: SchedulerArgs) -> Result<()> {
              1-minute load average {load_before} before the run, {} after it",
             if a.quick { "quick" } else { "full" },
             env!("CARGO_PKG_VERSION"),
-            load_average()
+            super::report::load_average()
         ),
         measured: m,
         rss,
@@ -451,14 +451,6 @@ fn render(s: &Section) -> String {
         }
     }
     out
-}
-
-/// The 1-minute load average from /proc/loadavg (`?` if unreadable).
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|t| t.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".into())
 }
 
 /// Where to append the report, if anywhere.

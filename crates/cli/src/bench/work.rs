@@ -80,7 +80,7 @@ pub async fn run(a: WorkArgs) -> Result<()> {
     let when = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
     let progress = Progress::new("work");
     // The benchmark shares the machine with its members; say how busy it was anyway.
-    let load_before = load_average();
+    let load_before = super::report::load_average();
 
     let mut fleet = Fleet::start(a.members_dir.as_deref(), &progress).await?;
     let members = describe_members(&fleet, a.members_dir.is_some());
@@ -114,7 +114,7 @@ pub async fn run(a: WorkArgs) -> Result<()> {
             if a.quick { "quick" } else { "full" },
             env!("CARGO_PKG_VERSION"),
             load_before,
-            load_average()
+            super::report::load_average()
         ),
         members,
         latency: phases.latency,
@@ -253,14 +253,6 @@ fn check(s: &report::Section) -> Result<()> {
     } else {
         bail!("{}; see the report above", problems.join("; "))
     }
-}
-
-/// The 1-minute load average from /proc/loadavg (`?` if unreadable).
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|t| t.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".into())
 }
 
 /// Where to append the report, if anywhere.
