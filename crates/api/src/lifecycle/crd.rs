@@ -19,12 +19,18 @@ const PREFIX: &str = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
 
 /// Rebuild the set of served custom resources from the CRDs in the cache.
 pub fn refresh(api: &Api) {
+    refresh_without(api, None);
+}
+
+/// As [`refresh`], but `retiring` (a CRD whose custom resources are all gone and whose finalizer
+/// is about to be removed) is no longer served, so no client sees its resource outlive it.
+fn refresh_without(api: &Api, retiring: Option<&str>) {
     let (crds, _, _) = api.cache.list(PREFIX, None, None, |_| true);
     let mut custom = Vec::new();
     let mut schemas = Vec::new();
     for c in crds {
         let v = c.value();
-        if is_established(&v) {
+        if is_established(&v) && Some(c.name.as_str()) != retiring {
             custom.extend(resources_for(&v));
             schemas.push(v);
         }
@@ -105,6 +111,7 @@ async fn reconcile(api: &Arc<Api>, name: &str) -> Result<(), String> {
             }
             return Err("custom resources remain".into());
         }
+        refresh_without(api, Some(name));
         system_update(api, &res, &key, name, false, |cur| {
             let mut new = cur.clone();
             let f: Vec<String> = finalizers(cur)
