@@ -8,6 +8,7 @@
 //!   member's execution namespace (`flotilla-es-<cluster>`); `ResourceBinding` and
 //!   `ClusterResourceBinding`, the scheduler's decision for one hub object.
 //! - [`conditions`]: setting status conditions as Kubernetes does.
+//! - [`labels`]: label selectors against labels.
 //! - [`quantity`]: resource quantities as milli-units, parsed one way everywhere.
 //! - [`names`]: the namespaces, field manager and other well-known names every component shares.
 //!
@@ -45,6 +46,7 @@ macro_rules! twin_spec {
 
 pub mod cluster;
 pub mod conditions;
+pub mod labels;
 pub mod names;
 pub mod policy;
 pub mod quantity;

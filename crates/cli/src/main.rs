@@ -36,6 +36,8 @@ enum Command {
     Join(fleet::join::JoinArgs),
     /// Run the pull agent for one member: join the hub, deliver Works, report health.
     Agent(fleet::agent::AgentArgs),
+    /// Explain flotilla's decisions, e.g. `explain placement deployment/web -n demo`.
+    Explain(fleet::explain::ExplainArgs),
     /// Measure a server and append the figures to BENCHMARKS.md.
     Bench(bench::BenchArgs),
 }
@@ -62,6 +64,7 @@ fn main() -> anyhow::Result<()> {
             Command::Cluster(args) => fleet::cluster::run(args).await,
             Command::Join(args) => fleet::join::run(args).await,
             Command::Agent(args) => fleet::agent::run(args, serve::shutdown_signal()).await,
+            Command::Explain(args) => fleet::explain::run(args).await,
             Command::Bench(args) => bench::run(args).await,
         }
     })

@@ -7,10 +7,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{kubectl_bin, Hub};
+use common::fleet::{condition, eventually, flotilla, flotilla_ok, kc};
+use common::Hub;
 use flotilla_testkit::Members;
 
 /// A `flotilla agent` process, killed when dropped.
@@ -72,61 +73,6 @@ impl Drop for Agent {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn flotilla(hub: &Hub, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flotilla"))
-        .args(args)
-        .env("KUBECONFIG", &hub.kubeconfig)
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("run flotilla")
-}
-
-fn flotilla_ok(hub: &Hub, args: &[&str]) -> String {
-    let out = flotilla(hub, args);
-    assert!(
-        out.status.success(),
-        "flotilla {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// kubectl against a member (or any kubeconfig); (success, stdout, stderr).
-fn kc(kubeconfig: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = kubectl_bin("kubectl", kubeconfig, args, None);
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// Polls `probe` until it returns true, or fails with `what` and the hub's log tail.
-fn eventually(hub: &Hub, within: Duration, what: &str, mut probe: impl FnMut() -> bool) {
-    let deadline = Instant::now() + within;
-    while !probe() {
-        if Instant::now() > deadline {
-            let log = hub.log();
-            let tail: Vec<&str> = log.lines().rev().take(25).collect();
-            panic!(
-                "not within {within:?}: {what}\nhub log (newest first):\n{}",
-                tail.join("\n")
-            );
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
-}
-
-fn condition(hub: &Hub, kind_name: &str, ns: Option<&str>, type_: &str) -> String {
-    let path = format!("jsonpath={{.status.conditions[?(@.type==\"{type_}\")].status}}");
-    let mut args = vec!["get", kind_name, "-o", path.as_str()];
-    if let Some(ns) = ns {
-        args.extend(["-n", ns]);
-    }
-    let out = hub.kubectl(&args);
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 fn taints(hub: &Hub, cluster: &str) -> String {

@@ -27,6 +27,17 @@ pub enum Error {
         /// Why it cannot apply.
         reason: String,
     },
+    /// An object on the hub cannot be propagated as it is.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Error {
+    /// A failed hub request, saying what was being done.
+    pub fn hub(action: impl Into<String>) -> impl FnOnce(kube::Error) -> Self {
+        let action = action.into();
+        move |source| Self::Hub { action, source }
+    }
 }
 
 /// The controllers' result type.

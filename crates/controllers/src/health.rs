@@ -4,8 +4,11 @@
 //! and writes `Ready=True`, or `Ready=False` (`MemberUnreachable`) when it runs but cannot reach
 //! its member. This controller watches the other side: a joined cluster whose Lease was not
 //! renewed within the grace period turns `Ready=Unknown` (`ClusterUnreachable`) and gets the taint
-//! `cluster.flotilla.io/unreachable:NoSchedule`; a cluster its agent reports not ready gets
-//! `cluster.flotilla.io/not-ready:NoSchedule`. Taints are removed once the cluster reports
+//! `cluster.flotilla.io/unreachable` with the effects NoSchedule and NoExecute; a cluster its
+//! agent reports not ready gets `cluster.flotilla.io/not-ready`, the same way. NoSchedule keeps
+//! new placements away; NoExecute makes the scheduler move running workloads once their
+//! toleration (`serve --failover-toleration`, or the policy's) runs out, counted from the
+//! taint's `timeAdded`. Taints are removed once the cluster reports
 //! `Ready=True` again. Other taints (set by users) are never touched.
 
 use std::time::Duration;
@@ -186,14 +189,18 @@ async fn check(
         .filter(|t| !managed.contains(&t.key.as_str()) || verdict.taints.contains(&t.key.as_str()))
         .cloned()
         .collect();
+    // NoSchedule keeps new placements away at once; NoExecute moves running workloads away
+    // once the scheduler's failover toleration (or the policy's tolerationSeconds) runs out.
     for key in &verdict.taints {
-        if !taints.iter().any(|t| t.key == *key) {
-            taints.push(Taint {
-                key: (*key).to_owned(),
-                value: None,
-                effect: TaintEffect::NoSchedule,
-                time_added: Some(Time(now)),
-            });
+        for effect in [TaintEffect::NoSchedule, TaintEffect::NoExecute] {
+            if !taints.iter().any(|t| t.key == *key && t.effect == effect) {
+                taints.push(Taint {
+                    key: (*key).to_owned(),
+                    value: None,
+                    effect,
+                    time_added: Some(Time(now)),
+                });
+            }
         }
     }
     if taints != cluster.spec.taints {

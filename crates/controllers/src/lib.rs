@@ -8,11 +8,14 @@
 //! * [`health`]: turns Lease heartbeats into the Clusters' `Ready` condition and taints.
 //! * [`render`]: a template rendered into one member cluster's manifest (hub fields stripped,
 //!   replica share set, override rules applied); pure functions for the binding→Work controller.
+//! * [`propagation`]: the detector (objects × policies → bindings), the scheduler controller,
+//!   and the binding controller (bindings → Works, Works' status → binding and template).
 #![deny(missing_docs)]
 
 mod error;
 pub mod health;
 pub mod joining;
+pub mod propagation;
 pub mod registry;
 pub mod render;
 pub mod tokens;

@@ -44,6 +44,74 @@ pub fn tolerations(tolerations: &[Toleration], cluster: &Cluster) -> Result<(), 
     Ok(())
 }
 
+/// For a cluster the binding already runs in: every `NoExecute` taint must be tolerated,
+/// for now. A toleration that names the taint tolerates it for its `tolerationSeconds` from the
+/// taint's `timeAdded` (for ever without `tolerationSeconds`); a taint no toleration names is
+/// tolerated for the eviction's default time. Without eviction timing a `NoExecute` taint no
+/// toleration names evicts at once.
+pub fn execution(
+    tolerations: &[Toleration],
+    cluster: &Cluster,
+    eviction: Option<crate::framework::Eviction>,
+) -> Result<(), Reason> {
+    for taint in &cluster.spec.taints {
+        if taint.effect != TaintEffect::NoExecute {
+            continue;
+        }
+        let named = tolerations.iter().find(|t| tolerates(t, taint));
+        let window = match (named, eviction) {
+            (Some(t), _) => match t.toleration_seconds {
+                None => continue,
+                Some(s) => Some(std::time::Duration::from_secs(s.max(0).unsigned_abs())),
+            },
+            (None, Some(e)) => Some(e.default_toleration),
+            (None, None) => None,
+        };
+        let still = match (window, eviction, &taint.time_added) {
+            (Some(w), Some(e), Some(added)) => {
+                let until = added.0.checked_add(w).unwrap_or(added.0);
+                e.now < until
+            }
+            // No timing known: a named toleration with seconds, or a taint without time, is
+            // honoured until the controller that set it says otherwise.
+            (Some(_), _, _) => true,
+            (None, _, _) => false,
+        };
+        if !still {
+            return Err(format!(
+                "taint {} is not tolerated any more: the workload moves away (failover)",
+                show_taint(taint)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// When the first `NoExecute` toleration window on `cluster` ends, if one is running: the
+/// scheduler looks again then.
+pub fn next_eviction(
+    tolerations: &[Toleration],
+    cluster: &Cluster,
+    eviction: crate::framework::Eviction,
+) -> Option<k8s_openapi::jiff::Timestamp> {
+    cluster
+        .spec
+        .taints
+        .iter()
+        .filter(|t| t.effect == TaintEffect::NoExecute)
+        .filter_map(|taint| {
+            let window = match tolerations.iter().find(|t| tolerates(t, taint)) {
+                Some(t) => {
+                    std::time::Duration::from_secs(t.toleration_seconds?.max(0).unsigned_abs())
+                }
+                None => eviction.default_toleration,
+            };
+            let until = taint.time_added.as_ref()?.0.checked_add(window).ok()?;
+            (until > eviction.now).then_some(until)
+        })
+        .min()
+}
+
 /// How many `PreferNoSchedule` taints of the cluster no toleration covers; the score is
 /// lowered for each.
 pub fn untolerated_preferences(tolerations: &[Toleration], cluster: &Cluster) -> usize {

@@ -54,6 +54,18 @@ pub struct Request<'a> {
     pub current: Vec<(String, u32)>,
     /// Divide afresh instead of keeping the current placement.
     pub rebalance: bool,
+    /// Eviction timing; `None`: a `NoExecute` taint evicts at once.
+    pub eviction: Option<Eviction>,
+}
+
+/// When an untolerated `NoExecute` taint takes a workload off a cluster it runs in.
+#[derive(Clone, Copy, Debug)]
+pub struct Eviction {
+    /// The time to judge taints' `timeAdded` against.
+    pub now: k8s_openapi::jiff::Timestamp,
+    /// How long a `NoExecute` taint no `clusterToleration` names is tolerated (the hub's
+    /// `--failover-toleration`).
+    pub default_toleration: std::time::Duration,
 }
 
 /// What the scheduler decided for one binding, and why.
@@ -240,6 +252,16 @@ impl Context<'_, '_> {
     ) -> Result<(), filter::Reason> {
         if let Some(a) = affinity {
             filter::affinity(a, c)?;
+        }
+        if self.current.contains_key(name(c)) {
+            // A cluster the binding runs in keeps it through NoSchedule taints and readiness
+            // loss: only NoExecute taints (failover) take it away.
+            filter::execution(
+                &self.req.placement.cluster_tolerations,
+                c,
+                self.req.eviction,
+            )?;
+            return filter::api_enablement(self.group_version, self.req.gvk.2, c);
         }
         filter::tolerations(&self.req.placement.cluster_tolerations, c)?;
         filter::api_enablement(self.group_version, self.req.gvk.2, c)?;

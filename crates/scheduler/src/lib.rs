@@ -20,5 +20,5 @@ mod spread;
 mod testing;
 
 pub use error::{Error, Result};
-pub use framework::{schedule, ClusterVerdict, Decision, Outcome, Request};
+pub use framework::{schedule, ClusterVerdict, Decision, Eviction, Outcome, Request};
 pub use place::available_replicas;

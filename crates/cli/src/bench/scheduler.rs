@@ -271,6 +271,7 @@ pub fn measure(fleet: &[Cluster], work: &[Binding], progress: &Progress) -> Meas
 /// The scheduler's request for a binding placed for the first time.
 fn request(b: &Binding) -> Request<'_> {
     Request {
+        eviction: None,
         placement: &b.placement,
         gvk: b.gvk,
         replicas: b.replicas,

@@ -4,6 +4,7 @@
 pub mod agent;
 mod client;
 pub mod cluster;
+pub mod explain;
 pub mod join;
 pub mod token;
 

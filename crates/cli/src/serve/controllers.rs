@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use flotilla_agent::{delivery, heartbeat, push};
+use flotilla_controllers::propagation::{detector, scheduling, works};
 use flotilla_controllers::{health, joining, tokens};
 
 use super::ServeArgs;
@@ -23,8 +24,14 @@ pub async fn run(kubeconfig: &Path, args: &ServeArgs) -> Result<()> {
         grace: args.cluster_grace_period,
         ..health::Options::default()
     };
+    let placement = scheduling::Options {
+        failover_toleration: args.failover_toleration,
+    };
     tokio::join!(
         joining::run(hub.clone(), args.auto_approve),
+        detector::run(hub.clone()),
+        scheduling::run(hub.clone(), placement),
+        works::run(hub.clone()),
         health::run(hub.clone(), grace),
         tokens::run(hub.clone()),
         push::supervise(hub, delivery::Options::default(), beat),

@@ -32,6 +32,11 @@ pub struct ServeArgs {
     /// cluster.flotilla.io/unreachable:NoSchedule.
     #[arg(long, default_value = "40s", value_parser = crate::fleet::parse_duration)]
     cluster_grace_period: std::time::Duration,
+    /// Workloads stay on an unreachable or not-ready cluster (tainted NoExecute) this long
+    /// before they are moved to healthy clusters; a policy's clusterTolerations with
+    /// tolerationSeconds override it per workload.
+    #[arg(long, default_value = "60s", value_parser = crate::fleet::parse_duration)]
+    failover_toleration: std::time::Duration,
     /// How often push workers renew their clusters' Leases.
     #[arg(long, default_value = "10s", value_parser = crate::fleet::parse_duration)]
     heartbeat_interval: std::time::Duration,

@@ -2,6 +2,8 @@
 //! wait until it is ready, and stop it (SIGTERM, then kill) when dropped — also on panic.
 #![allow(dead_code)]
 
+pub mod fleet;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};

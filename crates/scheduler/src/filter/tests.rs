@@ -278,3 +278,46 @@ fn not_ready_clusters_are_filtered() {
         Err("not ready (no Ready condition reported yet)".to_owned())
     );
 }
+
+#[test]
+fn no_execute_taints_evict_after_their_toleration_window() {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+    use k8s_openapi::jiff::Timestamp;
+    let t0 = Timestamp::from_second(1_000_000).unwrap();
+    let mut c = tainted(
+        cluster("m"),
+        "cluster.flotilla.io/unreachable",
+        None,
+        NoExecute,
+    );
+    c.spec.taints[0].time_added = Some(Time(t0));
+    let at = |secs: i64| crate::Eviction {
+        now: Timestamp::from_second(1_000_000 + secs).unwrap(),
+        default_toleration: std::time::Duration::from_secs(60),
+    };
+    // NoSchedule taints never evict a running workload.
+    let mut soft = tainted(
+        cluster("s"),
+        "cluster.flotilla.io/not-ready",
+        None,
+        NoSchedule,
+    );
+    soft.spec.taints[0].time_added = Some(Time(t0));
+    assert!(execution(&[], &soft, Some(at(1000))).is_ok());
+    // The default window (the hub's --failover-toleration) runs from timeAdded.
+    assert!(execution(&[], &c, Some(at(59))).is_ok());
+    assert!(execution(&[], &c, Some(at(60))).is_err());
+    assert_eq!(
+        next_eviction(&[], &c, at(10)),
+        Some(Timestamp::from_second(1_000_060).unwrap())
+    );
+    assert_eq!(next_eviction(&[], &c, at(61)), None);
+    // A policy toleration with tolerationSeconds replaces it; without seconds it is for ever.
+    let mut short = tol("cluster.flotilla.io/unreachable", "Exists", "", "NoExecute");
+    short.toleration_seconds = Some(10);
+    assert!(execution(std::slice::from_ref(&short), &c, Some(at(11))).is_err());
+    let forever = tol("cluster.flotilla.io/unreachable", "Exists", "", "NoExecute");
+    assert!(execution(&[forever], &c, Some(at(100_000))).is_ok());
+    // Without eviction timing an untolerated NoExecute taint evicts at once.
+    assert!(execution(&[], &c, None).is_err());
+}

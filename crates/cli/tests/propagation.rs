@@ -1,0 +1,368 @@
+//! Propagation end to end on three real member clusters: a Deployment and a policy on the hub
+//! become Works, replicas divided by weight, overrides per cluster, status summed back on the
+//! hub (`kubectl rollout status` works there), policy changes move the workload, and deleting
+//! the template removes it everywhere (or leaves it, when orphaned).
+
+mod common;
+
+use std::time::Duration;
+
+use common::fleet::{eventually, flotilla_ok, kc};
+use common::Hub;
+use flotilla_testkit::Members;
+
+const MEMBERS: [&str; 3] = ["member-1", "member-2", "member-3"];
+
+fn deployment(name: &str, replicas: u32, annotations: &str) -> String {
+    format!(
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  namespace: demo
+  labels: {{app: {name}}}
+  annotations: {{{annotations}}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      containers: [{{name: app, image: nginx:1.27}}]
+"#
+    )
+}
+
+fn weighted_policy(weights: &[(&str, u32)]) -> String {
+    let list: Vec<String> = weights
+        .iter()
+        .map(|(c, w)| {
+            format!("        - targetCluster: {{clusterNames: [{c}]}}\n          weight: {w}")
+        })
+        .collect();
+    let names: Vec<&str> = weights.iter().map(|(c, _)| *c).collect();
+    format!(
+        r#"apiVersion: policy.flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {{name: web, namespace: demo}}
+spec:
+  resourceSelectors:
+  - {{apiVersion: apps/v1, kind: Deployment, name: web}}
+  placement:
+    clusterAffinity: {{clusterNames: [{}]}}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+{}
+"#,
+        names.join(", "),
+        list.join("\n")
+    )
+}
+
+/// `spec.replicas` of a Deployment in a member ("" when it is not there).
+fn member_replicas(m: &std::path::Path, name: &str) -> String {
+    let (ok, out, _) = kc(
+        m,
+        &[
+            "get",
+            "deploy",
+            name,
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.spec.replicas}",
+        ],
+    );
+    if ok {
+        out.trim().to_owned()
+    } else {
+        String::new()
+    }
+}
+
+#[test]
+fn templates_and_policies_run_in_the_right_members() {
+    let members = Members::up(3).expect("member clusters (scripts/members build)");
+    let m = |name: &str| members.member(name).expect("member").kubeconfig.clone();
+    let hub = Hub::start_with(&["--heartbeat-interval", "2s"]);
+    for c in MEMBERS {
+        let region = if c == "member-3" { "ap" } else { "eu" };
+        flotilla_ok(
+            &hub,
+            &[
+                "join",
+                c,
+                "--member-kubeconfig",
+                m(c).to_str().unwrap(),
+                "--region",
+                region,
+            ],
+        );
+    }
+    for c in MEMBERS {
+        eventually(
+            &hub,
+            Duration::from_secs(60),
+            &format!("{c} ready with APIs"),
+            || {
+                let out = hub.kubectl(&[
+                "get",
+                &format!("cluster/{c}"),
+                "-o",
+                "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}/{.status.apiEnablements[*].groupVersion}",
+            ]);
+                let s = String::from_utf8_lossy(&out.stdout);
+                s.starts_with("True/") && s.contains("apps/v1")
+            },
+        );
+    }
+
+    // --- Divided 1:1:1: 2/2/2, and the hub sums the members' status.
+    hub.ok(&["create", "namespace", "demo"]);
+    hub.ok_stdin(&["apply", "-f", "-"], &deployment("web", 6, ""));
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        &weighted_policy(&[("member-1", 1), ("member-2", 1), ("member-3", 1)]),
+    );
+    eventually(
+        &hub,
+        Duration::from_secs(60),
+        "web 2/2/2 in the members",
+        || MEMBERS.iter().all(|c| member_replicas(&m(c), "web") == "2"),
+    );
+    let binding = hub.ok(&[
+        "get",
+        "rb",
+        "web-deployment",
+        "-n",
+        "demo",
+        "-o",
+        "jsonpath={.spec.clusters[*].name}:{.spec.clusters[*].replicas}",
+    ]);
+    assert_eq!(binding.trim(), "member-1 member-2 member-3:2 2 2");
+    eventually(
+        &hub,
+        Duration::from_secs(90),
+        "the hub shows 6 ready replicas",
+        || {
+            let out = hub.kubectl(&[
+                "get",
+                "deploy",
+                "web",
+                "-n",
+                "demo",
+                "-o",
+                "jsonpath={.status.readyReplicas}",
+            ]);
+            String::from_utf8_lossy(&out.stdout).trim() == "6"
+        },
+    );
+    hub.ok(&[
+        "rollout",
+        "status",
+        "deployment/web",
+        "-n",
+        "demo",
+        "--timeout=60s",
+    ]);
+    eventually(
+        &hub,
+        Duration::from_secs(30),
+        "the binding is FullyApplied",
+        || {
+            let out = hub.kubectl(&["get", "rb", "web-deployment", "-n", "demo", "-o",
+            "jsonpath={.status.conditions[?(@.type==\"FullyApplied\")].status}/{.status.conditions[?(@.type==\"Scheduled\")].status}"]);
+            String::from_utf8_lossy(&out.stdout).trim() == "True/True"
+        },
+    );
+    let explain = flotilla_ok(
+        &hub,
+        &["explain", "placement", "deployment/web", "-n", "demo"],
+    );
+    assert!(
+        explain.contains("member-1") && explain.contains("selected"),
+        "{explain}"
+    );
+
+    // --- An image override for member-2 only.
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        r#"apiVersion: policy.flotilla.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: mirror, namespace: demo}
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: web}
+  overrideRules:
+  - targetCluster: {clusterNames: [member-2]}
+    overriders:
+      imageOverrider:
+      - {component: Registry, operator: replace, value: mirror.example.com}
+"#,
+    );
+    let image = |c: &str| {
+        let (_, out, _) = kc(
+            &m(c),
+            &[
+                "get",
+                "deploy",
+                "web",
+                "-n",
+                "demo",
+                "-o",
+                "jsonpath={.spec.template.spec.containers[0].image}",
+            ],
+        );
+        out.trim().to_owned()
+    };
+    eventually(
+        &hub,
+        Duration::from_secs(30),
+        "member-2 pulls from the mirror",
+        || image("member-2") == "mirror.example.com/nginx:1.27",
+    );
+    assert_eq!(image("member-1"), "nginx:1.27");
+    assert_eq!(image("member-3"), "nginx:1.27");
+
+    // --- Weights 2:1 on two clusters: 4/2, and member-3's copy leaves.
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        &weighted_policy(&[("member-1", 2), ("member-2", 1)]),
+    );
+    eventually(
+        &hub,
+        Duration::from_secs(60),
+        "web 4/2/- after the policy change",
+        || {
+            member_replicas(&m("member-1"), "web") == "4"
+                && member_replicas(&m("member-2"), "web") == "2"
+                && member_replicas(&m("member-3"), "web").is_empty()
+        },
+    );
+
+    // --- Duplicated: the whole object in every cluster.
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: demo, labels: {shared: "yes"}}
+data: {color: blue}
+---
+apiVersion: policy.flotilla.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: shared-config}
+spec:
+  resourceSelectors:
+  - apiVersion: v1
+    kind: ConfigMap
+    labelSelector: {matchLabels: {shared: "yes"}}
+  placement:
+    replicaScheduling: {replicaSchedulingType: Duplicated}
+"#,
+    );
+    eventually(
+        &hub,
+        Duration::from_secs(60),
+        "settings in every member",
+        || {
+            MEMBERS.iter().all(|c| {
+                let (ok, out, _) = kc(
+                    &m(c),
+                    &[
+                        "get",
+                        "cm",
+                        "settings",
+                        "-n",
+                        "demo",
+                        "-o",
+                        "jsonpath={.data.color}",
+                    ],
+                );
+                ok && out.trim() == "blue"
+            })
+        },
+    );
+    // A template edit reaches the members.
+    hub.ok(&[
+        "patch",
+        "cm",
+        "settings",
+        "-n",
+        "demo",
+        "--type=merge",
+        "-p",
+        r#"{"data":{"color":"green"}}"#,
+    ]);
+    eventually(
+        &hub,
+        Duration::from_secs(30),
+        "the edit in every member",
+        || {
+            MEMBERS.iter().all(|c| {
+                let (_, out, _) = kc(
+                    &m(c),
+                    &[
+                        "get",
+                        "cm",
+                        "settings",
+                        "-n",
+                        "demo",
+                        "-o",
+                        "jsonpath={.data.color}",
+                    ],
+                );
+                out.trim() == "green"
+            })
+        },
+    );
+
+    // --- Deleting the template removes it everywhere; an orphaned one stays.
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        &deployment("keep", 1, "propagation.flotilla.io/orphan: \"true\""),
+    );
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        r#"apiVersion: policy.flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: keep, namespace: demo}
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: keep}
+  placement:
+    clusterAffinity: {clusterNames: [member-3]}
+"#,
+    );
+    eventually(&hub, Duration::from_secs(60), "keep in member-3", || {
+        member_replicas(&m("member-3"), "keep") == "1"
+    });
+    hub.ok(&["delete", "deployment", "web", "keep", "-n", "demo"]);
+    eventually(
+        &hub,
+        Duration::from_secs(60),
+        "web gone from every member",
+        || {
+            MEMBERS
+                .iter()
+                .all(|c| member_replicas(&m(c), "web").is_empty())
+        },
+    );
+    eventually(
+        &hub,
+        Duration::from_secs(30),
+        "the bindings are gone",
+        || {
+            let out = hub.kubectl(&["get", "rb", "-n", "demo", "-o", "name"]);
+            let s = String::from_utf8_lossy(&out.stdout).to_string();
+            !s.contains("web-deployment") && !s.contains("keep-deployment")
+        },
+    );
+    assert_eq!(
+        member_replicas(&m("member-3"), "keep"),
+        "1",
+        "an orphaned copy stays"
+    );
+}

@@ -1,0 +1,76 @@
+//! `ResourceBinding` and `ClusterResourceBinding` handled as one: the controllers are generic
+//! over [`BindingObject`], so each is written once for both scopes.
+
+use std::fmt::Debug;
+
+use flotilla_apis::work::v1alpha1::{
+    ClusterResourceBinding, ResourceBinding, ResourceBindingSpec, ResourceBindingStatus,
+};
+use kube::{Api, Client, Resource};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// Finalizer the binding controller keeps on a binding until its Works are deleted.
+pub const BINDING_FINALIZER: &str = "work.flotilla.io/binding-cleanup";
+/// Label on a Work: a hash naming its binding ([`super::workload::binding_label`]).
+pub const BINDING_LABEL: &str = "work.flotilla.io/binding";
+/// Annotation on a Work: its binding's namespace (absent for a ClusterResourceBinding).
+pub const BINDING_NAMESPACE_ANNOTATION: &str = "work.flotilla.io/binding-namespace";
+/// Annotation on a Work: its binding's name.
+pub const BINDING_NAME_ANNOTATION: &str = "work.flotilla.io/binding-name";
+/// Annotation on a binding: the hash of what the detector last wrote, so unchanged templates
+/// cost no write.
+pub const DETECTOR_HASH_ANNOTATION: &str = "work.flotilla.io/detector-hash";
+/// Annotation on a binding: the hash of its template ([`super::workload::template_hash`]).
+pub const TEMPLATE_HASH_ANNOTATION: &str = "work.flotilla.io/template-hash";
+/// Annotation on a template (and copied to its binding): `true` keeps the member copies when
+/// the template is deleted.
+pub const ORPHAN_ANNOTATION: &str = "propagation.flotilla.io/orphan";
+
+/// A binding of either scope.
+pub trait BindingObject:
+    Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Serialize + Send + Sync + 'static
+{
+    /// The shared spec.
+    fn spec(&self) -> &ResourceBindingSpec;
+    /// The status, if any.
+    fn status(&self) -> Option<&ResourceBindingStatus>;
+    /// The API for bindings of this kind in `namespace` (ignored for cluster-scoped ones).
+    fn api(client: Client, namespace: Option<&str>) -> Api<Self>;
+    /// The namespace, for a ResourceBinding.
+    fn scope_namespace(&self) -> Option<&str> {
+        self.meta().namespace.as_deref()
+    }
+}
+
+impl BindingObject for ResourceBinding {
+    fn spec(&self) -> &ResourceBindingSpec {
+        &self.spec
+    }
+
+    fn status(&self) -> Option<&ResourceBindingStatus> {
+        self.status.as_ref()
+    }
+
+    fn api(client: Client, namespace: Option<&str>) -> Api<Self> {
+        Api::namespaced(client, namespace.unwrap_or("default"))
+    }
+}
+
+impl BindingObject for ClusterResourceBinding {
+    fn spec(&self) -> &ResourceBindingSpec {
+        &self.spec
+    }
+
+    fn status(&self) -> Option<&ResourceBindingStatus> {
+        self.status.as_ref()
+    }
+
+    fn api(client: Client, _: Option<&str>) -> Api<Self> {
+        Api::all(client)
+    }
+
+    fn scope_namespace(&self) -> Option<&str> {
+        None
+    }
+}

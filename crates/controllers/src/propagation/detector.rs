@@ -1,0 +1,346 @@
+//! The detector: matches hub objects to propagation policies and keeps one binding per
+//! matched object.
+//!
+//! It watches PropagationPolicies and ClusterPropagationPolicies, and, for every
+//! `apiVersion`/`kind` a policy's `resourceSelectors` name, the objects of that kind (one
+//! kube-runtime controller per kind, started when a policy first names it). An object is
+//! reconciled when it changes, and every object of every kind is reconciled again when any
+//! policy changes, so a policy that arrives after its objects, or is edited, takes effect.
+//!
+//! For a matched object it server-side applies (manager `flotilla-detector`) a binding named
+//! `<name>-<kind>` ([`super::workload::binding_name`]) owned by the object, so the hub's garbage
+//! collector removes the binding with it. The binding gets the policy's placement and options,
+//! the object's replica count and per-replica requests, and a hash of the object, which makes
+//! the binding controller render again when the object is edited. A binding whose content
+//! would not change is not written. An object no policy matches any more keeps its binding:
+//! deleting or narrowing a policy never removes running workloads from the fleet (delete the
+//! object, or its binding, for that).
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use flotilla_apis::names::{EXECUTION_NAMESPACE_PREFIX, SYSTEM_NAMESPACE};
+use flotilla_apis::policy::v1alpha1::{ClusterPropagationPolicy, PropagationPolicy};
+use flotilla_apis::quantity;
+use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding};
+use futures::StreamExt;
+use kube::api::{DynamicObject, Patch, PatchParams};
+use kube::core::GroupVersionKind;
+use kube::discovery::{ApiResource, Scope};
+use kube::runtime::controller::Action;
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::{watcher, Controller, WatchStreamExt};
+use kube::{Api, Client, Resource};
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+use tokio_stream::wrappers::BroadcastStream;
+
+use super::binding::{
+    BindingObject, DETECTOR_HASH_ANNOTATION, ORPHAN_ANNOTATION, TEMPLATE_HASH_ANNOTATION,
+};
+use super::select::{choose, Chosen, Subject};
+use super::workload::{binding_name, fnv64, replica_request, replicas, template_hash};
+use crate::{Error, Result};
+
+/// Field manager of the detector's writes.
+pub const MANAGER: &str = "flotilla-detector";
+
+/// Namespaces whose objects are never propagated: the hub's own and Kubernetes' system ones.
+pub fn excluded_namespace(ns: &str) -> bool {
+    ns == SYSTEM_NAMESPACE
+        || ns.starts_with(EXECUTION_NAMESPACE_PREFIX)
+        || matches!(ns, "kube-system" | "kube-public" | "kube-node-lease")
+}
+
+/// flotilla's own API groups: never propagated (a policy naming them is ignored).
+fn own_group(api_version: &str) -> bool {
+    api_version
+        .split('/')
+        .next()
+        .is_some_and(|g| g.ends_with(".flotilla.io"))
+}
+
+struct Shared {
+    hub: Client,
+    policies: Store<PropagationPolicy>,
+    cluster_policies: Store<ClusterPropagationPolicy>,
+    bindings: Store<ResourceBinding>,
+    cluster_bindings: Store<ClusterResourceBinding>,
+}
+
+struct KindContext {
+    shared: Arc<Shared>,
+    resource: ApiResource,
+    namespaced: bool,
+}
+
+/// Runs until dropped.
+pub async fn run(hub: Client) {
+    let (policies, pp_writer) = reflector::store();
+    let (cluster_policies, cpp_writer) = reflector::store();
+    let (bindings, rb_writer) = reflector::store();
+    let (cluster_bindings, crb_writer) = reflector::store();
+    let (changed, _) = broadcast::channel::<()>(64);
+    let notify = changed.clone();
+    let pp_feed = watcher(
+        Api::<PropagationPolicy>::all(hub.clone()),
+        watcher::Config::default(),
+    )
+    .default_backoff()
+    .reflect(pp_writer)
+    .for_each(move |_| {
+        let _ = notify.send(());
+        futures::future::ready(())
+    });
+    let notify = changed.clone();
+    let cpp_feed = watcher(
+        Api::<ClusterPropagationPolicy>::all(hub.clone()),
+        watcher::Config::default(),
+    )
+    .default_backoff()
+    .reflect(cpp_writer)
+    .for_each(move |_| {
+        let _ = notify.send(());
+        futures::future::ready(())
+    });
+    let rb_feed = watcher(
+        Api::<ResourceBinding>::all(hub.clone()),
+        watcher::Config::default(),
+    )
+    .default_backoff()
+    .reflect(rb_writer)
+    .for_each(|_| futures::future::ready(()));
+    let crb_feed = watcher(
+        Api::<ClusterResourceBinding>::all(hub.clone()),
+        watcher::Config::default(),
+    )
+    .default_backoff()
+    .reflect(crb_writer)
+    .for_each(|_| futures::future::ready(()));
+    let shared = Arc::new(Shared {
+        hub,
+        policies,
+        cluster_policies,
+        bindings,
+        cluster_bindings,
+    });
+    tokio::select! {
+        _ = pp_feed => {},
+        _ = cpp_feed => {},
+        _ = rb_feed => {},
+        _ = crb_feed => {},
+        _ = supervise(shared, changed) => {},
+    }
+}
+
+/// Starts a controller for every kind a policy names, as policies appear.
+async fn supervise(shared: Arc<Shared>, changed: broadcast::Sender<()>) {
+    let mut events = changed.subscribe();
+    let _ = shared.bindings.wait_until_ready().await;
+    let _ = shared.cluster_bindings.wait_until_ready().await;
+    let _ = shared.policies.wait_until_ready().await;
+    let _ = shared.cluster_policies.wait_until_ready().await;
+    let mut started: HashSet<(String, String)> = HashSet::new();
+    let mut tasks = tokio::task::JoinSet::new();
+    loop {
+        for (api_version, kind) in named_kinds(&shared) {
+            if started.contains(&(api_version.clone(), kind.clone())) || own_group(&api_version) {
+                continue;
+            }
+            let gvk = match api_version.split_once('/') {
+                Some((g, v)) => GroupVersionKind::gvk(g, v, &kind),
+                None => GroupVersionKind::gvk("", &api_version, &kind),
+            };
+            match kube::discovery::pinned_kind(&shared.hub, &gvk).await {
+                Ok((resource, caps)) => {
+                    tracing::info!(%api_version, %kind, "detector watches a new kind");
+                    started.insert((api_version, kind));
+                    let ctx = Arc::new(KindContext {
+                        shared: shared.clone(),
+                        resource,
+                        namespaced: caps.scope == Scope::Namespaced,
+                    });
+                    tasks.spawn(watch_kind(ctx, changed.subscribe()));
+                }
+                // Not served (yet): a CRD may come later; the next policy event retries.
+                Err(e) => {
+                    tracing::debug!(%api_version, %kind, error = %e, "kind named by a policy is not served")
+                }
+            }
+        }
+        tokio::select! {
+            r = events.recv() => {
+                if matches!(r, Err(broadcast::error::RecvError::Closed)) {
+                    return;
+                }
+            }
+            // Kinds whose CRD arrives after the policy are picked up within a minute.
+            _ = tokio::time::sleep(Duration::from_secs(60)) => {}
+        }
+    }
+}
+
+fn named_kinds(shared: &Shared) -> std::collections::BTreeSet<(String, String)> {
+    let mut kinds = std::collections::BTreeSet::new();
+    for p in shared.policies.state() {
+        for s in &p.spec.resource_selectors {
+            kinds.insert((s.api_version.clone(), s.kind.clone()));
+        }
+    }
+    for p in shared.cluster_policies.state() {
+        for s in &p.spec.resource_selectors {
+            kinds.insert((s.api_version.clone(), s.kind.clone()));
+        }
+    }
+    kinds
+}
+
+async fn watch_kind(ctx: Arc<KindContext>, changed: broadcast::Receiver<()>) {
+    let api = Api::<DynamicObject>::all_with(ctx.shared.hub.clone(), &ctx.resource);
+    let policies_changed = BroadcastStream::new(changed).map(|_| ());
+    Controller::new_with(api, watcher::Config::default(), ctx.resource.clone())
+        .reconcile_all_on(policies_changed)
+        .run(reconcile, error_policy, ctx)
+        .for_each(|_| futures::future::ready(()))
+        .await;
+}
+
+fn error_policy(obj: Arc<DynamicObject>, error: &Error, _: Arc<KindContext>) -> Action {
+    tracing::warn!(name = ?obj.metadata.name, namespace = ?obj.metadata.namespace, %error, "detector");
+    Action::requeue(Duration::from_secs(5))
+}
+
+async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Result<Action> {
+    let meta = &obj.metadata;
+    let ns = meta.namespace.as_deref();
+    if meta.deletion_timestamp.is_some() || ns.is_some_and(excluded_namespace) {
+        return Ok(Action::await_change());
+    }
+    let name = meta.name.as_deref().unwrap_or_default();
+    let empty = BTreeMap::new();
+    let subject = Subject {
+        api_version: &ctx.resource.api_version,
+        kind: &ctx.resource.kind,
+        namespace: ns,
+        name,
+        labels: meta.labels.as_ref().unwrap_or(&empty),
+    };
+    let policies = ctx.shared.policies.state();
+    let cluster_policies = ctx.shared.cluster_policies.state();
+    let Some(chosen) = choose(&subject, &policies, &cluster_policies) else {
+        return Ok(Action::await_change());
+    };
+    let mut template = serde_json::to_value(&*obj)
+        .map_err(|e| Error::Invalid(format!("{name}: not JSON: {e}")))?;
+    template["apiVersion"] = json!(ctx.resource.api_version);
+    template["kind"] = json!(ctx.resource.kind);
+    let body = desired(&template, ctx.namespaced, &chosen);
+    let bname = body["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let hash = body["metadata"]["annotations"][DETECTOR_HASH_ANNOTATION]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let params = PatchParams::apply(MANAGER).force();
+    if ctx.namespaced {
+        let ns = ns.unwrap_or_default();
+        let current = ctx.shared.bindings.get(&ObjectRef::new(&bname).within(ns));
+        if !up_to_date(current.as_deref(), &hash) {
+            ResourceBinding::api(ctx.shared.hub.clone(), Some(ns))
+                .patch(&bname, &params, &Patch::Apply(&body))
+                .await
+                .map_err(Error::hub(format!("apply binding {ns}/{bname}")))?;
+        }
+    } else {
+        let current = ctx.shared.cluster_bindings.get(&ObjectRef::new(&bname));
+        if !up_to_date(current.as_deref(), &hash) {
+            ClusterResourceBinding::api(ctx.shared.hub.clone(), None)
+                .patch(&bname, &params, &Patch::Apply(&body))
+                .await
+                .map_err(Error::hub(format!("apply cluster binding {bname}")))?;
+        }
+    }
+    Ok(Action::await_change())
+}
+
+fn up_to_date<B: Resource>(current: Option<&B>, hash: &str) -> bool {
+    current.is_some_and(|b| {
+        b.meta()
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(DETECTOR_HASH_ANNOTATION))
+            .is_some_and(|h| h == hash)
+    })
+}
+
+/// The binding the detector applies for `template` (with `apiVersion` and `kind` set) under
+/// `chosen`, with its own hash in the `work.flotilla.io/detector-hash` annotation.
+pub fn desired(template: &Value, namespaced: bool, chosen: &Chosen<'_>) -> Value {
+    let meta = &template["metadata"];
+    let name = meta["name"].as_str().unwrap_or_default();
+    let api_version = template["apiVersion"].as_str().unwrap_or_default();
+    let kind = template["kind"].as_str().unwrap_or_default();
+    let spec = chosen.spec;
+    let mut annotations = serde_json::Map::new();
+    annotations.insert(
+        TEMPLATE_HASH_ANNOTATION.into(),
+        json!(template_hash(template)),
+    );
+    if meta["annotations"][ORPHAN_ANNOTATION].as_str() == Some("true") {
+        annotations.insert(ORPHAN_ANNOTATION.into(), json!("true"));
+    }
+    let mut resource =
+        json!({"apiVersion": api_version, "kind": kind, "name": name, "uid": meta["uid"]});
+    let mut metadata = json!({
+        "name": binding_name(name, kind),
+        "ownerReferences": [{
+            "apiVersion": api_version, "kind": kind, "name": name, "uid": meta["uid"],
+            "controller": true, "blockOwnerDeletion": true,
+        }],
+    });
+    if namespaced {
+        resource["namespace"] = meta["namespace"].clone();
+        metadata["namespace"] = meta["namespace"].clone();
+    }
+    let mut body_spec = json!({
+        "resource": resource,
+        "placement": spec.placement,
+        "conflictResolution": spec.conflict_resolution,
+        "policyRef": {"kind": chosen.kind, "name": chosen.name, "uid": chosen.uid},
+    });
+    if let Some(ns) = chosen.namespace {
+        body_spec["policyRef"]["namespace"] = json!(ns);
+    }
+    if spec.propagate_deps {
+        body_spec["propagateDeps"] = json!(true);
+    }
+    let n = replicas(template);
+    if n > 0 {
+        body_spec["replicas"] = json!(n);
+        let request: BTreeMap<String, String> = replica_request(template)
+            .into_iter()
+            .map(|(k, v)| (k, quantity::format_millis(v)))
+            .collect();
+        if !request.is_empty() {
+            body_spec["replicaRequirements"] = json!({"resourceRequest": request});
+        }
+    }
+    let kind_of_binding = if namespaced {
+        "ResourceBinding"
+    } else {
+        "ClusterResourceBinding"
+    };
+    let mut body = json!({
+        "apiVersion": "work.flotilla.io/v1alpha1",
+        "kind": kind_of_binding,
+        "metadata": metadata,
+        "spec": body_spec,
+    });
+    body["metadata"]["annotations"] = Value::Object(annotations);
+    let hash = format!("{:016x}", fnv64(body.to_string().as_bytes()));
+    body["metadata"]["annotations"][DETECTOR_HASH_ANNOTATION] = json!(hash);
+    body
+}

@@ -1,0 +1,294 @@
+//! The scheduler controller: places bindings with [`flotilla_scheduler::schedule`].
+//!
+//! A binding is scheduled when its generation moves (the detector changed its placement or
+//! replicas) and looked at again when a Cluster changes in a way that matters to placement
+//! (labels, taints, readiness, API enablements, topology, capacity), or when a `NoExecute`
+//! toleration window runs out. Scheduling keeps the current placement where it is still
+//! feasible, so a cluster joining or leaving does not reshuffle running workloads; a cluster
+//! whose `NoExecute` taint is no longer tolerated loses its share (failover).
+//!
+//! The decision is written as `spec.clusters` (a merge patch, only when it changes), then the
+//! status (server-side apply, manager `flotilla-scheduler`): `schedulerObservedGeneration`,
+//! `Scheduled`, `lastScheduledTime`, and the `clusterAffinities` group used. Bindings without a
+//! placement (dependencies that follow a workload) are not the scheduler's.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
+
+use flotilla_apis::cluster::v1alpha1::Cluster;
+use flotilla_apis::conditions::{self, Set};
+use flotilla_apis::quantity;
+use flotilla_apis::work::v1alpha1::{
+    ClusterResourceBinding, ResourceBinding, ResourceBindingSpec, TargetCluster,
+    CONDITION_SCHEDULED, REASON_BINDING_SCHEDULED, REASON_NO_CLUSTER_FIT, REASON_UNSCHEDULABLE,
+};
+use flotilla_scheduler::{filter, schedule, Decision, Eviction, Outcome, Request};
+use futures::StreamExt;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Patch, PatchParams};
+use kube::runtime::controller::Action;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{watcher, Controller, WatchStreamExt};
+use kube::{Api, Client, ResourceExt};
+use serde_json::json;
+use tokio::sync::broadcast;
+use tokio_stream::wrappers::BroadcastStream;
+
+use super::binding::BindingObject;
+use super::workload::fnv64;
+use crate::{Error, Result};
+
+/// Field manager of the scheduler's status writes.
+pub const MANAGER: &str = "flotilla-scheduler";
+
+/// Scheduler settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// How long a `NoExecute` taint no `clusterToleration` names is tolerated before the
+    /// workloads move away (`serve --failover-toleration`).
+    pub failover_toleration: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            failover_toleration: Duration::from_secs(60),
+        }
+    }
+}
+
+struct Context {
+    hub: Client,
+    clusters: Store<Cluster>,
+    options: Options,
+}
+
+/// Runs until dropped.
+pub async fn run(hub: Client, options: Options) {
+    let (clusters, writer) = reflector::store();
+    let (changed, _) = broadcast::channel::<()>(64);
+    let notify = changed.clone();
+    let mut digests: HashMap<String, u64> = HashMap::new();
+    let feed = watcher(Api::<Cluster>::all(hub.clone()), watcher::Config::default())
+        .default_backoff()
+        .reflect(writer)
+        .applied_objects()
+        .for_each(move |c| {
+            if let Ok(c) = c {
+                let d = placement_digest(&c);
+                if digests.insert(c.name_any(), d) != Some(d) {
+                    let _ = notify.send(());
+                }
+            }
+            futures::future::ready(())
+        });
+    let ctx = Arc::new(Context {
+        hub: hub.clone(),
+        clusters,
+        options,
+    });
+    tokio::select! {
+        _ = feed => {},
+        _ = scheduler::<ResourceBinding>(ctx.clone(), changed.subscribe()) => {},
+        _ = scheduler::<ClusterResourceBinding>(ctx, changed.subscribe()) => {},
+    }
+}
+
+/// What of a Cluster placement depends on; a change re-examines every binding. Deleted
+/// clusters need no trigger: bindings keep running where they are until told otherwise.
+fn placement_digest(c: &Cluster) -> u64 {
+    let status = c.status.as_ref();
+    let ready = status
+        .and_then(|s| conditions::find(&s.conditions, "Ready"))
+        .map(|c| c.status.clone());
+    let v = json!({
+        "labels": c.metadata.labels,
+        "spec": c.spec,
+        "ready": ready,
+        "apis": status.map(|s| &s.api_enablements),
+        "resources": status.map(|s| &s.resource_summary),
+    });
+    fnv64(v.to_string().as_bytes())
+}
+
+async fn scheduler<B: BindingObject>(ctx: Arc<Context>, changed: broadcast::Receiver<()>) {
+    let _ = ctx.clusters.wait_until_ready().await;
+    let api = Api::<B>::all(ctx.hub.clone());
+    Controller::new(api, watcher::Config::default())
+        .reconcile_all_on(BroadcastStream::new(changed).map(|_| ()))
+        .run(reconcile::<B>, error_policy::<B>, ctx)
+        .for_each(|_| futures::future::ready(()))
+        .await;
+}
+
+fn error_policy<B: BindingObject>(b: Arc<B>, error: &Error, _: Arc<Context>) -> Action {
+    tracing::warn!(binding = %b.name_any(), namespace = ?b.namespace(), %error, "scheduler");
+    Action::requeue(Duration::from_secs(5))
+}
+
+/// The scheduler's request for a binding.
+pub fn request<'a>(
+    spec: &'a ResourceBindingSpec,
+    eviction: Option<Eviction>,
+) -> Option<Request<'a>> {
+    let placement = spec.placement.as_ref()?;
+    let api_version = spec.resource.api_version.as_str();
+    let (group, version) = match api_version.split_once('/') {
+        Some((g, v)) => (g, v),
+        None => ("", api_version),
+    };
+    let replica_request: BTreeMap<String, i64> = spec
+        .replica_requirements
+        .iter()
+        .flat_map(|r| r.resource_request.iter())
+        .filter_map(|(k, q)| Some((k.clone(), quantity::millis(q)?)))
+        .collect();
+    let with_replicas = super::workload::has_replicas(api_version, &spec.resource.kind);
+    Some(Request {
+        placement,
+        gvk: (group, version, spec.resource.kind.as_str()),
+        replicas: with_replicas.then(|| u32::try_from(spec.replicas.max(0)).unwrap_or(0)),
+        replica_request,
+        current: spec
+            .clusters
+            .iter()
+            .map(|t| {
+                (
+                    t.name.clone(),
+                    u32::try_from(t.replicas.max(0)).unwrap_or(0),
+                )
+            })
+            .collect(),
+        rebalance: false,
+        eviction,
+    })
+}
+
+async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
+    if b.meta().deletion_timestamp.is_some() {
+        return Ok(Action::await_change());
+    }
+    let eviction = Eviction {
+        now: Timestamp::now(),
+        default_toleration: ctx.options.failover_toleration,
+    };
+    let Some(req) = request(b.spec(), Some(eviction)) else {
+        return Ok(Action::await_change());
+    };
+    let clusters: Vec<Cluster> = ctx.clusters.state().iter().map(|c| (**c).clone()).collect();
+    let decision = schedule(&req, &clusters);
+    // Look again when a running toleration window ends.
+    let wake = req
+        .current
+        .iter()
+        .filter_map(|(name, _)| clusters.iter().find(|c| c.name_any() == *name))
+        .filter_map(|c| filter::next_eviction(&req.placement.cluster_tolerations, c, eviction))
+        .min();
+    let name = b.name_any();
+    let ns = b.scope_namespace().map(str::to_owned);
+    let api = B::api(ctx.hub.clone(), ns.as_deref());
+    let mut generation = b.meta().generation.unwrap_or(0);
+    let mut status_set = status_condition(&decision);
+    if decision.error.is_none() {
+        let chosen: Vec<TargetCluster> = decision
+            .clusters
+            .iter()
+            .map(|a| TargetCluster {
+                name: a.cluster.clone(),
+                replicas: i32::try_from(a.replicas).unwrap_or(i32::MAX),
+            })
+            .collect();
+        if chosen != b.spec().clusters {
+            tracing::info!(binding = %name, namespace = ?ns, clusters = ?chosen, "scheduled");
+            let patched = api
+                .patch(
+                    &name,
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"spec": {"clusters": chosen}})),
+                )
+                .await
+                .map_err(Error::hub(format!("write the placement of binding {name}")))?;
+            generation = patched.meta().generation.unwrap_or(generation);
+        }
+    } else {
+        status_set.1 = decision.error.clone().unwrap_or_default();
+    }
+    let status = b.status();
+    let before = status.map(|s| s.conditions.clone()).unwrap_or_default();
+    let mut conds = before.clone();
+    let (reason, message, state) = (&status_set.0, &status_set.1, status_set.2);
+    let changed = conditions::set(
+        &mut conds,
+        Set {
+            type_: CONDITION_SCHEDULED,
+            status: state,
+            reason,
+            message,
+        },
+        eviction.now,
+    );
+    let observed = status.and_then(|s| s.scheduler_observed_generation);
+    let affinity = status.and_then(|s| s.scheduler_observed_affinity_name.clone());
+    if changed || observed != Some(generation) || affinity != decision.affinity_name {
+        let scheduled = conds
+            .iter()
+            .find(|c| c.type_ == CONDITION_SCHEDULED)
+            .cloned();
+        let mut body = json!({
+            "apiVersion": "work.flotilla.io/v1alpha1",
+            "kind": B::kind(&()),
+            "metadata": {"name": name},
+            "status": {
+                "schedulerObservedGeneration": generation,
+                "conditions": [scheduled],
+            },
+        });
+        if let Some(ns) = &ns {
+            body["metadata"]["namespace"] = json!(ns);
+        }
+        if decision.error.is_none() {
+            body["status"]["lastScheduledTime"] = json!(Time(eviction.now));
+        }
+        if let Some(a) = &decision.affinity_name {
+            body["status"]["schedulerObservingAffinityName"] = json!(a);
+        }
+        api.patch_status(
+            &name,
+            &PatchParams::apply(MANAGER).force(),
+            &Patch::Apply(&body),
+        )
+        .await
+        .map_err(Error::hub(format!(
+            "write the scheduling status of binding {name}"
+        )))?;
+    }
+    Ok(match wake {
+        Some(t) => {
+            let secs = t.duration_since(eviction.now).as_secs_f64().max(0.0);
+            Action::requeue(Duration::from_secs_f64(secs) + Duration::from_millis(200))
+        }
+        None => Action::await_change(),
+    })
+}
+
+/// `Scheduled`'s reason, message and status for a decision.
+fn status_condition(d: &Decision) -> (String, String, &'static str) {
+    match &d.error {
+        None => (
+            REASON_BINDING_SCHEDULED.to_owned(),
+            format!("placed in {} cluster(s)", d.clusters.len()),
+            "True",
+        ),
+        Some(e) => {
+            let none_fit = d.explanation.iter().all(|v| v.outcome == Outcome::Filtered);
+            let reason = if none_fit {
+                REASON_NO_CLUSTER_FIT
+            } else {
+                REASON_UNSCHEDULABLE
+            };
+            (reason.to_owned(), e.clone(), "False")
+        }
+    }
+}

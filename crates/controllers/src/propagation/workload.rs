@@ -1,0 +1,211 @@
+//! What the propagation controllers read from a template, and the names they give: replica
+//! counts by kind, per-replica requests, binding and Work names, and content hashes.
+
+use std::collections::BTreeMap;
+
+use flotilla_apis::quantity;
+use serde_json::Value;
+
+use super::deps::pod_spec;
+
+/// `group` of an `apiVersion` ("" for the core group).
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+/// Whether the scheduler divides this kind's replicas (`Divided`); for other kinds every
+/// chosen cluster gets the whole object.
+pub fn has_replicas(api_version: &str, kind: &str) -> bool {
+    matches!(
+        (group_of(api_version), kind),
+        ("apps", "Deployment" | "StatefulSet" | "ReplicaSet")
+            | ("batch", "Job")
+            | ("autoscaling", "HorizontalPodAutoscaler")
+    )
+}
+
+/// The count the scheduler divides: `spec.replicas` (default 1), a Job's `spec.parallelism`
+/// (default 1), an HPA's `spec.maxReplicas`; 0 for other kinds.
+pub fn replicas(template: &Value) -> i32 {
+    let api_version = template["apiVersion"].as_str().unwrap_or_default();
+    let kind = template["kind"].as_str().unwrap_or_default();
+    if !has_replicas(api_version, kind) {
+        return 0;
+    }
+    let field = match kind {
+        "Job" => "parallelism",
+        "HorizontalPodAutoscaler" => "maxReplicas",
+        _ => "replicas",
+    };
+    let n = template["spec"][field].as_i64().unwrap_or(1);
+    i32::try_from(n.max(0)).unwrap_or(i32::MAX)
+}
+
+/// What one replica requests: the sum over the pod template's containers (init containers
+/// count with the largest of them, as the kube-scheduler does), as quantities in milli-units
+/// rendered back as `<n>m`.
+pub fn replica_request(template: &Value) -> BTreeMap<String, i64> {
+    let Some(spec) = pod_spec(template) else {
+        return BTreeMap::new();
+    };
+    let requests = |c: &Value| -> BTreeMap<String, i64> {
+        c["resources"]["requests"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.clone(), quantity::parse_millis(v.as_str()?)?)))
+            .collect()
+    };
+    let mut sum: BTreeMap<String, i64> = BTreeMap::new();
+    for c in spec["containers"].as_array().into_iter().flatten() {
+        for (k, v) in requests(c) {
+            *sum.entry(k).or_default() += v;
+        }
+    }
+    for c in spec["initContainers"].as_array().into_iter().flatten() {
+        for (k, v) in requests(c) {
+            let e = sum.entry(k).or_default();
+            *e = (*e).max(v);
+        }
+    }
+    sum
+}
+
+/// `<template name>-<kind in lower case>`, made a valid object name: characters other than
+/// lower-case letters, digits, `-` and `.` become `.`, and a name over 253 characters is cut
+/// and ends in a hash of the whole.
+pub fn binding_name(name: &str, kind: &str) -> String {
+    object_name(&format!("{name}-{}", kind.to_lowercase()))
+}
+
+/// The Work of a binding in a cluster's execution namespace: `<namespace>.<binding>` for a
+/// ResourceBinding, `<binding>` for a ClusterResourceBinding.
+pub fn work_name(namespace: Option<&str>, binding: &str) -> String {
+    match namespace {
+        Some(ns) => object_name(&format!("{ns}.{binding}")),
+        None => object_name(binding),
+    }
+}
+
+/// A label value naming a binding (label values are at most 63 characters): a hash of its
+/// namespace and name.
+pub fn binding_label(namespace: Option<&str>, name: &str) -> String {
+    format!(
+        "{:016x}",
+        fnv64(format!("{}/{name}", namespace.unwrap_or("")).as_bytes())
+    )
+}
+
+fn object_name(raw: &str) -> String {
+    let mut s: String = raw
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    if s.len() > 253 {
+        s.truncate(236);
+        s.push_str(&format!("-{:016x}", fnv64(raw.as_bytes())));
+    }
+    let trimmed = s.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+    trimmed.to_owned()
+}
+
+/// FNV-1a, 64 bits: a stable content hash (the same on every build and machine).
+pub fn fnv64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A hash of what a template says, without what the hub writes (status, resourceVersion,
+/// managedFields, generation): it changes when the template is edited, not when its status is
+/// aggregated.
+pub fn template_hash(template: &Value) -> String {
+    let mut t = template.clone();
+    if let Some(o) = t.as_object_mut() {
+        o.remove("status");
+    }
+    if let Some(m) = t.get_mut("metadata").and_then(Value::as_object_mut) {
+        for k in ["resourceVersion", "managedFields", "generation"] {
+            m.remove(k);
+        }
+    }
+    format!("{:016x}", fnv64(t.to_string().as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn replicas_by_kind() {
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": 6}});
+        assert_eq!(replicas(&d), 6);
+        let d1 = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {}});
+        assert_eq!(replicas(&d1), 1);
+        let j = json!({"apiVersion": "batch/v1", "kind": "Job", "spec": {"parallelism": 3}});
+        assert_eq!(replicas(&j), 3);
+        let h = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "spec": {"minReplicas": 2, "maxReplicas": 10}});
+        assert_eq!(replicas(&h), 10);
+        let c = json!({"apiVersion": "v1", "kind": "ConfigMap"});
+        assert_eq!(replicas(&c), 0);
+        assert!(!has_replicas("v1", "Deployment"));
+    }
+
+    #[test]
+    fn requests_sum_containers_and_take_the_largest_init_container() {
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": {"spec": {
+            "containers": [
+                {"resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}},
+                {"resources": {"requests": {"cpu": "0.5"}}}
+            ],
+            "initContainers": [{"resources": {"requests": {"cpu": "2"}}}]
+        }}}});
+        let r = replica_request(&d);
+        assert_eq!(r["cpu"], 2000);
+        assert_eq!(r["memory"], 64 * 1024 * 1024 * 1000);
+    }
+
+    #[test]
+    fn names_are_valid_and_stable() {
+        assert_eq!(binding_name("web", "Deployment"), "web-deployment");
+        assert_eq!(
+            binding_name("system:auth", "ClusterRole"),
+            "system.auth-clusterrole"
+        );
+        assert_eq!(
+            work_name(Some("demo"), "web-deployment"),
+            "demo.web-deployment"
+        );
+        assert_eq!(work_name(None, "x-clusterrole"), "x-clusterrole");
+        let long = "a".repeat(300);
+        let n = binding_name(&long, "Deployment");
+        assert!(n.len() <= 253, "{}", n.len());
+        assert_ne!(n, binding_name(&"a".repeat(299), "Deployment"));
+        assert_eq!(binding_label(Some("a"), "b").len(), 16);
+        assert_ne!(
+            binding_label(Some("a"), "b"),
+            binding_label(None, "a/b").replace('x', "y") + "z"
+        );
+    }
+
+    #[test]
+    fn template_hash_ignores_what_the_hub_writes() {
+        let a = json!({"metadata": {"name": "x", "resourceVersion": "1", "generation": 1},
+            "spec": {"replicas": 1}, "status": {"readyReplicas": 0}});
+        let b = json!({"metadata": {"name": "x", "resourceVersion": "9", "generation": 1},
+            "spec": {"replicas": 1}, "status": {"readyReplicas": 1}});
+        let c = json!({"metadata": {"name": "x", "resourceVersion": "9", "generation": 2},
+            "spec": {"replicas": 2}});
+        assert_eq!(template_hash(&a), template_hash(&b));
+        assert_ne!(template_hash(&a), template_hash(&c));
+    }
+}
