@@ -83,6 +83,23 @@ fn member_replicas(m: &std::path::Path, name: &str) -> String {
     }
 }
 
+/// `data.color` of the ConfigMap `settings` in a member ("" when it is not there).
+fn color(m: &std::path::Path) -> String {
+    let (_, out, _) = kc(
+        m,
+        &[
+            "get",
+            "cm",
+            "settings",
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.data.color}",
+        ],
+    );
+    out.trim().to_owned()
+}
+
 #[test]
 fn templates_and_policies_run_in_the_right_members() {
     let members = Members::up(3).expect("member clusters (scripts/members build)");
@@ -267,23 +284,7 @@ spec:
         &hub,
         Duration::from_secs(60),
         "settings in every member",
-        || {
-            MEMBERS.iter().all(|c| {
-                let (ok, out, _) = kc(
-                    &m(c),
-                    &[
-                        "get",
-                        "cm",
-                        "settings",
-                        "-n",
-                        "demo",
-                        "-o",
-                        "jsonpath={.data.color}",
-                    ],
-                );
-                ok && out.trim() == "blue"
-            })
-        },
+        || MEMBERS.iter().all(|c| color(&m(c)) == "blue"),
     );
     // A template edit reaches the members.
     hub.ok(&[
@@ -300,23 +301,7 @@ spec:
         &hub,
         Duration::from_secs(30),
         "the edit in every member",
-        || {
-            MEMBERS.iter().all(|c| {
-                let (_, out, _) = kc(
-                    &m(c),
-                    &[
-                        "get",
-                        "cm",
-                        "settings",
-                        "-n",
-                        "demo",
-                        "-o",
-                        "jsonpath={.data.color}",
-                    ],
-                );
-                out.trim() == "green"
-            })
-        },
+        || MEMBERS.iter().all(|c| color(&m(c)) == "green"),
     );
 
     // --- Deleting the template removes it everywhere; an orphaned one stays.

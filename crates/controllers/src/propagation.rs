@@ -17,6 +17,7 @@ pub mod aggregate;
 pub mod binding;
 pub mod deps;
 pub mod detector;
+mod feed;
 pub mod scheduling;
 pub mod select;
 pub mod shares;

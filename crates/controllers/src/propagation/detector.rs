@@ -30,7 +30,7 @@ use kube::core::GroupVersionKind;
 use kube::discovery::{ApiResource, Scope};
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{watcher, Controller, WatchStreamExt};
+use kube::runtime::{watcher, Controller};
 use kube::{Api, Client, Resource};
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
@@ -39,6 +39,7 @@ use tokio_stream::wrappers::BroadcastStream;
 use super::binding::{
     BindingObject, DETECTOR_HASH_ANNOTATION, ORPHAN_ANNOTATION, TEMPLATE_HASH_ANNOTATION,
 };
+use super::feed::feed;
 use super::select::{choose, Chosen, Subject};
 use super::workload::{binding_name, fnv64, replica_request, replicas, template_hash};
 use crate::{Error, Result};
@@ -82,42 +83,22 @@ pub async fn run(hub: Client) {
     let (bindings, rb_writer) = reflector::store();
     let (cluster_bindings, crb_writer) = reflector::store();
     let (changed, _) = broadcast::channel::<()>(64);
-    let notify = changed.clone();
-    let pp_feed = watcher(
+    let pp_feed = feed(
         Api::<PropagationPolicy>::all(hub.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .reflect(pp_writer)
-    .for_each(move |_| {
-        let _ = notify.send(());
-        futures::future::ready(())
-    });
-    let notify = changed.clone();
-    let cpp_feed = watcher(
+        pp_writer,
+        Some(changed.clone()),
+    );
+    let cpp_feed = feed(
         Api::<ClusterPropagationPolicy>::all(hub.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .reflect(cpp_writer)
-    .for_each(move |_| {
-        let _ = notify.send(());
-        futures::future::ready(())
-    });
-    let rb_feed = watcher(
-        Api::<ResourceBinding>::all(hub.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .reflect(rb_writer)
-    .for_each(|_| futures::future::ready(()));
-    let crb_feed = watcher(
+        cpp_writer,
+        Some(changed.clone()),
+    );
+    let rb_feed = feed(Api::<ResourceBinding>::all(hub.clone()), rb_writer, None);
+    let crb_feed = feed(
         Api::<ClusterResourceBinding>::all(hub.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .reflect(crb_writer)
-    .for_each(|_| futures::future::ready(()));
+        crb_writer,
+        None,
+    );
     let shared = Arc::new(Shared {
         hub,
         policies,

@@ -12,7 +12,7 @@
 //! `Scheduled`, `lastScheduledTime`, and the `clusterAffinities` group used. Bindings without a
 //! placement (dependencies that follow a workload) are not the scheduler's.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,13 +30,14 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, Store};
-use kube::runtime::{watcher, Controller, WatchStreamExt};
+use kube::runtime::{watcher, Controller};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
 use super::binding::BindingObject;
+use super::feed::feed_on_change;
 use super::workload::fnv64;
 use crate::{Error, Result};
 
@@ -69,21 +70,12 @@ struct Context {
 pub async fn run(hub: Client, options: Options) {
     let (clusters, writer) = reflector::store();
     let (changed, _) = broadcast::channel::<()>(64);
-    let notify = changed.clone();
-    let mut digests: HashMap<String, u64> = HashMap::new();
-    let feed = watcher(Api::<Cluster>::all(hub.clone()), watcher::Config::default())
-        .default_backoff()
-        .reflect(writer)
-        .applied_objects()
-        .for_each(move |c| {
-            if let Ok(c) = c {
-                let d = placement_digest(&c);
-                if digests.insert(c.name_any(), d) != Some(d) {
-                    let _ = notify.send(());
-                }
-            }
-            futures::future::ready(())
-        });
+    let feed = feed_on_change(
+        Api::<Cluster>::all(hub.clone()),
+        writer,
+        changed.clone(),
+        placement_digest,
+    );
     let ctx = Arc::new(Context {
         hub: hub.clone(),
         clusters,

@@ -15,6 +15,7 @@ use flotilla_apis::labels;
 use flotilla_apis::policy::v1alpha1::{
     ClusterPropagationPolicy, PropagationPolicy, PropagationSpec, ResourceSelector,
 };
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::ResourceExt;
 
 /// The object being matched: what selectors look at.
@@ -88,53 +89,42 @@ pub fn choose<'a>(
     policies: &'a [std::sync::Arc<PropagationPolicy>],
     cluster_policies: &'a [std::sync::Arc<ClusterPropagationPolicy>],
 ) -> Option<Chosen<'a>> {
-    let namespaced = policies
+    let local = policies
         .iter()
         .filter(|p| subject.namespace.is_some() && p.namespace().as_deref() == subject.namespace)
-        .filter(|p| p.metadata.deletion_timestamp.is_none())
-        .filter_map(|p| {
-            let how = best_match(&p.spec.resource_selectors, subject)?;
-            Some((
-                (
-                    p.spec.priority,
-                    how,
-                    std::cmp::Reverse(p.metadata.name.as_deref()),
-                ),
-                Chosen {
-                    kind: "PropagationPolicy",
-                    namespace: p.metadata.namespace.as_deref(),
-                    name: p.metadata.name.as_deref().unwrap_or_default(),
-                    uid: p.metadata.uid.as_deref(),
-                    spec: &p.spec,
-                },
-            ))
-        })
-        .max_by(|a, b| a.0.cmp(&b.0));
-    if let Some((_, chosen)) = namespaced {
-        return Some(chosen);
-    }
-    cluster_policies
-        .iter()
-        .filter(|p| p.metadata.deletion_timestamp.is_none())
-        .filter_map(|p| {
-            let how = best_match(&p.spec.resource_selectors, subject)?;
-            Some((
-                (
-                    p.spec.priority,
-                    how,
-                    std::cmp::Reverse(p.metadata.name.as_deref()),
-                ),
-                Chosen {
-                    kind: "ClusterPropagationPolicy",
-                    namespace: None,
-                    name: p.metadata.name.as_deref().unwrap_or_default(),
-                    uid: p.metadata.uid.as_deref(),
-                    spec: &p.spec.spec,
-                },
-            ))
+        .map(|p| (&p.metadata, &p.spec, "PropagationPolicy"));
+    best(subject, local).or_else(|| {
+        let fleet = cluster_policies
+            .iter()
+            .map(|p| (&p.metadata, &p.spec.spec, "ClusterPropagationPolicy"));
+        best(subject, fleet)
+    })
+}
+
+type Candidate<'a> = (&'a ObjectMeta, &'a PropagationSpec, &'static str);
+
+/// The best of policies of one scope: priority, then specificity, then the first name.
+fn best<'a>(
+    subject: &Subject<'_>,
+    candidates: impl Iterator<Item = Candidate<'a>>,
+) -> Option<Chosen<'a>> {
+    candidates
+        .filter(|(meta, _, _)| meta.deletion_timestamp.is_none())
+        .filter_map(|(meta, spec, kind)| {
+            let how = best_match(&spec.resource_selectors, subject)?;
+            let name = meta.name.as_deref().unwrap_or_default();
+            let rank = (spec.priority, how, std::cmp::Reverse(name));
+            let chosen = Chosen {
+                kind,
+                namespace: meta.namespace.as_deref(),
+                name,
+                uid: meta.uid.as_deref(),
+                spec,
+            };
+            Some((rank, chosen))
         })
         .max_by(|a, b| a.0.cmp(&b.0))
-        .map(|(_, c)| c)
+        .map(|(_, chosen)| chosen)
 }
 
 #[cfg(test)]

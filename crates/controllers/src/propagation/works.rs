@@ -50,6 +50,7 @@ use super::binding::{
     BindingObject, BINDING_FINALIZER, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION,
     BINDING_NAME_ANNOTATION, ORPHAN_ANNOTATION,
 };
+use super::feed::{feed, feed_on_change};
 use super::select::{best_match, Subject};
 use super::shares::shares;
 use super::workload::{binding_label, fnv64, work_name};
@@ -77,44 +78,23 @@ pub async fn run(hub: Client) {
     let (overrides, op_writer) = reflector::store();
     let (cluster_overrides, cop_writer) = reflector::store();
     let (changed, _) = broadcast::channel::<()>(64);
-    let notify = changed.clone();
-    let op_feed = watcher(
+    let op_feed = feed(
         Api::<OverridePolicy>::all(hub.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .reflect(op_writer)
-    .for_each(move |_| {
-        let _ = notify.send(());
-        futures::future::ready(())
-    });
-    let notify = changed.clone();
-    let cop_feed = watcher(
+        op_writer,
+        Some(changed.clone()),
+    );
+    let cop_feed = feed(
         Api::<ClusterOverridePolicy>::all(hub.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .reflect(cop_writer)
-    .for_each(move |_| {
-        let _ = notify.send(());
-        futures::future::ready(())
-    });
-    let notify = changed.clone();
-    let mut labels: HashMap<String, u64> = HashMap::new();
-    let cluster_feed = watcher(Api::<Cluster>::all(hub.clone()), watcher::Config::default())
-        .default_backoff()
-        .reflect(cluster_writer)
-        .applied_objects()
-        .for_each(move |c| {
-            // Overrides select clusters by name, labels and topology.
-            if let Ok(c) = c {
-                let d = fnv64(json!([c.metadata.labels, c.spec]).to_string().as_bytes());
-                if labels.insert(c.name_any(), d) != Some(d) {
-                    let _ = notify.send(());
-                }
-            }
-            futures::future::ready(())
-        });
+        cop_writer,
+        Some(changed.clone()),
+    );
+    // Overrides select clusters by name, labels and topology.
+    let cluster_feed = feed_on_change(
+        Api::<Cluster>::all(hub.clone()),
+        cluster_writer,
+        changed.clone(),
+        |c: &Cluster| fnv64(json!([c.metadata.labels, c.spec]).to_string().as_bytes()),
+    );
     let (rb_tx, rb_rx) = tokio::sync::mpsc::unbounded_channel();
     let (crb_tx, crb_rx) = tokio::sync::mpsc::unbounded_channel();
     let work_feed = watcher(
