@@ -72,18 +72,24 @@ async fn answer(
                 message: &message,
             };
             conditions::set(&mut conditions, pending, Timestamp::now());
-            clusters
-                .patch_status(
-                    &name,
-                    &PatchParams::default(),
-                    &Patch::Merge(&json!({"status": {"conditions": conditions}})),
-                )
+            // Conditional on the version read: `flotilla join` or `cluster approve` may have
+            // marked it Joined meanwhile, and a stale write must not undo that (a 409 here
+            // means the newer version is on its way to this controller).
+            let patch = json!({
+                "metadata": {"resourceVersion": cluster.metadata.resource_version},
+                "status": {"conditions": conditions},
+            });
+            match clusters
+                .patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
                 .await
-                .map(|_| ())
-                .map_err(|source| crate::Error::Hub {
+            {
+                Ok(_) => Ok(()),
+                Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
+                Err(source) => Err(crate::Error::Hub {
                     action: format!("marking Cluster {name} pending approval"),
                     source,
-                })
+                }),
+            }
         }
     }
 }
