@@ -115,9 +115,10 @@ pub const SCORE_KEEP: i64 = 100;
 /// Score taken off for each `PreferNoSchedule` taint no toleration covers.
 pub const SCORE_PREFER_NO_SCHEDULE: i64 = 10;
 
-/// Places one binding over the registered clusters. See the module docs.
-pub fn schedule(req: &Request<'_>, clusters: &[Cluster]) -> Decision {
-    let mut order: Vec<&Cluster> = clusters.iter().collect();
+/// Places one binding over the registered clusters (owned, or shared as a reflector store
+/// hands them out: `Arc<Cluster>`). See the module docs.
+pub fn schedule<C: std::borrow::Borrow<Cluster>>(req: &Request<'_>, clusters: &[C]) -> Decision {
+    let mut order: Vec<&Cluster> = clusters.iter().map(std::borrow::Borrow::borrow).collect();
     order.sort_by(|a, b| name(a).cmp(name(b)));
     let (group, version, _) = req.gvk;
     let group_version = if group.is_empty() {

@@ -14,6 +14,7 @@
 
 use std::cmp::Ordering;
 
+use super::workload::group_kind;
 use flotilla_apis::conditions;
 use flotilla_apis::work::v1alpha1::{
     AggregatedStatusItem, FieldValue, ManifestStatus, ResourceHealth, CONDITION_APPLIED,
@@ -186,13 +187,6 @@ const DAEMON_SET: Fields = &[
 ];
 const JOB: Fields = &["active", "succeeded", "failed"];
 const AUTOSCALER: Fields = &["currentReplicas", "desiredReplicas"];
-
-/// The API group (`""` for core) and kind of `object`, from its `apiVersion` and `kind`.
-fn group_kind(object: &Value) -> (&str, &str) {
-    let api_version = object["apiVersion"].as_str().unwrap_or_default();
-    let group = api_version.split_once('/').map_or("", |(group, _)| group);
-    (group, object["kind"].as_str().unwrap_or_default())
-}
 
 fn int(object: &Value, pointer: &str) -> Option<i64> {
     object.pointer(pointer).and_then(Value::as_i64)

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeSet;
 
+use super::workload::group_kind;
 use serde_json::Value;
 
 /// Kind of a [`Dependency`] on a ConfigMap.
@@ -152,13 +153,6 @@ fn list<'a>(value: &'a Value, pointer: &str) -> impl Iterator<Item = &'a Value> 
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-}
-
-/// The API group (`""` for core) and kind of `object`, from its `apiVersion` and `kind`.
-fn group_kind(object: &Value) -> (&str, &str) {
-    let api_version = object["apiVersion"].as_str().unwrap_or_default();
-    let group = api_version.split_once('/').map_or("", |(group, _)| group);
-    (group, object["kind"].as_str().unwrap_or_default())
 }
 
 #[cfg(test)]

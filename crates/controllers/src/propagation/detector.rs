@@ -26,8 +26,7 @@ use flotilla_apis::quantity;
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding};
 use futures::StreamExt;
 use kube::api::{DynamicObject, Patch, PatchParams};
-use kube::core::GroupVersionKind;
-use kube::discovery::{ApiResource, Scope};
+use kube::discovery::ApiResource;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{watcher, Controller};
@@ -41,7 +40,7 @@ use super::binding::{
 };
 use super::feed::feed;
 use super::select::{choose, Chosen, Subject};
-use super::workload::{binding_name, fnv64, replica_request, replicas, template_hash};
+use super::workload::{binding_name, discover, fnv64, replica_request, replicas, template_hash};
 use crate::{Error, Result};
 
 /// Field manager of the detector's writes.
@@ -129,18 +128,14 @@ async fn supervise(shared: Arc<Shared>, changed: broadcast::Sender<()>) {
             if started.contains(&(api_version.clone(), kind.clone())) || own_group(&api_version) {
                 continue;
             }
-            let gvk = match api_version.split_once('/') {
-                Some((g, v)) => GroupVersionKind::gvk(g, v, &kind),
-                None => GroupVersionKind::gvk("", &api_version, &kind),
-            };
-            match kube::discovery::pinned_kind(&shared.hub, &gvk).await {
-                Ok((resource, caps)) => {
+            match discover(&shared.hub, &api_version, &kind).await {
+                Ok((resource, namespaced)) => {
                     tracing::info!(%api_version, %kind, "detector watches a new kind");
                     started.insert((api_version, kind));
                     let ctx = Arc::new(KindContext {
                         shared: shared.clone(),
                         resource,
-                        namespaced: caps.scope == Scope::Namespaced,
+                        namespaced,
                     });
                     tasks.spawn(watch_kind(ctx, changed.subscribe()));
                 }

@@ -127,10 +127,7 @@ pub fn request<'a>(
 ) -> Option<Request<'a>> {
     let placement = spec.placement.as_ref()?;
     let api_version = spec.resource.api_version.as_str();
-    let (group, version) = match api_version.split_once('/') {
-        Some((g, v)) => (g, v),
-        None => ("", api_version),
-    };
+    let (group, version) = super::workload::split_api_version(api_version);
     let replica_request: BTreeMap<String, i64> = spec
         .replica_requirements
         .iter()
@@ -169,7 +166,7 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
     let Some(req) = request(b.spec(), Some(eviction)) else {
         return Ok(Action::await_change());
     };
-    let clusters: Vec<Cluster> = ctx.clusters.state().iter().map(|c| (**c).clone()).collect();
+    let clusters = ctx.clusters.state();
     let decision = schedule(&req, &clusters);
     // Look again when a running toleration window ends.
     let wake = req
@@ -182,7 +179,7 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
     let ns = b.scope_namespace().map(str::to_owned);
     let api = B::api(ctx.hub.clone(), ns.as_deref());
     let mut generation = b.meta().generation.unwrap_or(0);
-    let mut status_set = status_condition(&decision);
+    let status_set = status_condition(&decision);
     if decision.error.is_none() {
         let chosen: Vec<TargetCluster> = decision
             .clusters
@@ -204,8 +201,6 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
                 .map_err(Error::hub(format!("write the placement of binding {name}")))?;
             generation = patched.meta().generation.unwrap_or(generation);
         }
-    } else {
-        status_set.1 = decision.error.clone().unwrap_or_default();
     }
     let status = b.status();
     let before = status.map(|s| s.conditions.clone()).unwrap_or_default();

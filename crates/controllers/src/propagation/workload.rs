@@ -8,9 +8,49 @@ use serde_json::Value;
 
 use super::deps::pod_spec;
 
+/// `(group, version)` of an `apiVersion`; the group is "" for the core group (`v1`).
+pub fn split_api_version(api_version: &str) -> (&str, &str) {
+    api_version.split_once('/').unwrap_or(("", api_version))
+}
+
 /// `group` of an `apiVersion` ("" for the core group).
 pub fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+    split_api_version(api_version).0
+}
+
+/// `(group, kind)` of an object, from its `apiVersion` and `kind`.
+pub fn group_kind(object: &Value) -> (&str, &str) {
+    let api_version = object["apiVersion"].as_str().unwrap_or_default();
+    (
+        group_of(api_version),
+        object["kind"].as_str().unwrap_or_default(),
+    )
+}
+
+/// How the hub serves `kind` of `api_version` (its resource, and whether it is namespaced),
+/// from discovery.
+pub async fn discover(
+    hub: &kube::Client,
+    api_version: &str,
+    kind: &str,
+) -> Result<(kube::discovery::ApiResource, bool), kube::Error> {
+    let (group, version) = split_api_version(api_version);
+    let gvk = kube::core::GroupVersionKind::gvk(group, version, kind);
+    let (resource, caps) = kube::discovery::pinned_kind(hub, &gvk).await?;
+    Ok((resource, caps.scope == kube::discovery::Scope::Namespaced))
+}
+
+/// The API of objects of `resource`: in `namespace` when the kind is namespaced.
+pub fn dynamic_api(
+    hub: kube::Client,
+    resource: &kube::discovery::ApiResource,
+    namespaced: bool,
+    namespace: Option<&str>,
+) -> kube::Api<kube::api::DynamicObject> {
+    match (namespace, namespaced) {
+        (Some(ns), true) => kube::Api::namespaced_with(hub, ns, resource),
+        _ => kube::Api::all_with(hub, resource),
+    }
 }
 
 /// Whether the scheduler divides this kind's replicas (`Divided`); for other kinds every

@@ -33,9 +33,8 @@ use flotilla_apis::work::v1alpha1::{
 };
 use futures::StreamExt;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{DeleteParams, DynamicObject, Patch, PatchParams};
-use kube::core::GroupVersionKind;
-use kube::discovery::{ApiResource, Scope};
+use kube::api::{DeleteParams, Patch, PatchParams};
+use kube::discovery::ApiResource;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{watcher, Controller, WatchStreamExt};
@@ -53,7 +52,7 @@ use super::binding::{
 use super::feed::{feed, feed_on_change};
 use super::select::{best_match, Subject};
 use super::shares::shares;
-use super::workload::{binding_label, fnv64, work_name};
+use super::workload::{binding_label, discover, dynamic_api, fnv64, work_name};
 use crate::render::{render, rules_for_cluster, MatchedPolicy};
 use crate::{Error, Result};
 
@@ -164,11 +163,17 @@ fn error_policy<B: BindingObject>(b: Arc<B>, error: &Error, _: Arc<Context>) -> 
     Action::requeue(Duration::from_secs(5))
 }
 
-/// The Works of one binding, by cluster.
-fn works_of(ctx: &Context, label: &str) -> Vec<Arc<Work>> {
-    ctx.works
+/// The Works of one binding: its Work, looked up by name, in each registered cluster's
+/// execution namespace (a lookup per cluster, not a scan of every Work on the hub).
+fn works_of(ctx: &Context, ns: Option<&str>, binding: &str, label: &str) -> Vec<Arc<Work>> {
+    let name = work_name(ns, binding);
+    ctx.clusters
         .state()
-        .into_iter()
+        .iter()
+        .filter_map(|c| {
+            let es = execution_namespace(&c.name_any());
+            ctx.works.get(&ObjectRef::new(&name).within(&es))
+        })
         .filter(|w| w.labels().get(BINDING_LABEL).map(String::as_str) == Some(label))
         .collect()
 }
@@ -186,7 +191,7 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
     let ns = b.scope_namespace().map(str::to_owned);
     let label = binding_label(ns.as_deref(), &name);
     let api = B::api(ctx.hub.clone(), ns.as_deref());
-    let works = works_of(&ctx, &label);
+    let works = works_of(&ctx, ns.as_deref(), &name, &label);
     if b.meta().deletion_timestamp.is_some() {
         return finish_deletion(&ctx, &*b, &api, &works).await;
     }
@@ -454,22 +459,19 @@ async fn template(
     let (resource, namespaced) = match known {
         Some(k) => k,
         None => {
-            let gvk = match r.api_version.split_once('/') {
-                Some((g, v)) => GroupVersionKind::gvk(g, v, &r.kind),
-                None => GroupVersionKind::gvk("", &r.api_version, &r.kind),
-            };
-            let (resource, caps) = kube::discovery::pinned_kind(&ctx.hub, &gvk)
+            let k = discover(&ctx.hub, &r.api_version, &r.kind)
                 .await
                 .map_err(Error::hub(format!("discover {} {}", r.api_version, r.kind)))?;
-            let k = (resource, caps.scope == Scope::Namespaced);
             ctx.kinds.lock().insert(key, k.clone());
             k
         }
     };
-    let api: Api<DynamicObject> = match (&r.namespace, namespaced) {
-        (Some(ns), true) => Api::namespaced_with(ctx.hub.clone(), ns, &resource),
-        _ => Api::all_with(ctx.hub.clone(), &resource),
-    };
+    let api = dynamic_api(
+        ctx.hub.clone(),
+        &resource,
+        namespaced,
+        r.namespace.as_deref(),
+    );
     let obj = api
         .get_opt(&r.name)
         .await
@@ -624,10 +626,12 @@ async fn write_template_status<B: BindingObject>(
     else {
         return Ok(());
     };
-    let api: Api<DynamicObject> = match (&r.namespace, namespaced) {
-        (Some(ns), true) => Api::namespaced_with(ctx.hub.clone(), ns, &resource),
-        _ => Api::all_with(ctx.hub.clone(), &resource),
-    };
+    let api = dynamic_api(
+        ctx.hub.clone(),
+        &resource,
+        namespaced,
+        r.namespace.as_deref(),
+    );
     let patch: json_patch::Patch =
         serde_json::from_value(json!([{"op": "add", "path": "/status", "value": status}]))
             .map_err(|e| Error::Invalid(format!("status patch: {e}")))?;
