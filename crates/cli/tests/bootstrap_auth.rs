@@ -89,8 +89,13 @@ impl<'a> Bootstrap<'a> {
         e
     }
 
-    fn unauthorized(&self, args: &[&str]) {
-        let e = self.fails(args, None);
+    /// A GET of `cluster` is refused with 401 and the server's `Unauthorized` Status. The
+    /// request is raw: kubectl's parallel discovery would otherwise decide, by which of its
+    /// requests fails first, whether the Status reason or client-go's own wording is shown.
+    fn unauthorized(&self, cluster: &str) {
+        let path = format!("/apis/cluster.flotilla.io/v1alpha1/clusters/{cluster}");
+        let args = ["get", "--raw", path.as_str()];
+        let e = self.fails(&args, None);
         assert!(e.contains("Unauthorized"), "{args:?}: {e}");
     }
 }
@@ -221,10 +226,10 @@ fn bad_tokens_are_refused_and_pinned_tokens_ask_only_as_their_cluster() {
         &["apply", "-f", "-"],
         &token_secret("pin000", "0123456789abcdef", r#""flotilla-cluster":"m3""#),
     );
-    Bootstrap::new(&hub, "old000.0123456789abcdef").unauthorized(&["get", "cluster", "x"]);
-    Bootstrap::new(&hub, "pin000.0123456789abcdeX").unauthorized(&["get", "cluster", "x"]);
-    Bootstrap::new(&hub, "pin000.0123456789abcdee").unauthorized(&["get", "cluster", "x"]);
-    Bootstrap::new(&hub, "nosuch.0123456789abcdef").unauthorized(&["get", "cluster", "x"]);
+    Bootstrap::new(&hub, "old000.0123456789abcdef").unauthorized("x");
+    Bootstrap::new(&hub, "pin000.0123456789abcdeX").unauthorized("x");
+    Bootstrap::new(&hub, "pin000.0123456789abcdee").unauthorized("x");
+    Bootstrap::new(&hub, "nosuch.0123456789abcdef").unauthorized("x");
 
     let pinned = Bootstrap::new(&hub, "pin000.0123456789abcdef");
     let e = pinned.forbidden(&["create", "-f", "-"], Some(&greedy_cluster("m4")));
@@ -243,5 +248,5 @@ fn bad_tokens_are_refused_and_pinned_tokens_ask_only_as_their_cluster() {
         "-n",
         "flotilla-system",
     ]);
-    pinned.unauthorized(&["get", "cluster", "m3"]);
+    pinned.unauthorized("m3");
 }
