@@ -104,7 +104,17 @@ fn color(m: &std::path::Path) -> String {
 fn templates_and_policies_run_in_the_right_members() {
     let members = Members::up(3).expect("member clusters (scripts/members build)");
     let m = |name: &str| members.member(name).expect("member").kubeconfig.clone();
-    let hub = Hub::start_with(&["--heartbeat-interval", "2s"]);
+    // Short health and failover timings, so the failover step takes seconds, not minutes.
+    let hub = Hub::start_with(&[
+        "--heartbeat-interval",
+        "2s",
+        "--cluster-grace-period",
+        "10s",
+        "--failover-toleration",
+        "5s",
+        "--failback-after",
+        "20s",
+    ]);
     for c in MEMBERS {
         let region = if c == "member-3" { "ap" } else { "eu" };
         flotilla_ok(
@@ -304,6 +314,121 @@ spec:
         || MEMBERS.iter().all(|c| color(&m(c)) == "green"),
     );
 
+    // --- propagateDeps: what the pods refer to follows the Deployment, and moves and leaves
+    // with it.
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: api-config, namespace: demo}
+data: {mode: fast}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: api-secret, namespace: demo}
+stringData: {token: s3cret}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: demo}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        envFrom: [{configMapRef: {name: api-config}}]
+      volumes:
+      - {name: creds, secret: {secretName: api-secret}}
+"#,
+    );
+    let deps_policy = |clusters: &str| {
+        format!(
+            r#"apiVersion: policy.flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {{name: api, namespace: demo}}
+spec:
+  propagateDeps: true
+  resourceSelectors:
+  - {{apiVersion: apps/v1, kind: Deployment, name: api}}
+  placement:
+    clusterAffinity: {{clusterNames: [{clusters}]}}
+"#
+        )
+    };
+    let member_get = |c: &str, what: &str, path: &str| {
+        let (ok, out, _) = kc(
+            &m(c),
+            &["get", what, "-n", "demo", "-o", &format!("jsonpath={path}")],
+        );
+        if ok {
+            out.trim().to_owned()
+        } else {
+            String::new()
+        }
+    };
+    let mode = |c: &str| member_get(c, "cm/api-config", "{.data.mode}");
+    let has_secret = |c: &str| !member_get(c, "secret/api-secret", "{.metadata.name}").is_empty();
+    hub.ok_stdin(&["apply", "-f", "-"], &deps_policy("member-1, member-2"));
+    eventually(
+        &hub,
+        Duration::from_secs(60),
+        "api-config and api-secret follow api into member-1 and member-2",
+        || {
+            ["member-1", "member-2"]
+                .iter()
+                .all(|c| mode(c) == "fast" && has_secret(c) && member_replicas(&m(c), "api") == "1")
+        },
+    );
+    assert_eq!(
+        mode("member-3"),
+        "",
+        "no dependency where the workload is not"
+    );
+    hub.ok(&[
+        "patch",
+        "cm",
+        "api-config",
+        "-n",
+        "demo",
+        "--type=merge",
+        "-p",
+        r#"{"data":{"mode":"safe"}}"#,
+    ]);
+    eventually(
+        &hub,
+        Duration::from_secs(30),
+        "the dependency's edit reaches its members",
+        || mode("member-1") == "safe" && mode("member-2") == "safe",
+    );
+    // Changing the policy's clusters moves the workload and its dependencies.
+    hub.ok_stdin(&["apply", "-f", "-"], &deps_policy("member-3"));
+    eventually(
+        &hub,
+        Duration::from_secs(60),
+        "api and its dependencies move to member-3",
+        || {
+            member_replicas(&m("member-3"), "api") == "1"
+                && mode("member-3") == "safe"
+                && has_secret("member-3")
+                && ["member-1", "member-2"].iter().all(|c| {
+                    mode(c).is_empty() && !has_secret(c) && member_replicas(&m(c), "api").is_empty()
+                })
+        },
+    );
+    // Deleting the workload takes its dependencies out of the members; the hub keeps them.
+    hub.ok(&["delete", "deployment", "api", "-n", "demo"]);
+    eventually(
+        &hub,
+        Duration::from_secs(60),
+        "api's dependencies leave member-3 with it",
+        || mode("member-3").is_empty() && !has_secret("member-3"),
+    );
+    hub.ok(&["get", "cm/api-config", "secret/api-secret", "-n", "demo"]);
+
     // --- Deleting the template removes it everywhere; an orphaned one stays.
     hub.ok_stdin(
         &["apply", "-f", "-"],
@@ -350,4 +475,122 @@ spec:
         "1",
         "an orphaned copy stays"
     );
+
+    failover_and_failback(&hub, &members);
+}
+
+/// `readyReplicas` of Deployment `name` in a member (0 when absent or unreachable).
+fn member_ready(m: &std::path::Path, name: &str) -> u32 {
+    let (_, out, _) = kc(
+        m,
+        &[
+            "get",
+            "deploy",
+            name,
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.status.readyReplicas}",
+            "--request-timeout=3s",
+        ],
+    );
+    out.trim().parse().unwrap_or(0)
+}
+
+/// Stopping a member moves its replicas to the others (and the hub still counts 6 ready);
+/// starting it brings them back after the failback period, never with fewer than 6 ready.
+fn failover_and_failback(hub: &Hub, members: &Members) {
+    let m = |name: &str| members.member(name).expect("member").kubeconfig.clone();
+    hub.ok_stdin(&["apply", "-f", "-"], &deployment("ha", 6, ""));
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        &weighted_policy(&[("member-1", 1), ("member-2", 1), ("member-3", 1)])
+            .replace("name: web", "name: ha"),
+    );
+    let hub_ready = || {
+        let out = hub.kubectl(&[
+            "get",
+            "deploy",
+            "ha",
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.status.readyReplicas}",
+        ]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    eventually(hub, Duration::from_secs(60), "ha 2/2/2 and 6 ready", || {
+        MEMBERS.iter().all(|c| member_ready(&m(c), "ha") == 2) && hub_ready() == "6"
+    });
+
+    let stopped = std::time::Instant::now();
+    members.stop("member-3").expect("stop member-3");
+    eventually(
+        hub,
+        Duration::from_secs(120),
+        "member-3's replicas move to member-1 and member-2",
+        || {
+            member_ready(&m("member-1"), "ha") == 3
+                && member_ready(&m("member-2"), "ha") == 3
+                && hub_ready() == "6"
+        },
+    );
+    eprintln!("failover took {:?} from the stop", stopped.elapsed());
+    let binding = |path: &str| {
+        let out = hub.kubectl(&[
+            "get",
+            "rb",
+            "ha-deployment",
+            "-n",
+            "demo",
+            "-o",
+            &format!("jsonpath={path}"),
+        ]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(binding("{.spec.clusters[*].name}"), "member-1 member-2");
+    assert_eq!(binding("{.status.failedOver[*].name}"), "member-3");
+
+    let started = std::time::Instant::now();
+    members.start("member-3").expect("start member-3");
+    eprintln!("member-3 started in {:?}", started.elapsed());
+    let deadline = started + Duration::from_secs(150);
+    let mut lowest = u32::MAX;
+    loop {
+        let ready: Vec<u32> = MEMBERS.iter().map(|c| member_ready(&m(c), "ha")).collect();
+        let sum: u32 = ready.iter().sum();
+        lowest = lowest.min(sum);
+        if ready == [2, 2, 2] {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no failback to 2/2/2 within 150 s of member-3's return (ready {ready:?}); hub log:\n{}",
+            tail(&hub.log())
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let took = started.elapsed();
+    eprintln!("failback took {took:?}");
+    assert!(
+        took >= Duration::from_secs(20),
+        "failback came before the 20 s stable period: {took:?}"
+    );
+    assert!(
+        lowest >= 6,
+        "the ready replicas in the members dropped to {lowest} during failback"
+    );
+    assert_eq!(binding("{.status.failedOver[*].name}"), "");
+    eventually(
+        hub,
+        Duration::from_secs(30),
+        "the hub counts 6 ready",
+        || hub_ready() == "6",
+    );
+}
+
+/// The last 60 lines of a log.
+fn tail(log: &str) -> String {
+    let lines: Vec<&str> = log.lines().collect();
+    lines[lines.len().saturating_sub(60)..].join("\n")
 }

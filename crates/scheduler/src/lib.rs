@@ -11,6 +11,7 @@
 pub mod assign;
 pub mod error;
 pub mod explain;
+pub mod failover;
 pub mod filter;
 pub mod framework;
 mod place;

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use flotilla_agent::{delivery, heartbeat, push};
-use flotilla_controllers::propagation::{detector, scheduling, works};
+use flotilla_controllers::propagation::{dependencies, detector, scheduling, works};
 use flotilla_controllers::{health, joining, tokens};
 
 use super::ServeArgs;
@@ -26,12 +26,17 @@ pub async fn run(kubeconfig: &Path, args: &ServeArgs) -> Result<()> {
     };
     let placement = scheduling::Options {
         failover_toleration: args.failover_toleration,
+        failback_after: args.failback_after.0,
+    };
+    let binding = works::Options {
+        eviction_timeout: args.graceful_eviction_timeout,
     };
     tokio::join!(
         joining::run(hub.clone(), args.auto_approve),
         detector::run(hub.clone()),
         scheduling::run(hub.clone(), placement),
-        works::run(hub.clone()),
+        works::run(hub.clone(), binding),
+        dependencies::run(hub.clone()),
         health::run(hub.clone(), grace),
         tokens::run(hub.clone()),
         push::supervise(hub, delivery::Options::default(), beat),

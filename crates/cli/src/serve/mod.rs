@@ -37,6 +37,15 @@ pub struct ServeArgs {
     /// tolerationSeconds override it per workload.
     #[arg(long, default_value = "60s", value_parser = crate::fleet::parse_duration)]
     failover_toleration: std::time::Duration,
+    /// When failover moves a workload, its copy in the failed cluster is kept until the
+    /// replacement reports its replicas ready, or this long at most (0s: removed at once).
+    #[arg(long, default_value = "10m", value_parser = crate::fleet::parse_duration)]
+    graceful_eviction_timeout: std::time::Duration,
+    /// A cluster failover left must be Ready this long, without interruption, before workloads
+    /// return to it (failback; shrinking clusters wait until the returning replicas are
+    /// ready). `Never` keeps them where failover put them.
+    #[arg(long, default_value = "5m", value_parser = parse_failback)]
+    failback_after: Failback,
     /// How often push workers renew their clusters' Leases.
     #[arg(long, default_value = "10s", value_parser = crate::fleet::parse_duration)]
     heartbeat_interval: std::time::Duration,
@@ -168,4 +177,17 @@ mod tests {
         );
         assert_eq!(super::redact("sqlite:/x/y.db"), "sqlite:/x/y.db");
     }
+}
+
+/// `--failback-after`: a duration, or never.
+#[derive(Clone, Copy, Debug)]
+pub struct Failback(pub Option<std::time::Duration>);
+
+fn parse_failback(s: &str) -> Result<Failback, String> {
+    if s.eq_ignore_ascii_case("never") {
+        return Ok(Failback(None));
+    }
+    crate::fleet::parse_duration(s)
+        .map(|d| Failback(Some(d)))
+        .map_err(|e| format!("{e}, or Never"))
 }

@@ -20,9 +20,11 @@ use flotilla_apis::cluster::v1alpha1::Cluster;
 use flotilla_apis::conditions::{self, Set};
 use flotilla_apis::quantity;
 use flotilla_apis::work::v1alpha1::{
-    ClusterResourceBinding, ResourceBinding, ResourceBindingSpec, TargetCluster,
-    CONDITION_SCHEDULED, REASON_BINDING_SCHEDULED, REASON_NO_CLUSTER_FIT, REASON_UNSCHEDULABLE,
+    ClusterResourceBinding, FailedOverCluster, GracefulEvictionTask, ResourceBinding,
+    ResourceBindingSpec, TargetCluster, CONDITION_SCHEDULED, REASON_BINDING_SCHEDULED,
+    REASON_NO_CLUSTER_FIT, REASON_UNSCHEDULABLE,
 };
+use flotilla_scheduler::failover::{self, Failback};
 use flotilla_scheduler::{filter, schedule, Decision, Eviction, Outcome, Request};
 use futures::StreamExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -41,6 +43,9 @@ use super::feed::feed_on_change;
 use super::workload::fnv64;
 use crate::{Error, Result};
 
+/// `reason` of the eviction tasks failover makes.
+pub const REASON_TAINT_UNTOLERATED: &str = "TaintUntolerated";
+
 /// Field manager of the scheduler's status writes.
 pub const MANAGER: &str = "flotilla-scheduler";
 
@@ -50,12 +55,16 @@ pub struct Options {
     /// How long a `NoExecute` taint no `clusterToleration` names is tolerated before the
     /// workloads move away (`serve --failover-toleration`).
     pub failover_toleration: Duration,
+    /// How long a cluster failover left must be Ready before workloads return to it
+    /// (`serve --failback-after`); `None`: never.
+    pub failback_after: Option<Duration>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Self {
             failover_toleration: Duration::from_secs(60),
+            failback_after: Some(Duration::from_secs(300)),
         }
     }
 }
@@ -167,9 +176,9 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
         return Ok(Action::await_change());
     };
     let clusters = ctx.clusters.state();
-    let decision = schedule(&req, &clusters);
+    let mut decision = schedule(&req, &clusters);
     // Look again when a running toleration window ends.
-    let wake = req
+    let mut wake = req
         .current
         .iter()
         .filter_map(|(name, _)| clusters.iter().find(|c| c.name_any() == *name))
@@ -177,6 +186,40 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
         .min();
     let name = b.name_any();
     let ns = b.scope_namespace().map(str::to_owned);
+    let evicted = failover::evicted(&req, &decision, &clusters, eviction);
+    let mut failed_over = b
+        .status()
+        .map(|s| s.failed_over.clone())
+        .unwrap_or_default();
+    if let Some(stable) = ctx.options.failback_after {
+        let from: Vec<&str> = failed_over.iter().map(|f| f.name.as_str()).collect();
+        match failover::failback(&req, &decision, &clusters, &from, stable, eviction.now) {
+            Failback::Now(fresh, back) => {
+                tracing::info!(binding = %name, namespace = ?ns, clusters = ?back, "failback");
+                decision = fresh;
+            }
+            Failback::At(t) => wake = Some(wake.map_or(t, |w| w.min(t))),
+            Failback::None => {}
+        }
+    }
+    let registered = |c: &str| clusters.iter().any(|k| k.name_any() == c);
+    let placed = |c: &str| decision.clusters.iter().any(|a| a.cluster == c);
+    failed_over.retain(|f| registered(&f.name) && !placed(&f.name));
+    // Also the clusters of running evictions, in case the status write after one failed.
+    let evicting = b
+        .spec()
+        .graceful_eviction_tasks
+        .iter()
+        .filter(|t| t.producer == MANAGER)
+        .map(|t| &t.from_cluster);
+    for c in evicted.iter().map(|(c, _)| c).chain(evicting) {
+        if !placed(c) && !failed_over.iter().any(|f| f.name == *c) {
+            failed_over.push(FailedOverCluster {
+                name: c.clone(),
+                since: Time(eviction.now),
+            });
+        }
+    }
     let api = B::api(ctx.hub.clone(), ns.as_deref());
     let mut generation = b.meta().generation.unwrap_or(0);
     let status_set = status_condition(&decision);
@@ -189,17 +232,26 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
                 replicas: i32::try_from(a.replicas).unwrap_or(i32::MAX),
             })
             .collect();
-        if chosen != b.spec().clusters {
-            tracing::info!(binding = %name, namespace = ?ns, clusters = ?chosen, "scheduled");
-            let patched = api
-                .patch(
-                    &name,
-                    &PatchParams::default(),
-                    &Patch::Merge(json!({"spec": {"clusters": chosen}})),
-                )
+        let tasks = eviction_tasks(b.spec(), &chosen, &evicted, eviction.now);
+        if chosen != b.spec().clusters || tasks != b.spec().graceful_eviction_tasks {
+            tracing::info!(binding = %name, namespace = ?ns, clusters = ?chosen, evicted = ?evicted, "scheduled");
+            let patch = json!({
+                "metadata": {"resourceVersion": b.resource_version()},
+                "spec": {"clusters": chosen, "gracefulEvictionTasks": tasks},
+            });
+            match api
+                .patch(&name, &PatchParams::default(), &Patch::Merge(patch))
                 .await
-                .map_err(Error::hub(format!("write the placement of binding {name}")))?;
-            generation = patched.meta().generation.unwrap_or(generation);
+            {
+                Ok(patched) => generation = patched.meta().generation.unwrap_or(generation),
+                // Changed since it was read: decide again on the new version.
+                Err(kube::Error::Api(s)) if s.code == 409 => {
+                    return Ok(Action::requeue(Duration::from_millis(100)))
+                }
+                Err(e) => {
+                    return Err(Error::hub(format!("write the placement of binding {name}"))(e))
+                }
+            }
         }
     }
     let status = b.status();
@@ -218,7 +270,12 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
     );
     let observed = status.and_then(|s| s.scheduler_observed_generation);
     let affinity = status.and_then(|s| s.scheduler_observed_affinity_name.clone());
-    if changed || observed != Some(generation) || affinity != decision.affinity_name {
+    let failed_over_before = status.map(|s| s.failed_over.as_slice()).unwrap_or_default();
+    if changed
+        || observed != Some(generation)
+        || affinity != decision.affinity_name
+        || failed_over_before != failed_over.as_slice()
+    {
         let scheduled = conds
             .iter()
             .find(|c| c.type_ == CONDITION_SCHEDULED)
@@ -230,6 +287,7 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
             "status": {
                 "schedulerObservedGeneration": generation,
                 "conditions": [scheduled],
+                "failedOver": failed_over,
             },
         });
         if let Some(ns) = &ns {
@@ -258,6 +316,36 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
         }
         None => Action::await_change(),
     })
+}
+
+/// The binding's eviction tasks after a decision: a task for each cluster just evicted, none
+/// for a cluster the object is placed in again.
+fn eviction_tasks(
+    spec: &ResourceBindingSpec,
+    chosen: &[TargetCluster],
+    evicted: &[(String, u32)],
+    now: Timestamp,
+) -> Vec<GracefulEvictionTask> {
+    let mut tasks = spec.graceful_eviction_tasks.clone();
+    tasks.retain(|t| !chosen.iter().any(|c| c.name == t.from_cluster));
+    for (cluster, replicas) in evicted {
+        if tasks.iter().any(|t| t.from_cluster == *cluster) {
+            continue;
+        }
+        tasks.push(GracefulEvictionTask {
+            from_cluster: cluster.clone(),
+            replicas: (*replicas > 0).then(|| i32::try_from(*replicas).unwrap_or(i32::MAX)),
+            reason: REASON_TAINT_UNTOLERATED.to_owned(),
+            message: Some(format!(
+                "{cluster} has a NoExecute taint the policy does not tolerate any more; its copy \
+                 stays until the replacement is available"
+            )),
+            producer: MANAGER.to_owned(),
+            creation_timestamp: Some(Time(now)),
+            ..GracefulEvictionTask::default()
+        });
+    }
+    tasks
 }
 
 /// `Scheduled`'s reason, message and status for a decision.

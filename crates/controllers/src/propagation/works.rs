@@ -49,11 +49,12 @@ use super::binding::{
     BindingObject, BINDING_FINALIZER, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION,
     BINDING_NAME_ANNOTATION, ORPHAN_ANNOTATION,
 };
+use super::eviction::{hold_shrinking, pending_tasks, progress, replacement_ready, Progress};
 use super::feed::{feed, feed_on_change};
 use super::select::{best_match, Subject};
 use super::shares::shares;
 use super::workload::{binding_label, discover, dynamic_api, fnv64, work_name};
-use crate::render::{render, rules_for_cluster, MatchedPolicy};
+use crate::render::{render, rules_for_cluster, MatchedPolicy, ReplicaShare};
 use crate::{Error, Result};
 
 /// Field manager of the binding controller's writes.
@@ -61,8 +62,26 @@ pub const MANAGER: &str = "flotilla-binding";
 /// Annotation on a Work: the hash of what the binding controller last wrote.
 pub const RENDER_HASH_ANNOTATION: &str = "work.flotilla.io/render-hash";
 
+/// Options of the binding controller.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// How long the copy in a cluster failover left is kept, at most, for its replacement to
+    /// come up, when its eviction task names no grace period
+    /// (`serve --graceful-eviction-timeout`).
+    pub eviction_timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            eviction_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
 struct Context {
     hub: Client,
+    options: Options,
     clusters: Store<Cluster>,
     works: Store<Work>,
     overrides: Store<OverridePolicy>,
@@ -71,7 +90,7 @@ struct Context {
 }
 
 /// Runs until dropped.
-pub async fn run(hub: Client) {
+pub async fn run(hub: Client, options: Options) {
     let (clusters, cluster_writer) = reflector::store();
     let (works, work_writer) = reflector::store();
     let (overrides, op_writer) = reflector::store();
@@ -123,6 +142,7 @@ pub async fn run(hub: Client) {
     });
     let ctx = Arc::new(Context {
         hub: hub.clone(),
+        options,
         clusters,
         works,
         overrides,
@@ -223,7 +243,16 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
         return Ok(Action::await_change());
     }
     let targets = targets(&*b);
-    let shares = shares(spec, &template);
+    let wanted = shares(spec, &template);
+    let progress: HashMap<String, Progress> = works
+        .iter()
+        .map(|w| (cluster_of(w).to_owned(), progress(manifest_status(w))))
+        .collect();
+    let mut shares = wanted.clone();
+    let held = hold_shrinking(&mut shares, &current_replicas(&works), &progress);
+    if !held.is_empty() {
+        tracing::debug!(binding = %name, namespace = ?ns, ?held, "shrink held until the growing clusters are ready");
+    }
     let orphan = b.annotations().get(ORPHAN_ANNOTATION).map(String::as_str) == Some("true");
     let mut failures: HashMap<String, String> = HashMap::new();
     let overrides = matched_overrides(&ctx, &template);
@@ -298,21 +327,94 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
         }
     }
     write_status(&ctx, &*b, &api, &template, &targets, &works, &failures).await?;
-    Ok(Action::await_change())
+    if spec.graceful_eviction_tasks.is_empty() {
+        return Ok(Action::await_change());
+    }
+    let up: Vec<(Progress, Option<u32>)> = targets
+        .iter()
+        .map(|c| {
+            let want = match wanted.get(c) {
+                Some(ReplicaShare::Replicas(n)) => Some(*n),
+                Some(_) => None,
+                None => u32::try_from(spec.replicas).ok(),
+            };
+            (progress.get(c).copied().unwrap_or_default(), want)
+        })
+        .collect();
+    let now = Timestamp::now();
+    let (keep, next) = pending_tasks(
+        &spec.graceful_eviction_tasks,
+        &targets,
+        replacement_ready(&up),
+        now,
+        ctx.options.eviction_timeout,
+    );
+    if keep != spec.graceful_eviction_tasks {
+        tracing::info!(binding = %name, namespace = ?ns, kept = keep.len(), "graceful eviction done");
+        let patch = json!({
+            "metadata": {"resourceVersion": b.resource_version()},
+            "spec": {"gracefulEvictionTasks": keep},
+        });
+        match api
+            .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+        {
+            // The binding's update brings the next round, which deletes the Work.
+            Ok(_) => {}
+            // Changed meanwhile: that change brings the next round.
+            Err(kube::Error::Api(s)) if s.code == 409 || s.code == 404 => {}
+            Err(e) => {
+                return Err(Error::hub(format!("end the evictions of binding {name}"))(
+                    e,
+                ));
+            }
+        }
+    }
+    Ok(match next {
+        Some(t) => Action::requeue(
+            Duration::from_secs_f64(t.duration_since(now).as_secs_f64().max(0.0))
+                + Duration::from_millis(200),
+        ),
+        None => Action::await_change(),
+    })
 }
 
-/// The clusters a binding's template goes to: the scheduler's choice, or for a dependency
-/// (no placement of its own) the union of the clusters of the workloads it follows.
+/// The status the member reported for a Work's (only) manifest.
+fn manifest_status(w: &Work) -> Option<&flotilla_apis::work::v1alpha1::ManifestStatus> {
+    w.status.as_ref().and_then(|s| {
+        s.manifest_statuses
+            .iter()
+            .find(|m| m.identifier.ordinal == 0)
+    })
+}
+
+/// `spec.replicas` each cluster's Work asks for now.
+fn current_replicas(works: &[Arc<Work>]) -> HashMap<String, u32> {
+    works
+        .iter()
+        .filter_map(|w| {
+            let n = w
+                .spec
+                .manifests
+                .first()?
+                .0
+                .pointer("/spec/replicas")?
+                .as_u64()?;
+            Some((cluster_of(w).to_owned(), u32::try_from(n).ok()?))
+        })
+        .collect()
+}
+
+/// The clusters a binding's template goes to: the scheduler's choice, and for a dependency
+/// the clusters of the workloads it follows (an attached binding has no placement of its own;
+/// an object a policy selects and a workload needs goes to both).
 fn targets<B: BindingObject>(b: &B) -> Vec<String> {
     let spec = b.spec();
-    let set: BTreeSet<String> = if spec.placement.is_some() {
-        spec.clusters.iter().map(|t| t.name.clone()).collect()
-    } else {
-        spec.required_by
-            .iter()
-            .flat_map(|r| r.clusters.iter().map(|t| t.name.clone()))
-            .collect()
-    };
+    let own = spec.placement.iter().flat_map(|_| &spec.clusters);
+    let set: BTreeSet<String> = own
+        .chain(spec.required_by.iter().flat_map(|r| &r.clusters))
+        .map(|t| t.name.clone())
+        .collect();
     set.into_iter().collect()
 }
 
@@ -510,11 +612,7 @@ async fn write_status<B: BindingObject>(
         }
         let work = works.iter().find(|w| cluster_of(w) == cluster.as_str());
         let status = work.and_then(|w| w.status.as_ref());
-        let manifest = status.and_then(|s| {
-            s.manifest_statuses
-                .iter()
-                .find(|m| m.identifier.ordinal == 0)
-        });
+        let manifest = work.and_then(|w| manifest_status(w));
         items.push(aggregate::item(cluster, manifest));
         let work_observed = work.is_some_and(|w| {
             status

@@ -264,6 +264,21 @@ pub struct ResourceBindingStatus {
     /// The object's state in each cluster it is scheduled to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aggregated_status: Vec<AggregatedStatusItem>,
+    /// flotilla addition: the clusters failover took the object out of. Failback returns it to
+    /// one when the cluster has been Ready for the hub's `--failback-after` and the policy
+    /// still places the object there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_over: Vec<FailedOverCluster>,
+}
+
+/// A cluster failover took an object out of.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedOverCluster {
+    /// The Cluster's name.
+    pub name: String,
+    /// When the object was taken out.
+    pub since: Time,
 }
 
 /// The object's state in one member cluster.

@@ -1,0 +1,141 @@
+//! Moving a workload without losing capacity: graceful eviction and held shrinks.
+//!
+//! When failover takes a cluster out of a binding, the scheduler records a
+//! `gracefulEvictionTask` and the binding controller keeps that cluster's Work (so the copy
+//! there keeps serving, if it still can) until the replacement is up — every cluster the
+//! binding now targets has applied the object and, for kinds with replicas, reports as many
+//! ready replicas as it should run — or the task's grace period ends (`gracePeriodSeconds`,
+//! else the hub's default). `suppressDeletion: true` keeps the copy past both, until a person
+//! clears it. A task whose cluster the binding targets again (failback) is done at once.
+//!
+//! When a placement changes so that some clusters get fewer replicas and others more
+//! (failback, a weight change), the shrinking clusters keep the replicas their Work has until
+//! every growing cluster reports its new count ready: the fleet surges for a while instead of
+//! dropping below the ready count it had.
+//!
+//! Pure functions of their arguments (the caller passes the time and the members' reports).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use flotilla_apis::work::v1alpha1::{GracefulEvictionTask, ManifestStatus, ResourceHealth};
+use k8s_openapi::jiff::Timestamp;
+
+use super::aggregate::{health, item, member_status};
+use crate::render::ReplicaShare;
+
+/// How one target cluster is doing with the object, from its Work's status.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// The member applied the object.
+    pub applied: bool,
+    /// The member's `Available` is not `False`.
+    pub healthy: bool,
+    /// `readyReplicas` the member fed back, if any.
+    pub ready: Option<u32>,
+}
+
+/// [`Progress`] from the manifest's status in a cluster's Work (`None`: not reported yet).
+pub fn progress(manifest: Option<&ManifestStatus>) -> Progress {
+    let Some(m) = manifest else {
+        return Progress::default();
+    };
+    let ready = member_status(m)
+        .and_then(|s| s["readyReplicas"].as_u64())
+        .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+    Progress {
+        applied: item("", Some(m)).applied,
+        healthy: health(m) != ResourceHealth::Unhealthy,
+        ready,
+    }
+}
+
+/// Whether the object is up in every target: each applied and not unhealthy, and, where a
+/// replica count is wanted (`Some`), that many replicas ready. `targets` pairs each cluster's
+/// progress with the replicas it should run. No targets: nothing replaces the copy.
+pub fn replacement_ready(targets: &[(Progress, Option<u32>)]) -> bool {
+    !targets.is_empty()
+        && targets.iter().all(|(p, want)| {
+            p.applied
+                && p.healthy
+                && match want {
+                    Some(0) | None => true,
+                    Some(n) => p.ready.unwrap_or(0) >= *n,
+                }
+        })
+}
+
+/// The eviction tasks still to keep, and when the earliest kept one times out. A task goes
+/// when its cluster is a target again, or (unless it suppresses deletion) when the replacement
+/// is ready or its grace period (`default_grace` when it names none) has passed since it began.
+pub fn pending_tasks(
+    tasks: &[GracefulEvictionTask],
+    targets: &[String],
+    replacement_ready: bool,
+    now: Timestamp,
+    default_grace: Duration,
+) -> (Vec<GracefulEvictionTask>, Option<Timestamp>) {
+    let mut keep = Vec::new();
+    let mut next: Option<Timestamp> = None;
+    for t in tasks {
+        if targets.contains(&t.from_cluster) {
+            continue;
+        }
+        let suppressed = t.suppress_deletion == Some(true);
+        if replacement_ready && !suppressed {
+            continue;
+        }
+        let grace = t
+            .grace_period_seconds
+            .map(|s| Duration::from_secs(u64::try_from(s.max(0)).unwrap_or(0)))
+            .unwrap_or(default_grace);
+        let deadline = t
+            .creation_timestamp
+            .as_ref()
+            .and_then(|c| c.0.checked_add(grace).ok());
+        match deadline {
+            Some(d) if d <= now && !suppressed => continue,
+            Some(d) if !suppressed => next = Some(next.map_or(d, |n| n.min(d))),
+            _ => {}
+        }
+        keep.push(t.clone());
+    }
+    (keep, next)
+}
+
+/// Holds shrinking clusters at their current replicas while a growing one is not ready yet.
+///
+/// `shares` are the new per-cluster replica counts (changed in place), `current` the replicas
+/// each cluster's Work asks for now, `progress` what each member reports. Only plain replica
+/// counts (Deployments, StatefulSets, ReplicaSets) are held. Returns the clusters held.
+pub fn hold_shrinking(
+    shares: &mut HashMap<String, ReplicaShare>,
+    current: &HashMap<String, u32>,
+    progress: &HashMap<String, Progress>,
+) -> Vec<String> {
+    let growing_unready = shares.iter().any(|(c, share)| match share {
+        ReplicaShare::Replicas(want) => {
+            let p = progress.get(c).copied().unwrap_or_default();
+            *want > 0 && (!p.applied || p.ready.unwrap_or(0) < *want)
+        }
+        _ => false,
+    });
+    if !growing_unready {
+        return Vec::new();
+    }
+    let mut held = Vec::new();
+    for (c, share) in shares.iter_mut() {
+        if let (ReplicaShare::Replicas(want), Some(&now)) = (&*share, current.get(c)) {
+            if now > *want {
+                *share = ReplicaShare::Replicas(now);
+                held.push(c.clone());
+            }
+        }
+    }
+    held.sort();
+    held
+}
+
+#[cfg(test)]
+#[path = "eviction_tests.rs"]
+mod tests;
