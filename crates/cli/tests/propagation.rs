@@ -550,6 +550,19 @@ fn failover_and_failback(hub: &Hub, members: &Members) {
     };
     assert_eq!(binding("{.spec.clusters[*].name}"), "member-1 member-2");
     assert_eq!(binding("{.status.failedOver[*].name}"), "member-3");
+    // The eviction was graceful: a task kept member-3's Work until the replacement was ready
+    // (not the 10-minute timeout), then ended.
+    eventually(
+        hub,
+        Duration::from_secs(30),
+        "the eviction task ends",
+        || binding("{.spec.gracefulEvictionTasks}").is_empty(),
+    );
+    assert!(
+        hub.log().contains("graceful eviction done"),
+        "no graceful eviction task was ended; hub log:\n{}",
+        tail(&hub.log())
+    );
 
     let started = std::time::Instant::now();
     members.start("member-3").expect("start member-3");
