@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::fleet::{eventually, flotilla_ok, kc};
+use common::fleet::{eventually, flotilla, flotilla_ok, kc};
 use common::Hub;
 use flotilla_testkit::Members;
 
@@ -205,10 +205,7 @@ fn templates_and_policies_run_in_the_right_members() {
             String::from_utf8_lossy(&out.stdout).trim() == "True/True"
         },
     );
-    let explain = flotilla_ok(
-        &hub,
-        &["explain", "placement", "deployment/web", "-n", "demo"],
-    );
+    let explain = flotilla_ok(&hub, &["explain", "placement", "deploy/web", "-n", "demo"]);
     assert!(
         explain.contains("member-1") && explain.contains("selected"),
         "{explain}"
@@ -388,6 +385,25 @@ spec:
         "",
         "no dependency where the workload is not"
     );
+    let explain = flotilla_ok(
+        &hub,
+        &["explain", "placement", "cm/api-config", "-n", "demo"],
+    );
+    assert!(
+        explain.contains("needed by binding api-deployment in member-1, member-2"),
+        "{explain}"
+    );
+    let unknown = flotilla(
+        &hub,
+        &["explain", "placement", "nosuchkind/x", "-n", "demo"],
+    );
+    assert!(!unknown.status.success());
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr)
+            .contains("the hub serves no kind called \"nosuchkind\""),
+        "{}",
+        String::from_utf8_lossy(&unknown.stderr)
+    );
     hub.ok(&[
         "patch",
         "cm",
@@ -556,7 +572,7 @@ fn failover_and_failback(hub: &Hub, members: &Members) {
         hub,
         Duration::from_secs(30),
         "the eviction task ends",
-        || binding("{.spec.gracefulEvictionTasks}").is_empty(),
+        || binding("{.spec.gracefulEvictionTasks[*].fromCluster}").is_empty(),
     );
     assert!(
         hub.log().contains("graceful eviction done"),

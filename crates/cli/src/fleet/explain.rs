@@ -26,7 +26,9 @@ enum ExplainCommand {
     /// Print every cluster with the reason it was filtered out, or its score and replicas,
     /// for the object's binding, as the scheduler sees it now.
     Placement {
-        /// The object as KIND/NAME, e.g. deployment/web (the kind in any case, singular).
+        /// The object as KIND/NAME, e.g. deployment/web, deploy/web or deployments.apps/web
+        /// (the kind as kubectl takes it: kind, singular, plural or short name, optionally
+        /// with its group).
         object: String,
         /// The object's namespace (omit for cluster-scoped objects).
         #[arg(short, long)]
@@ -41,7 +43,8 @@ pub async fn run(args: ExplainArgs) -> Result<()> {
     let Some((kind, name)) = object.split_once('/') else {
         bail!("give the object as KIND/NAME, e.g. deployment/web");
     };
-    let binding = workload::binding_name(name, kind);
+    let kind = resolve_kind(&hub, kind).await?;
+    let binding = workload::binding_name(name, &kind);
     let spec: ResourceBindingSpec = match &namespace {
         Some(ns) => Api::<ResourceBinding>::namespaced(hub.clone(), ns)
             .get_opt(&binding)
@@ -69,7 +72,11 @@ pub async fn run(args: ExplainArgs) -> Result<()> {
         default_toleration: scheduling::Options::default().failover_toleration,
     };
     let Some(req) = scheduling::request(&spec, Some(eviction)) else {
-        println!("{object} follows the workloads that use it; it has no placement of its own.");
+        println!("{object} follows the workloads that use it (propagateDeps); it has no placement of its own.");
+        for r in &spec.required_by {
+            let clusters: Vec<&str> = r.clusters.iter().map(|c| c.name.as_str()).collect();
+            println!("  needed by binding {} in {}", r.name, clusters.join(", "));
+        }
         return Ok(());
     };
     let policy = spec
@@ -80,4 +87,53 @@ pub async fn run(args: ExplainArgs) -> Result<()> {
     println!("{object}: binding {binding}, placed by {policy}");
     print!("{}", explain::render(&schedule(&req, &clusters)));
     Ok(())
+}
+
+/// The kind named by `given` as kubectl takes it: a kind, singular, plural or short name,
+/// optionally `.group`-qualified; from the hub's discovery.
+async fn resolve_kind(hub: &kube::Client, given: &str) -> Result<String> {
+    let lower = given.to_ascii_lowercase();
+    let (name, group) = match lower.split_once('.') {
+        Some((n, g)) => (n.to_owned(), Some(g.to_owned())),
+        None => (lower.clone(), None),
+    };
+    let mut lists = vec![hub
+        .list_core_api_resources("v1")
+        .await
+        .context("read the hub's discovery")?];
+    for g in hub
+        .list_api_groups()
+        .await
+        .context("read the hub's discovery")?
+        .groups
+    {
+        if group.as_deref().is_some_and(|want| want != g.name) {
+            continue;
+        }
+        if let Some(v) = g
+            .preferred_version
+            .or_else(|| g.versions.into_iter().next())
+        {
+            lists.push(
+                hub.list_api_group_resources(&v.group_version)
+                    .await
+                    .with_context(|| format!("read the hub's discovery of {}", v.group_version))?,
+            );
+        }
+    }
+    let qualified = group.is_some();
+    for list in lists {
+        let core = !list.group_version.contains('/');
+        if qualified && core {
+            continue;
+        }
+        for r in list.resources.iter().filter(|r| !r.name.contains('/')) {
+            let names = [&r.kind.to_ascii_lowercase(), &r.name, &r.singular_name];
+            let short = r.short_names.iter().flatten();
+            if names.into_iter().chain(short).any(|n| *n == name) {
+                return Ok(r.kind.clone());
+            }
+        }
+    }
+    bail!("the hub serves no kind called {given:?}: see `kubectl api-resources`")
 }

@@ -237,7 +237,10 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
             tracing::info!(binding = %name, namespace = ?ns, clusters = ?chosen, evicted = ?evicted, "scheduled");
             let patch = json!({
                 "metadata": {"resourceVersion": b.resource_version()},
-                "spec": {"clusters": chosen, "gracefulEvictionTasks": tasks},
+                "spec": {
+                    "clusters": chosen,
+                    "gracefulEvictionTasks": (!tasks.is_empty()).then_some(&tasks),
+                },
             });
             match api
                 .patch(&name, &PatchParams::default(), &Patch::Merge(patch))

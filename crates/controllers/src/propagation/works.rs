@@ -353,7 +353,8 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
         tracing::info!(binding = %name, namespace = ?ns, kept = keep.len(), "graceful eviction done");
         let patch = json!({
             "metadata": {"resourceVersion": b.resource_version()},
-            "spec": {"gracefulEvictionTasks": keep},
+            // null, not []: no tasks left reads as no field.
+            "spec": {"gracefulEvictionTasks": (!keep.is_empty()).then_some(&keep)},
         });
         match api
             .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
