@@ -46,6 +46,7 @@ macro_rules! twin_spec {
 
 pub mod cluster;
 pub mod conditions;
+pub mod gvk;
 pub mod labels;
 pub mod names;
 pub mod policy;

@@ -4,14 +4,7 @@
 
 use serde_json::Value;
 
-/// The API group (`""` for core) and kind of `object`, from its `apiVersion` and `kind`.
-pub(crate) fn group_kind(object: &Value) -> (&str, &str) {
-    let api_version = object["apiVersion"].as_str().unwrap_or_default();
-    let group = api_version
-        .split_once('/')
-        .map_or("", |(group, _version)| group);
-    (group, object["kind"].as_str().unwrap_or_default())
-}
+pub(crate) use flotilla_apis::gvk::group_kind;
 
 /// The integer at JSON pointer `pointer`, if there is one.
 pub(crate) fn int(object: &Value, pointer: &str) -> Option<i64> {

@@ -8,6 +8,8 @@ use flotilla_apis::cluster::v1alpha1::Cluster;
 use flotilla_apis::policy::v1alpha1::{ClusterAffinity, FieldSelector};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
+use flotilla_apis::labels::requirement;
+
 use super::Reason;
 
 /// Does `affinity` select `cluster`? The first disagreement is the reason.
@@ -34,26 +36,7 @@ pub(crate) fn matches(affinity: &ClusterAffinity, cluster: &Cluster) -> bool {
 }
 
 fn labels(sel: &LabelSelector, cluster: &Cluster) -> Result<(), Reason> {
-    let labels = cluster.metadata.labels.as_ref();
-    let get = |k: &str| labels.and_then(|l| l.get(k)).map(String::as_str);
-    for (k, v) in sel.match_labels.iter().flatten() {
-        if get(k) != Some(v.as_str()) {
-            return Err(format!(
-                "label {k}={v} required by labelSelector, cluster has {}",
-                shown(get(k))
-            ));
-        }
-    }
-    for req in sel.match_expressions.iter().flatten() {
-        requirement(
-            "label",
-            &req.key,
-            &req.operator,
-            req.values.as_deref(),
-            get(&req.key),
-        )?;
-    }
-    Ok(())
+    flotilla_apis::labels::check(sel, cluster.metadata.labels.as_ref(), "cluster")
 }
 
 fn fields(sel: &FieldSelector, cluster: &Cluster) -> Result<(), Reason> {
@@ -74,46 +57,8 @@ fn fields(sel: &FieldSelector, cluster: &Cluster) -> Result<(), Reason> {
             &req.operator,
             req.values.as_deref(),
             value,
+            "cluster",
         )?;
     }
     Ok(())
-}
-
-/// One `In`/`NotIn`/`Exists`/`DoesNotExist` requirement against the value the cluster has.
-fn requirement(
-    what: &str,
-    key: &str,
-    operator: &str,
-    values: Option<&[String]>,
-    have: Option<&str>,
-) -> Result<(), Reason> {
-    let values = values.unwrap_or_default();
-    let listed = || have.is_some_and(|h| values.iter().any(|v| v == h));
-    let ok = match operator {
-        "In" => listed(),
-        "NotIn" => !listed(),
-        "Exists" => have.is_some(),
-        "DoesNotExist" => have.is_none(),
-        other => {
-            return Err(format!(
-                "{what} {key}: operator {other:?} is not supported (use In, NotIn, Exists or DoesNotExist)"
-            ))
-        }
-    };
-    if ok {
-        Ok(())
-    } else {
-        let list = values.join(",");
-        Err(format!(
-            "{what} {key} {operator} [{list}] does not match, cluster has {}",
-            shown(have)
-        ))
-    }
-}
-
-fn shown(v: Option<&str>) -> String {
-    match v {
-        Some(v) => format!("{v:?}"),
-        None => "none".to_owned(),
-    }
 }

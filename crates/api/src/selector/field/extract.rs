@@ -7,6 +7,7 @@
 //! the same answer whichever API group wrote the object (`involvedObject.*` and `regarding.*`,
 //! `reportingComponent` and `reportingController` are one field each).
 
+use flotilla_apis::gvk::group_kind;
 use serde_json::Value;
 
 /// The value of `field` (a dotted path such as `status.phase`) in `object`, or `None` when the
@@ -57,17 +58,6 @@ fn event_field(object: &Value, field: &str) -> Option<String> {
             .or_else(|| either("reportingComponent", "reportingController")),
         _ => path(object, field),
     }
-}
-
-/// `(group, kind)` from `apiVersion` and `kind`; an object without them is treated generically.
-fn group_kind(object: &Value) -> (&str, &str) {
-    let api_version = object
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    (group, kind)
 }
 
 /// Follow a dotted path; numeric segments index arrays.
