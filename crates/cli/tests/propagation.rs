@@ -450,6 +450,7 @@ spec:
         &["apply", "-f", "-"],
         &deployment("keep", 1, "propagation.flotilla.io/orphan: \"true\""),
     );
+    hub.ok_stdin(&["apply", "-f", "-"], &deployment("keep2", 1, ""));
     hub.ok_stdin(
         &["apply", "-f", "-"],
         r#"apiVersion: policy.flotilla.io/v1alpha1
@@ -460,12 +461,23 @@ spec:
   - {apiVersion: apps/v1, kind: Deployment, name: keep}
   placement:
     clusterAffinity: {clusterNames: [member-3]}
+---
+apiVersion: policy.flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: keep2, namespace: demo}
+spec:
+  preserveResourcesOnDeletion: true
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: keep2}
+  placement:
+    clusterAffinity: {clusterNames: [member-3]}
 "#,
     );
     eventually(&hub, Duration::from_secs(60), "keep in member-3", || {
         member_replicas(&m("member-3"), "keep") == "1"
+            && member_replicas(&m("member-3"), "keep2") == "1"
     });
-    hub.ok(&["delete", "deployment", "web", "keep", "-n", "demo"]);
+    hub.ok(&["delete", "deployment", "web", "keep", "keep2", "-n", "demo"]);
     eventually(
         &hub,
         Duration::from_secs(60),
@@ -490,6 +502,11 @@ spec:
         member_replicas(&m("member-3"), "keep"),
         "1",
         "an orphaned copy stays"
+    );
+    assert_eq!(
+        member_replicas(&m("member-3"), "keep2"),
+        "1",
+        "preserveResourcesOnDeletion keeps the copy"
     );
 
     failover_and_failback(&hub, &members);

@@ -265,7 +265,9 @@ pub fn desired(template: &Value, namespaced: bool, chosen: &Chosen<'_>) -> Value
         TEMPLATE_HASH_ANNOTATION.into(),
         json!(template_hash(template)),
     );
-    if meta["annotations"][ORPHAN_ANNOTATION].as_str() == Some("true") {
+    if meta["annotations"][ORPHAN_ANNOTATION].as_str() == Some("true")
+        || chosen.spec.preserve_resources_on_deletion
+    {
         annotations.insert(ORPHAN_ANNOTATION.into(), json!("true"));
     }
     let mut resource =
@@ -292,6 +294,9 @@ pub fn desired(template: &Value, namespaced: bool, chosen: &Chosen<'_>) -> Value
     }
     if spec.propagate_deps {
         body_spec["propagateDeps"] = json!(true);
+    }
+    if let Some(f) = &spec.failover {
+        body_spec["failover"] = json!(f);
     }
     let n = replicas(template);
     if n > 0 {

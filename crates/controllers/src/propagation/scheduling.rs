@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use flotilla_apis::cluster::v1alpha1::Cluster;
 use flotilla_apis::conditions::{self, Set};
+use flotilla_apis::policy::v1alpha1::PurgeMode;
 use flotilla_apis::quantity;
 use flotilla_apis::work::v1alpha1::{
     ClusterResourceBinding, FailedOverCluster, GracefulEvictionTask, ResourceBinding,
@@ -321,8 +322,9 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
     })
 }
 
-/// The binding's eviction tasks after a decision: a task for each cluster just evicted, none
-/// for a cluster the object is placed in again.
+/// The binding's eviction tasks after a decision: a task for each cluster just evicted (unless
+/// the policy's `failover.cluster.purgeMode` is `Directly`), none for a cluster the object is
+/// placed in again.
 fn eviction_tasks(
     spec: &ResourceBindingSpec,
     chosen: &[TargetCluster],
@@ -331,6 +333,14 @@ fn eviction_tasks(
 ) -> Vec<GracefulEvictionTask> {
     let mut tasks = spec.graceful_eviction_tasks.clone();
     tasks.retain(|t| !chosen.iter().any(|c| c.name == t.from_cluster));
+    let directly = spec
+        .failover
+        .as_ref()
+        .and_then(|f| f.cluster.as_ref())
+        .is_some_and(|c| c.purge_mode == PurgeMode::Directly);
+    if directly {
+        return tasks;
+    }
     for (cluster, replicas) in evicted {
         if tasks.iter().any(|t| t.from_cluster == *cluster) {
             continue;

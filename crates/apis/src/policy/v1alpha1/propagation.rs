@@ -59,6 +59,42 @@ pub struct PropagationSpec {
     /// managers own).
     #[serde(default)]
     pub conflict_resolution: ConflictResolution,
+    /// Keep the member copies when the object is deleted on the hub (as the annotation
+    /// `propagation.flotilla.io/orphan: "true"` on the object does).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub preserve_resources_on_deletion: bool,
+    /// How the objects move when a cluster fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failover: Option<FailoverBehavior>,
+}
+
+/// How objects move when something fails.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FailoverBehavior {
+    /// When a cluster's `NoExecute` taint is no longer tolerated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterFailoverBehavior>,
+}
+
+/// Cluster failover: how the copy in the failed cluster goes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterFailoverBehavior {
+    /// `Gracefully` (default): keep the copy until the replacement is ready or the hub's
+    /// `--graceful-eviction-timeout` passes; `Directly`: remove it at once.
+    #[serde(default)]
+    pub purge_mode: PurgeMode,
+}
+
+/// How a failed cluster's copy is removed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum PurgeMode {
+    /// Once the replacement is ready (or a timeout passes).
+    #[default]
+    Gracefully,
+    /// At once.
+    Directly,
 }
 
 /// `PropagationSpec` of a `ClusterPropagationPolicy`; it derefs to the shared

@@ -24,6 +24,9 @@ spec:
   propagateDeps: true
   priority: 10
   conflictResolution: Overwrite
+  preserveResourcesOnDeletion: true
+  failover:
+    cluster: {purgeMode: Directly}
   placement:
     clusterAffinity:
       labelSelector:
@@ -146,6 +149,12 @@ fn karmada_propagation_policy_parses_and_round_trips() {
     assert_eq!(s.priority, 10);
     assert!(s.propagate_deps);
     assert_eq!(s.conflict_resolution, ConflictResolution::Overwrite);
+    assert!(s.preserve_resources_on_deletion);
+    let cluster_failover = s.failover.as_ref().and_then(|f| f.cluster.as_ref());
+    assert_eq!(
+        cluster_failover.map(|c| c.purge_mode),
+        Some(PurgeMode::Directly)
+    );
     assert_eq!(s.resource_selectors[0].name.as_deref(), Some("nginx"));
     let affinity = s.placement.cluster_affinity.as_ref().expect("affinity");
     assert_eq!(affinity.exclude_clusters, ["member-3"]);

@@ -17,7 +17,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::policy::v1alpha1::{ConflictResolution, Placement};
+use crate::policy::v1alpha1::{ConflictResolution, FailoverBehavior, Placement};
 
 /// Condition type (binding): the scheduler has placed the object.
 pub const CONDITION_SCHEDULED: &str = "Scheduled";
@@ -92,6 +92,9 @@ pub struct ResourceBindingSpec {
     /// Copied from the policy; passed down to each Work's conflict policy.
     #[serde(default)]
     pub conflict_resolution: ConflictResolution,
+    /// Copied from the policy: how the object moves when a cluster fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failover: Option<FailoverBehavior>,
     /// flotilla addition: the policy that selected the template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy_ref: Option<PolicyReference>,
