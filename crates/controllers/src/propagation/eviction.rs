@@ -107,12 +107,27 @@ pub fn pending_tasks(
 ///
 /// `shares` are the new per-cluster replica counts (changed in place), `current` the replicas
 /// each cluster's Work asks for now, `progress` what each member reports. Only plain replica
-/// counts (Deployments, StatefulSets, ReplicaSets) are held. Returns the clusters held.
+/// counts (Deployments, StatefulSets, ReplicaSets) are held, and only when replicas move
+/// between clusters: a scale-down of the template is never held. Returns the clusters held.
 pub fn hold_shrinking(
     shares: &mut HashMap<String, ReplicaShare>,
     current: &HashMap<String, u32>,
     progress: &HashMap<String, Progress>,
 ) -> Vec<String> {
+    let plain = |share: &ReplicaShare| match share {
+        ReplicaShare::Replicas(n) => Some(*n),
+        _ => None,
+    };
+    let wanted: u64 = shares.values().filter_map(plain).map(u64::from).sum();
+    let running: u64 = shares
+        .keys()
+        .filter_map(|c| current.get(c))
+        .map(|n| u64::from(*n))
+        .sum();
+    if wanted < running {
+        // The template was scaled down: that is what the user asked for, not a move.
+        return Vec::new();
+    }
     let growing_unready = shares.iter().any(|(c, share)| match share {
         ReplicaShare::Replicas(want) => {
             let p = progress.get(c).copied().unwrap_or_default();

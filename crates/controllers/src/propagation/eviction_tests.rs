@@ -136,3 +136,16 @@ fn a_plain_scale_down_is_not_held() {
     assert!(hold_shrinking(&mut shares, &current, &progress).is_empty());
     assert_eq!(shares["a"], ReplicaShare::Replicas(1));
 }
+
+#[test]
+fn a_scale_down_is_not_held_by_an_unready_cluster() {
+    let current: HashMap<String, u32> = [("a".into(), 2), ("b".into(), 2), ("c".into(), 2)].into();
+    let progress: HashMap<String, Progress> = [
+        ("a".into(), up(2)),
+        ("b".into(), up(2)),
+        ("c".into(), up(0)),
+    ]
+    .into();
+    let mut shares = replicas(&[("a", 1), ("b", 1), ("c", 1)]);
+    assert!(hold_shrinking(&mut shares, &current, &progress).is_empty());
+}

@@ -244,12 +244,18 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
     }
     let targets = targets(&*b);
     let wanted = shares(spec, &template);
-    let progress: HashMap<String, Progress> = works
+    // A Work being deleted (its member was left, and may be down) counts for nothing here.
+    let live: Vec<Arc<Work>> = works
+        .iter()
+        .filter(|w| w.meta().deletion_timestamp.is_none())
+        .cloned()
+        .collect();
+    let progress: HashMap<String, Progress> = live
         .iter()
         .map(|w| (cluster_of(w).to_owned(), progress(manifest_status(w))))
         .collect();
     let mut shares = wanted.clone();
-    let held = hold_shrinking(&mut shares, &current_replicas(&works), &progress);
+    let held = hold_shrinking(&mut shares, &current_replicas(&live), &progress);
     if !held.is_empty() {
         tracing::debug!(binding = %name, namespace = ?ns, ?held, "shrink held until the growing clusters are ready");
     }
