@@ -82,6 +82,11 @@ impl Metrics {
             .observe(took.as_secs_f64());
     }
 
+    /// Lets another part of the process (the controllers) add its metrics to `/metrics`.
+    pub fn register_with(&self, add: impl FnOnce(&mut Registry)) {
+        add(&mut self.registry.lock());
+    }
+
     /// The text exposition format.
     pub fn render(&self) -> String {
         let mut out = String::new();

@@ -633,6 +633,22 @@ fn failover_and_failback(hub: &Hub, members: &Members) {
         "the hub counts 6 ready",
         || hub_ready() == "6",
     );
+    // /metrics counts what happened.
+    let metrics = hub.ok(&["get", "--raw", "/metrics"]);
+    let value = |name: &str| -> f64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+            .unwrap_or(0.0)
+    };
+    for name in [
+        "flotilla_failover_evictions_total",
+        "flotilla_failbacks_total",
+        "flotilla_graceful_evictions_ended_total",
+        "flotilla_controller_reconcile_total{controller=\"scheduler\",result=\"ok\"}",
+    ] {
+        assert!(value(name) >= 1.0, "{name} not counted:\n{metrics}");
+    }
 }
 
 /// The last 60 lines of a log.

@@ -15,6 +15,7 @@
 mod error;
 pub mod health;
 pub mod joining;
+pub mod metrics;
 pub mod propagation;
 pub mod registry;
 pub mod render;

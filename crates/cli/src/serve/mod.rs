@@ -120,6 +120,10 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         kubeconfig.display()
     );
 
+    if !args.no_controllers {
+        api.metrics
+            .register_with(flotilla_controllers::metrics::register);
+    }
     let serving = flotilla_api::serve(api, listener, creds.tls, shutdown_signal());
     if args.no_controllers {
         serving.await?;

@@ -108,7 +108,7 @@ async fn controller(ctx: Arc<Context>, woken: UnboundedReceiverStream<ObjectRef<
     )
     .reconcile_on(woken)
     .run(reconcile, error_policy, ctx)
-    .for_each(|_| futures::future::ready(()))
+    .for_each(crate::metrics::count("dependencies"))
     .await;
 }
 

@@ -178,7 +178,7 @@ async fn watch_kind(ctx: Arc<KindContext>, changed: broadcast::Receiver<()>) {
     Controller::new_with(api, watcher::Config::default(), ctx.resource.clone())
         .reconcile_all_on(policies_changed)
         .run(reconcile, error_policy, ctx)
-        .for_each(|_| futures::future::ready(()))
+        .for_each(crate::metrics::count("detector"))
         .await;
 }
 

@@ -121,7 +121,7 @@ async fn scheduler<B: BindingObject>(ctx: Arc<Context>, changed: broadcast::Rece
     Controller::new(api, watcher::Config::default())
         .reconcile_all_on(BroadcastStream::new(changed).map(|_| ()))
         .run(reconcile::<B>, error_policy::<B>, ctx)
-        .for_each(|_| futures::future::ready(()))
+        .for_each(crate::metrics::count("scheduler"))
         .await;
 }
 
@@ -197,6 +197,7 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
         match failover::failback(&req, &decision, &clusters, &from, stable, eviction.now) {
             Failback::Now(fresh, back) => {
                 tracing::info!(binding = %name, namespace = ?ns, clusters = ?back, "failback");
+                crate::metrics::metrics().failbacks.inc();
                 decision = fresh;
             }
             Failback::At(t) => wake = Some(wake.map_or(t, |w| w.min(t))),
@@ -247,7 +248,13 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
                 .patch(&name, &PatchParams::default(), &Patch::Merge(patch))
                 .await
             {
-                Ok(patched) => generation = patched.meta().generation.unwrap_or(generation),
+                Ok(patched) => {
+                    generation = patched.meta().generation.unwrap_or(generation);
+                    let evictions = u64::try_from(evicted.len()).unwrap_or(0);
+                    crate::metrics::metrics()
+                        .failover_evictions
+                        .inc_by(evictions);
+                }
                 // Changed since it was read: decide again on the new version.
                 Err(kube::Error::Api(s)) if s.code == 409 => {
                     return Ok(Action::requeue(Duration::from_millis(100)))

@@ -174,7 +174,7 @@ async fn controller<B: BindingObject>(
             works_changed,
         ))
         .run(reconcile::<B>, error_policy::<B>, ctx)
-        .for_each(|_| futures::future::ready(()))
+        .for_each(crate::metrics::count("binding"))
         .await;
 }
 
@@ -367,7 +367,15 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
             .await
         {
             // The binding's update brings the next round, which deletes the Work.
-            Ok(_) => {}
+            Ok(_) => {
+                let ended = spec
+                    .graceful_eviction_tasks
+                    .len()
+                    .saturating_sub(keep.len());
+                crate::metrics::metrics()
+                    .graceful_evictions_ended
+                    .inc_by(u64::try_from(ended).unwrap_or(0));
+            }
             // Changed meanwhile: that change brings the next round.
             Err(kube::Error::Api(s)) if s.code == 409 || s.code == 404 => {}
             Err(e) => {

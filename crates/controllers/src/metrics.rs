@@ -1,0 +1,86 @@
+//! The controllers' Prometheus metrics, served with the hub's at `/metrics`
+//! ([`register`] adds them to the hub's registry).
+//!
+//! - `flotilla_controller_reconcile_total{controller,result}`: reconciles finished, by
+//!   controller (`detector`, `scheduler`, `binding`, `dependencies`) and result (`ok`,
+//!   `error`).
+//! - `flotilla_failover_evictions_total`: clusters failover took an object out of.
+//! - `flotilla_failbacks_total`: objects failback returned to the clusters they left.
+//! - `flotilla_graceful_evictions_ended_total`: eviction tasks ended (replacement ready,
+//!   timed out, or the cluster targeted again).
+
+use std::sync::OnceLock;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReconcileLabels {
+    controller: &'static str,
+    result: &'static str,
+}
+
+/// The counters; one set per process ([`metrics`]).
+#[derive(Default)]
+pub struct Metrics {
+    reconciles: Family<ReconcileLabels, Counter>,
+    /// Clusters failover took an object out of.
+    pub failover_evictions: Counter,
+    /// Objects failback returned.
+    pub failbacks: Counter,
+    /// Eviction tasks ended.
+    pub graceful_evictions_ended: Counter,
+}
+
+impl Metrics {
+    /// Counts one finished reconcile of `controller`.
+    pub fn reconciled(&self, controller: &'static str, ok: bool) {
+        let result = if ok { "ok" } else { "error" };
+        self.reconciles
+            .get_or_create(&ReconcileLabels { controller, result })
+            .inc();
+    }
+}
+
+/// This process's controller metrics.
+pub fn metrics() -> &'static Metrics {
+    static METRICS: OnceLock<Metrics> = OnceLock::new();
+    METRICS.get_or_init(Metrics::default)
+}
+
+/// Adds the controllers' metrics to `registry` (the hub's, served at `/metrics`).
+pub fn register(registry: &mut Registry) {
+    let m = metrics();
+    registry.register(
+        "flotilla_controller_reconcile",
+        "Reconciles finished, by controller and result",
+        m.reconciles.clone(),
+    );
+    registry.register(
+        "flotilla_failover_evictions",
+        "Clusters failover took an object out of",
+        m.failover_evictions.clone(),
+    );
+    registry.register(
+        "flotilla_failbacks",
+        "Objects failback returned to the clusters failover took them out of",
+        m.failbacks.clone(),
+    );
+    registry.register(
+        "flotilla_graceful_evictions_ended",
+        "Graceful eviction tasks ended",
+        m.graceful_evictions_ended.clone(),
+    );
+}
+
+/// A `for_each` step for a kube-runtime controller's output stream: counts each result.
+pub fn count<T, E>(
+    controller: &'static str,
+) -> impl FnMut(Result<T, E>) -> futures::future::Ready<()> {
+    move |r| {
+        metrics().reconciled(controller, r.is_ok());
+        futures::future::ready(())
+    }
+}
