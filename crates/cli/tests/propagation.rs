@@ -420,6 +420,18 @@ spec:
         "the dependency's edit reaches its members",
         || mode("member-1") == "safe" && mode("member-2") == "safe",
     );
+    // A re-created dependency is attached again.
+    hub.ok(&["delete", "cm", "api-config", "-n", "demo"]);
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"api-config\", \"namespace\": \"demo\"}, \"data\": {\"mode\": \"anew\"}}",
+    );
+    eventually(
+        &hub,
+        Duration::from_secs(60),
+        "the re-created dependency reaches its members",
+        || mode("member-1") == "anew" && mode("member-2") == "anew",
+    );
     // Changing the policy's clusters moves the workload and its dependencies.
     hub.ok_stdin(&["apply", "-f", "-"], &deps_policy("member-3"));
     eventually(
@@ -428,7 +440,7 @@ spec:
         "api and its dependencies move to member-3",
         || {
             member_replicas(&m("member-3"), "api") == "1"
-                && mode("member-3") == "safe"
+                && mode("member-3") == "anew"
                 && has_secret("member-3")
                 && ["member-1", "member-2"].iter().all(|c| {
                     mode(c).is_empty() && !has_secret(c) && member_replicas(&m(c), "api").is_empty()

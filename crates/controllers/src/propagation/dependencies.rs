@@ -87,6 +87,12 @@ pub async fn run(hub: Client) {
             for a in attached_to(&store, &ns, &gone.name_any()) {
                 let _ = wake_deleted.send(ObjectRef::from_obj(&*a));
             }
+            // An attached binding gone (its object was deleted or re-created): its workloads
+            // attach again what exists now.
+            for r in &gone.spec.required_by {
+                let wns = r.namespace.as_deref().unwrap_or(&ns);
+                let _ = wake_deleted.send(ObjectRef::new(&r.name).within(wns));
+            }
         }
         futures::future::ready(())
     });
@@ -265,10 +271,18 @@ async fn attach(
     };
     let bname = binding_name(&d.name, d.kind);
     let api = Api::<ResourceBinding>::namespaced(ctx.hub.clone(), ns);
-    if ctx
-        .bindings
-        .get(&ObjectRef::new(&bname).within(ns))
-        .is_none()
+    let known = ctx.bindings.get(&ObjectRef::new(&bname).within(ns));
+    if let Some(stale) = known.as_ref().and_then(|b| b.spec.resource.uid.as_ref()) {
+        if *stale != uid {
+            // The object was re-created; the garbage collector removes the old one's binding,
+            // and that wakes this workload again.
+            return Err(Error::Invalid(format!(
+                "binding {ns}/{bname} is still the one of an earlier {} {}",
+                d.kind, d.name
+            )));
+        }
+    }
+    if known.is_none()
         && api
             .get_opt(&bname)
             .await
