@@ -144,6 +144,11 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// Bytes as MiB with one decimal.
+pub fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / 1024.0 / 1024.0)
+}
+
 /// Bytes as decimal megabytes (the unit of the memory target) with MiB beside them.
 fn mb(bytes: u64) -> String {
     format!(
@@ -161,6 +166,7 @@ mod tests {
         Measured::Latency(Summary {
             count: 1,
             p50: Duration::from_millis(1),
+            p95: Duration::from_millis(p99_ms),
             p99: Duration::from_millis(p99_ms),
             max: Duration::from_millis(p99_ms),
         })

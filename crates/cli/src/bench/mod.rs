@@ -8,16 +8,27 @@
 //!
 //! Parts: [`kubeconfig`] reads credentials, [`client`] speaks HTTP/2, [`hub`] runs the hub,
 //! [`phases`] measures, [`figures`] holds the results, [`report`] writes them.
+//!
+//! The other benchmarks: [`work`] and [`propagation`] run on real member clusters and share
+//! [`fleet`] (the hub, agents and members; [`members`] starts those, [`procs`] runs and stops
+//! processes), [`track`] (watches that time deliveries) and [`open_loop`] (load on a fixed
+//! schedule); [`scheduler`] runs in process. All share [`progress`], [`stats`] and [`report`].
 
 mod client;
 mod figures;
+mod fleet;
 mod hub;
 mod kubeconfig;
+mod members;
+mod open_loop;
 mod phases;
+mod procs;
 mod progress;
+mod propagation;
 mod report;
 mod scheduler;
 mod stats;
+mod track;
 mod work;
 
 use std::path::{Path, PathBuf};
@@ -49,6 +60,13 @@ enum What {
     /// (split pull/push), then the pull agent's memory at 10,000 manifests, then cleanup.
     /// Takes about 2–4 minutes (`--quick`: about 1).
     Work(work::WorkArgs),
+    /// Benchmark propagation with 3 real member clusters (2 pull, 1 push): a
+    /// PropagationPolicy sends Deployments to all 3; times 1,000 template changes at 20/s from
+    /// the hub's answer to the change showing in every member (target p99 ≤ 1 s), then
+    /// propagates 10,000 Deployments and reads the hub's memory and throughput, then deletes
+    /// it all and times the cascade. Takes about 30–40 minutes on 2 cores, most of it in the
+    /// 10,000 (`--quick`: 1–2 minutes).
+    Propagation(propagation::PropagationArgs),
     /// Benchmark the scheduler in process: place 10,000 simulated bindings over 1,000
     /// simulated clusters on one thread and print decisions/s, per-decision latency, failed
     /// decisions and peak memory. Takes about a minute (`--quick`: a few seconds).
@@ -95,13 +113,8 @@ pub struct ApiArgs {
     /// and are appended only with --output.
     #[arg(long)]
     quick: bool,
-    /// Append the report to this file [default: BENCHMARKS.md at the root of the git checkout
-    /// of the current directory, or in the current directory].
-    #[arg(long, value_name = "FILE")]
-    output: Option<PathBuf>,
-    /// Print the report without appending it anywhere.
-    #[arg(long, conflicts_with = "output")]
-    no_append: bool,
+    #[command(flatten)]
+    out: report::OutputArgs,
 }
 
 /// Run a benchmark.
@@ -114,17 +127,21 @@ pub async fn run(args: BenchArgs) -> Result<()> {
                 _ = tokio::signal::ctrl_c() => bail!("interrupted; the hub, if one was started, is stopped"),
             }
         }
-        What::Work(a) => {
-            // Dropping the benchmark's future stops the hub and agents it started.
-            tokio::select! {
-                r = work::run(a) => r,
-                _ = tokio::signal::ctrl_c() => bail!("interrupted; the hub and agents the benchmark started are stopped"),
-            }
-        }
+        What::Work(a) => on_fleet(work::run(a)).await,
+        What::Propagation(a) => on_fleet(propagation::run(a)).await,
         // Pure computation, nothing to stop: off the async threads, and Ctrl-C ends it as usual.
         What::Scheduler(a) => tokio::task::spawn_blocking(move || scheduler::run(a))
             .await
             .context("the scheduler benchmark panicked")?,
+    }
+}
+
+/// Run a benchmark on the member-cluster fleet until it ends or Ctrl-C; dropping its future
+/// stops the hub and agents it started.
+async fn on_fleet(bench: impl std::future::Future<Output = Result<()>>) -> Result<()> {
+    tokio::select! {
+        r = bench => r,
+        _ = tokio::signal::ctrl_c() => bail!("interrupted; the hub and agents the benchmark started are stopped"),
     }
 }
 
@@ -134,13 +151,8 @@ async fn api(a: ApiArgs) -> Result<()> {
     } else {
         Scale::full()
     };
-    if cfg!(debug_assertions) && !a.quick {
-        eprintln!(
-            "warning: this is a debug build, whose figures say little: \
-             build with `cargo build --release` and run target/release/flotilla"
-        );
-    }
-    let output = output_path(&a);
+    report::warn_if_debug(a.quick);
+    let output = a.out.path(a.quick);
     let run = format!("bench-{:08x}", rand::random::<u32>());
     let when = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
 
@@ -171,11 +183,7 @@ async fn api(a: ApiArgs) -> Result<()> {
         None => None,
     };
 
-    let build = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
+    let build = report::build();
     let section = report::Section {
         when,
         machine: report::machine(),
@@ -189,11 +197,7 @@ async fn api(a: ApiArgs) -> Result<()> {
         peer,
     };
     let text = report::render(&section);
-    println!("\n{text}");
-    if let Some(path) = output {
-        report::append(&path, &text)?;
-        eprintln!("appended to {}", path.display());
-    }
+    report::publish(&text, output.as_deref())?;
     let failed: Vec<&str> = section
         .target
         .figures
@@ -208,11 +212,6 @@ async fn api(a: ApiArgs) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Where to append the report, if anywhere.
-fn output_path(a: &ApiArgs) -> Option<PathBuf> {
-    report::output_path(a.no_append, a.output.as_deref(), a.quick)
 }
 
 /// A client of the server of `kubeconfig`, once it answers `/readyz`.

@@ -9,7 +9,8 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use super::figures::Figure;
+use super::figures::{thousands, Figure};
+use super::stats::{ms, Summary};
 
 /// The header a new BENCHMARKS.md starts with.
 const HEADER: &str = "# Benchmarks\n\nFigures printed by `flotilla bench …`, newest last. Each \
@@ -197,6 +198,16 @@ pub fn append(path: &Path, section: &str) -> Result<()> {
         .with_context(|| format!("cannot write to {}", path.display()))
 }
 
+/// Print the report, and append it to `output` if given.
+pub(crate) fn publish(text: &str, output: Option<&Path>) -> Result<()> {
+    println!("\n{text}");
+    if let Some(path) = output {
+        append(path, text)?;
+        eprintln!("appended to {}", path.display());
+    }
+    Ok(())
+}
+
 /// The root of the git checkout the current directory is in, if any.
 pub(crate) fn repo_root() -> Option<std::path::PathBuf> {
     Command::new("git")
@@ -207,23 +218,52 @@ pub(crate) fn repo_root() -> Option<std::path::PathBuf> {
         .map(|o| std::path::PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
 }
 
-/// Where a benchmark appends its report: nowhere with `--no-append`, else `--output`, else
-/// nowhere for a `--quick` run, else the checkout's BENCHMARKS.md.
-pub(crate) fn output_path(
+/// Where a benchmark's report goes: the options every `flotilla bench …` shares.
+#[derive(clap::Args, Debug)]
+pub struct OutputArgs {
+    /// Append the report to this file [default: BENCHMARKS.md at the root of the git checkout
+    /// of the current directory, or in the current directory].
+    #[arg(long, value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
+    /// Print the report without appending it anywhere.
+    #[arg(long, conflicts_with = "output")]
     no_append: bool,
-    output: Option<&std::path::Path>,
-    quick: bool,
-) -> Option<std::path::PathBuf> {
-    if no_append {
-        return None;
+}
+
+impl OutputArgs {
+    /// Where to append the report: nowhere with `--no-append`, else `--output`, else nowhere
+    /// for a `--quick` run, else the checkout's BENCHMARKS.md.
+    pub fn path(&self, quick: bool) -> Option<std::path::PathBuf> {
+        if self.no_append {
+            return None;
+        }
+        if let Some(p) = &self.output {
+            return Some(p.clone());
+        }
+        if quick {
+            return None;
+        }
+        Some(repo_root().unwrap_or_default().join("BENCHMARKS.md"))
     }
-    if let Some(p) = output {
-        return Some(p.to_path_buf());
+}
+
+/// `debug` or `release`: how this binary was built, for the report.
+pub(crate) fn build() -> &'static str {
+    if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
     }
-    if quick {
-        return None;
+}
+
+/// Warn that a full run of a debug build measures little.
+pub(crate) fn warn_if_debug(quick: bool) {
+    if cfg!(debug_assertions) && !quick {
+        eprintln!(
+            "warning: this is a debug build, whose figures say little: \
+             build with `cargo build --release` and run target/release/flotilla"
+        );
     }
-    Some(repo_root().unwrap_or_default().join("BENCHMARKS.md"))
 }
 
 /// The 1-minute load average from /proc/loadavg (`?` if unreadable).
@@ -232,6 +272,59 @@ pub(crate) fn load_average() -> String {
         .ok()
         .and_then(|t| t.split_whitespace().next().map(str::to_string))
         .unwrap_or_else(|| "?".into())
+}
+
+/// The head of a member-cluster benchmark's section: when, on what machine, at which commit,
+/// how it ran and on which members.
+pub(crate) struct Head {
+    /// `YYYY-MM-DD HH:MM UTC`.
+    pub when: String,
+    /// From [`machine`].
+    pub machine: String,
+    /// From [`commit`].
+    pub commit: String,
+    /// Scale, build and load.
+    pub run: String,
+    /// Which member is joined how.
+    pub members: String,
+}
+
+impl Head {
+    /// The section's title (`title` names the benchmark) and its list of facts.
+    pub fn render(&self, title: &str) -> String {
+        format!(
+            "## {} — {title} — commit {}\n\n- Machine: {}\n- Run: {}\n- Members: {}\n\n",
+            self.when, self.commit, self.machine, self.run, self.members
+        )
+    }
+}
+
+/// A phase's part of a section: `text` of what it measured, or why it failed.
+pub(crate) fn phase<T>(r: &Result<T, String>, text: impl FnOnce(&T) -> String) -> String {
+    match r {
+        Ok(v) => text(v),
+        Err(e) => format!("The phase failed: {}\n", one_line(e)),
+    }
+}
+
+/// Keep error text on one line.
+pub(crate) fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The cells `count | p50 | p95 | p99 | max` of a latency table row (dashes without samples).
+pub(crate) fn summary_cells(s: Option<Summary>) -> String {
+    match s {
+        Some(s) => format!(
+            "{} | {} | {} | {} | {}",
+            thousands(s.count as u64),
+            ms(s.p50),
+            ms(s.p95),
+            ms(s.p99),
+            ms(s.max)
+        ),
+        None => "0 | – | – | – | –".into(),
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,6 @@
 mod sim;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
@@ -50,13 +49,8 @@ pub struct SchedulerArgs {
     /// its figures are appended only with --output.
     #[arg(long)]
     quick: bool,
-    /// Append the report to this file [default: BENCHMARKS.md at the root of the git checkout
-    /// of the current directory, or in the current directory].
-    #[arg(long, value_name = "FILE")]
-    output: Option<PathBuf>,
-    /// Print the report without appending it anywhere.
-    #[arg(long, conflicts_with = "output")]
-    no_append: bool,
+    #[command(flatten)]
+    out: super::report::OutputArgs,
 }
 
 /// What one pass over the bindings measured.
@@ -107,13 +101,8 @@ pub fn run(a: SchedulerArgs) -> Result<()> {
     if clusters == 0 || bindings == 0 {
         bail!("--clusters and --bindings must be at least 1");
     }
-    if cfg!(debug_assertions) && !a.quick {
-        eprintln!(
-            "warning: this is a debug build, whose figures say little: \
-             build with `cargo build --release` and run target/release/flotilla"
-        );
-    }
-    let output = output_path(&a);
+    super::report::warn_if_debug(a.quick);
+    let output = a.out.path(a.quick);
     let when = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
     let progress = Progress::new("scheduler");
     let load_before = super::report::load_average();
@@ -130,11 +119,7 @@ pub fn run(a: SchedulerArgs) -> Result<()> {
     let m = measure(&fleet, &work, &progress);
     let (rss, hwm) = memory();
 
-    let build = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
+    let build = super::report::build();
     let section = Section {
         when,
         machine: super::report::machine(),
@@ -151,11 +136,7 @@ pub fn run(a: SchedulerArgs) -> Result<()> {
         hwm,
     };
     let text = render(&section);
-    println!("\n{text}");
-    if let Some(path) = output {
-        super::report::append(&path, &text)?;
-        eprintln!("appended to {}", path.display());
-    }
+    super::report::publish(&text, output.as_deref())?;
     Ok(())
 }
 
@@ -346,10 +327,7 @@ fn micros(d: Duration) -> f64 {
 }
 
 fn mib(bytes: Option<u64>) -> String {
-    bytes.map_or_else(
-        || "unknown".into(),
-        |b| format!("{:.1} MiB", b as f64 / 1024.0 / 1024.0),
-    )
+    bytes.map_or_else(|| "unknown".into(), super::figures::mib)
 }
 
 // === the report ===
@@ -452,11 +430,6 @@ fn render(s: &Section) -> String {
         }
     }
     out
-}
-
-/// Where to append the report, if anywhere.
-fn output_path(a: &SchedulerArgs) -> Option<PathBuf> {
-    super::report::output_path(a.no_append, a.output.as_deref(), a.quick)
 }
 
 #[cfg(test)]

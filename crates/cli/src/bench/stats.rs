@@ -9,6 +9,8 @@ pub struct Summary {
     pub count: usize,
     /// Median.
     pub p50: Duration,
+    /// 95th percentile.
+    pub p95: Duration,
     /// 99th percentile.
     pub p99: Duration,
     /// Largest.
@@ -21,6 +23,7 @@ pub fn summarize(mut latencies: Vec<Duration>) -> Option<Summary> {
     Some(Summary {
         count: latencies.len(),
         p50: percentile(&latencies, 0.50)?,
+        p95: percentile(&latencies, 0.95)?,
         p99: percentile(&latencies, 0.99)?,
         max: *latencies.last()?,
     })
@@ -58,6 +61,7 @@ mod tests {
         let s = summarize(v).unwrap();
         assert_eq!(s.count, 100);
         assert_eq!(s.p50, Duration::from_millis(50));
+        assert_eq!(s.p95, Duration::from_millis(95));
         assert_eq!(s.p99, Duration::from_millis(99));
         assert_eq!(s.max, Duration::from_millis(100));
     }

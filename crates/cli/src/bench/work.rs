@@ -2,20 +2,16 @@
 //! objects applied in a real member cluster and `Applied=True` reported back — through both
 //! delivery paths (pull agent, push worker), and the pull agent's memory as its Works grow.
 //!
-//! Parts: [`fleet`] starts the hub and joins the members ([`members`] starts those when none
-//! are given), [`procs`] runs and stops processes,
-//! [`objects`] builds the Works, [`track`] times them through watches, [`latency`],
-//! [`memory`] and [`cleanup`] are the phases, [`report`] writes the section.
+//! Parts: [`objects`] builds the Works, [`latency`], [`memory`] and [`cleanup`] are the
+//! phases, [`report`] writes the section. The fleet (hub, agents, members), the processes and
+//! the watches that time deliveries are shared with `bench propagation` ([`super::fleet`],
+//! [`super::procs`], [`super::track`]).
 
 mod cleanup;
-mod fleet;
 mod latency;
-mod members;
 mod memory;
 mod objects;
-mod procs;
 mod report;
-mod track;
 
 use std::path::PathBuf;
 
@@ -26,9 +22,10 @@ use flotilla_apis::work::v1alpha1::Work;
 use kube::api::ListParams;
 use kube::Api;
 
+use super::fleet::{self, Fleet, Mode};
+use super::procs;
 use super::progress::Progress;
-use fleet::{Fleet, Mode};
-use track::Tracker;
+use super::track::{self, Tracker};
 
 /// Options of `flotilla bench work`.
 #[derive(Args, Debug)]
@@ -53,13 +50,8 @@ pub struct WorkArgs {
     /// the tool works; its figures are appended only with --output.
     #[arg(long)]
     quick: bool,
-    /// Append the report to this file [default: BENCHMARKS.md at the root of the git checkout
-    /// of the current directory, or in the current directory].
-    #[arg(long, value_name = "FILE")]
-    output: Option<PathBuf>,
-    /// Print the report without appending it anywhere.
-    #[arg(long, conflicts_with = "output")]
-    no_append: bool,
+    #[command(flatten)]
+    out: super::report::OutputArgs,
 }
 
 /// Run the benchmark. Dropping the future stops every process it started.
@@ -69,74 +61,30 @@ pub async fn run(a: WorkArgs) -> Result<()> {
     if works == 0 || a.rate == 0 {
         bail!("--works and --rate must be at least 1");
     }
-    if cfg!(debug_assertions) && !a.quick {
-        eprintln!(
-            "warning: this is a debug build, whose figures say little: \
-             build with `cargo build --release` and run target/release/flotilla"
-        );
-    }
-    let output = output_path(&a);
-    let run = format!("bench-{:08x}", rand::random::<u32>());
-    let when = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
+    super::report::warn_if_debug(a.quick);
+    let output = a.out.path(a.quick);
+    let run = fleet::Run::begin();
     let progress = Progress::new("work");
-    // The benchmark shares the machine with its members; say how busy it was anyway.
-    let load_before = super::report::load_average();
 
-    let mut fleet = Fleet::start(a.members_dir.as_deref(), &progress).await?;
-    let members = describe_members(&fleet, a.members_dir.is_some());
-    let measured = measure(&mut fleet, &run, works, a.rate, manifests, &progress).await;
-    let logs = fleet.dir.path().to_path_buf();
+    let mut fleet = Fleet::start("work", a.members_dir.as_deref(), &progress).await?;
+    let members = fleet.describe(a.members_dir.is_some());
+    let measured = measure(&mut fleet, &run.name, works, a.rate, manifests, &progress).await;
     let phases = match measured {
         Ok(phases) => phases,
-        Err(e) => {
-            // Keep the logs of what failed; the processes are still stopped.
-            fleet.dir.disable_cleanup(true);
-            drop(fleet);
-            return Err(e.context(format!(
-                "the hub's and agents' logs are kept in {}",
-                logs.display()
-            )));
-        }
-    };
-    let build = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
+        // Keep the logs of what failed; the processes are stopped all the same.
+        Err(e) => return Err(fleet.fail(e).await),
     };
     let section = report::Section {
-        when,
-        machine: super::report::machine(),
-        commit: super::report::commit(),
-        run: format!(
-            "{} scale, {build} build of flotilla {}; the hub (SQLite), the agents, the members \
-             and the load generator share this machine; 1-minute load average {} before the \
-             run, {} after it",
-            if a.quick { "quick" } else { "full" },
-            env!("CARGO_PKG_VERSION"),
-            load_before,
-            super::report::load_average()
-        ),
-        members,
+        head: run.head(a.quick, members),
         latency: phases.latency,
         idle: phases.idle,
         memory: phases.memory,
         cleanup: phases.cleanup,
     };
     let checked = check(&section);
-    if checked.is_err() {
-        fleet.dir.disable_cleanup(true);
-    }
-    // Stopping waits for each process to exit: off the async threads.
-    tokio::task::spawn_blocking(move || drop(fleet))
-        .await
-        .context("stopping the agents and the hub")?;
-    let text = report::render(&section);
-    println!("\n{text}");
-    if let Some(path) = output {
-        super::report::append(&path, &text)?;
-        eprintln!("appended to {}", path.display());
-    }
-    checked.with_context(|| format!("the hub's and agents' logs are kept in {}", logs.display()))
+    let logs = fleet.stop(checked.is_err()).await?;
+    super::report::publish(&report::render(&section), output.as_deref())?;
+    checked.with_context(|| fleet::logs_kept(&logs))
 }
 
 /// What the phases measured, or why each failed.
@@ -163,7 +111,7 @@ async fn measure(
         .and_then(|m| m.agent.as_ref().map(|a| a.pid()));
     let idle = agent_pid.map(procs::rss).transpose()?;
     let hub_works =
-        Tracker::applied_works(Api::all(fleet.client.clone()), &objects::selector(run)).await?;
+        Tracker::applied_works(Api::all(fleet.client.clone()), &track::selector(run)).await?;
     let latency = latency::run(fleet, &hub_works, run, works, rate, progress).await;
     let existing = delivered(fleet, run).await?;
     let memory = memory::run(fleet, &hub_works, run, existing, manifests, progress).await;
@@ -185,30 +133,10 @@ async fn delivered(fleet: &Fleet, run: &str) -> Result<usize> {
     };
     let api: Api<Work> = Api::namespaced(fleet.client.clone(), &execution_namespace(&m.name));
     let list = api
-        .list(&ListParams::default().labels(&objects::selector(run)))
+        .list(&ListParams::default().labels(&track::selector(run)))
         .await
         .context("listing the Works of the latency phase")?;
     Ok(list.items.iter().map(|w| w.spec.manifests.len()).sum())
-}
-
-fn describe_members(fleet: &Fleet, given: bool) -> String {
-    let each: Vec<String> = fleet
-        .members
-        .iter()
-        .map(|m| match &m.agent {
-            Some(a) => format!("{} {} (agent pid {})", m.name, m.mode.name(), a.pid()),
-            None => format!("{} {} (worker in the hub)", m.name, m.mode.name()),
-        })
-        .collect();
-    format!(
-        "{}; real kube-apiservers with a shared etcd and KWOK nodes ({})",
-        each.join(", "),
-        if given {
-            "given with --members-dir"
-        } else {
-            "started by the benchmark"
-        }
-    )
 }
 
 /// An error naming what went wrong, if anything did, after the report is out.
@@ -253,9 +181,4 @@ fn check(s: &report::Section) -> Result<()> {
     } else {
         bail!("{}; see the report above", problems.join("; "))
     }
-}
-
-/// Where to append the report, if anywhere.
-fn output_path(a: &WorkArgs) -> Option<PathBuf> {
-    super::report::output_path(a.no_append, a.output.as_deref(), a.quick)
 }

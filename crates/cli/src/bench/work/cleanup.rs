@@ -13,10 +13,11 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{DeleteParams, ListParams};
 use kube::Api;
 
-use super::fleet::Fleet;
-use super::objects::{self, BENCH_NAMESPACE};
-use super::procs::{self, Rss};
+use super::objects::BENCH_NAMESPACE;
+use crate::bench::fleet::Fleet;
+use crate::bench::procs::{self, Rss};
 use crate::bench::progress::Progress;
+use crate::bench::track;
 
 /// How long the phase waits for the next Work to go before it gives up on the rest.
 const STALL: Duration = Duration::from_secs(120);
@@ -44,7 +45,7 @@ pub async fn run(
     settle: Duration,
     progress: &Progress,
 ) -> Result<Cleanup> {
-    let selector = objects::selector(run);
+    let selector = track::selector(run);
     let lp = ListParams::default().labels(&selector);
     let all: Api<Work> = Api::all(fleet.client.clone());
     let works = all

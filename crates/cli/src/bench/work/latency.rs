@@ -6,8 +6,6 @@
 //! time into delivery (hub → member) and status feedback (member → Work status).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -17,11 +15,12 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::PostParams;
 use kube::Api;
 
-use super::fleet::{Fleet, Mode};
 use super::objects::{self, BENCH_NAMESPACE};
-use super::track::{self, Key, Tracker, Verdict};
+use crate::bench::fleet::{Fleet, Mode};
+use crate::bench::open_loop::OpenLoop;
 use crate::bench::progress::Progress;
 use crate::bench::stats::{self, Summary};
+use crate::bench::track::{self, Key, Tracker, Verdict};
 
 /// How long the phase waits for the next Work to turn Applied before it gives up on the rest.
 const STALL: Duration = Duration::from_secs(60);
@@ -92,7 +91,7 @@ pub async fn run(
     rate: u64,
     progress: &Progress,
 ) -> Result<Latency> {
-    let selector = objects::selector(run);
+    let selector = track::selector(run);
     let mut in_members = Vec::new();
     for m in &fleet.members {
         let api: Api<ConfigMap> = Api::namespaced(m.client.clone(), BENCH_NAMESPACE);
@@ -107,60 +106,42 @@ pub async fn run(
         ),
         works as u64,
     );
-    let created: Arc<Mutex<Vec<Created>>> = Arc::default();
-    let errors: Arc<Mutex<(usize, Option<String>)>> = Arc::default();
-    let sending = Arc::new(AtomicBool::new(true));
     let namespaces: Vec<String> = fleet
         .members
         .iter()
         .map(|m| execution_namespace(&m.name))
         .collect();
+    let hub = fleet.client.clone();
+    let load = OpenLoop::new();
     let started = Instant::now();
-    let send = {
-        let (created, errors, sending) = (created.clone(), errors.clone(), sending.clone());
-        let hub = fleet.client.clone();
-        let run = run.to_string();
+    let send = load.send(works, rate, started, |i| {
+        let member = i % namespaces.len();
+        let ns = namespaces[member].clone();
+        let name = format!("{run}-lat-{i:05}");
+        let work = objects::work(run, &ns, &name, std::slice::from_ref(&name));
+        let api: Api<Work> = Api::namespaced(hub.clone(), &ns);
         async move {
-            let mut tasks = tokio::task::JoinSet::new();
-            for i in 0..works {
-                tokio::time::sleep_until((started + stats::due(i as u64, rate)).into()).await;
-                let member = i % namespaces.len();
-                let ns = namespaces[member].clone();
-                let name = format!("{run}-lat-{i:05}");
-                let work = objects::work(&run, &ns, &name, std::slice::from_ref(&name));
-                let api: Api<Work> = Api::namespaced(hub.clone(), &ns);
-                let (created, errors) = (created.clone(), errors.clone());
-                tasks.spawn(async move {
-                    match api.create(&PostParams::default(), &work).await {
-                        Ok(_) => lock(&created).push(Created {
-                            key: format!("{ns}/{name}"),
-                            cm: format!("{BENCH_NAMESPACE}/{name}"),
-                            member,
-                            at: Instant::now(),
-                        }),
-                        Err(e) => {
-                            let mut errors = lock(&errors);
-                            errors.0 += 1;
-                            errors.1.get_or_insert_with(|| format!("{name}: {e}"));
-                        }
-                    }
-                });
+            match api.create(&PostParams::default(), &work).await {
+                Ok(_) => Ok(Created {
+                    key: format!("{ns}/{name}"),
+                    cm: format!("{BENCH_NAMESPACE}/{name}"),
+                    member,
+                    at: Instant::now(),
+                }),
+                Err(e) => Err(format!("{name}: {e}")),
             }
-            let sent = started.elapsed();
-            while tasks.join_next().await.is_some() {}
-            sending.store(false, Ordering::SeqCst);
-            sent
         }
-    };
-    let keys = || lock(&created).iter().map(|c| c.key.clone()).collect();
-    let wait = track::wait_met(hub_works, keys, phase.bar(), STALL, || {
+    });
+    let keys = || load.map(|c| c.key.clone());
+    let trackers = [hub_works];
+    let wait = track::wait_met(&trackers, keys, phase.bar(), STALL, || {
         fleet.check_alive()?;
-        Ok(sending.load(Ordering::SeqCst))
+        Ok(load.sending())
     });
     let (sent, waited) = tokio::join!(send, wait);
     let waited = waited?;
 
-    let created = std::mem::take(&mut *lock(&created));
+    let (created, create_errors) = load.take();
     let mut samples: HashMap<(Option<Mode>, bool), Vec<Duration>> = HashMap::new();
     let mut per_member = vec![0; fleet.members.len()];
     let mut slow: Option<Slow> = None;
@@ -203,7 +184,7 @@ pub async fn run(
         all: split(None),
         pull: split(Some(Mode::Pull)),
         push: split(Some(Mode::Push)),
-        create_errors: std::mem::take(&mut *lock(&errors)),
+        create_errors,
         not_applied: (created.len() - waited.met, waited.missing),
         per_member,
         slow,
@@ -220,9 +201,4 @@ pub async fn run(
         None => format!("none of {works} Applied"),
     });
     Ok(result)
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Only counters and lists are behind these locks; a panicked holder leaves them usable.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -11,12 +11,12 @@ use futures::{StreamExt, TryStreamExt};
 use kube::api::PostParams;
 use kube::Api;
 
-use super::fleet::{Fleet, Mode};
 use super::objects;
-use super::procs::{self, Rss};
-use super::track::{self, Key, Tracker};
-use crate::bench::figures::thousands;
+use crate::bench::figures::{mib, thousands};
+use crate::bench::fleet::{Fleet, Mode};
+use crate::bench::procs::{self, Rss};
 use crate::bench::progress::Progress;
+use crate::bench::track::{self, Key, Tracker};
 
 /// ConfigMaps per Work.
 pub const PER_WORK: usize = 100;
@@ -113,7 +113,7 @@ pub async fn run(
         .try_for_each(|_| futures::future::ok(()))
         .await?;
     let waited = track::wait_met(
-        hub_works,
+        &[hub_works],
         || keys.clone(),
         phase.bar(),
         STALL,
@@ -146,9 +146,4 @@ pub async fn run(
         not_applied: (sizes.len() - waited.met, waited.missing),
         hub,
     })
-}
-
-/// Bytes as MiB with one decimal.
-pub fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / 1024.0 / 1024.0)
 }

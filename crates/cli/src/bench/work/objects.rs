@@ -1,22 +1,18 @@
-//! The objects the benchmark creates: Works of small ConfigMaps, all labelled with the run so
-//! watches, cleanup and the check for leftovers in the members see only this run's objects.
+//! The objects the benchmark creates: Works of small ConfigMaps, all labelled with the run
+//! ([`RUN_LABEL`]) so watches, cleanup and the check for leftovers in the members see only this
+//! run's objects.
 
 use std::collections::BTreeMap;
 
 use flotilla_apis::work::v1alpha1::{Manifest, Work, WorkSpec};
 use serde_json::json;
 
-/// The label every object of a run carries, valued with the run's name.
-pub const RUN_LABEL: &str = "bench.flotilla.io/run";
+use crate::bench::track::RUN_LABEL;
+
 /// The namespace the ConfigMaps are applied to in the members.
 pub const BENCH_NAMESPACE: &str = "bench-work";
 /// Bytes of data in each ConfigMap.
 pub const DATA_BYTES: usize = 256;
-
-/// `bench.flotilla.io/run=RUN`.
-pub fn selector(run: &str) -> String {
-    format!("{RUN_LABEL}={run}")
-}
 
 /// A Work `name` in `namespace` (an execution namespace) holding one ConfigMap per name in
 /// `configmaps`, each with [`DATA_BYTES`] of data.
@@ -78,7 +74,10 @@ mod tests {
         assert_eq!(m[1]["metadata"]["namespace"], BENCH_NAMESPACE);
         assert_eq!(m[1]["metadata"]["labels"][RUN_LABEL], "bench-1");
         assert_eq!(m[0]["data"]["payload"].as_str().unwrap().len(), DATA_BYTES);
-        assert_eq!(selector("bench-1"), "bench.flotilla.io/run=bench-1");
+        assert_eq!(
+            crate::bench::track::selector("bench-1"),
+            "bench.flotilla.io/run=bench-1"
+        );
     }
 
     #[test]

@@ -5,11 +5,11 @@
 
 use super::cleanup::Cleanup;
 use super::latency::{Latency, Split, SLOW};
-use super::memory::{mib, Memory};
+use super::memory::Memory;
 use super::objects::DATA_BYTES;
-use super::procs::Rss;
-use crate::bench::figures::thousands;
-use crate::bench::stats::{ms, Summary};
+use crate::bench::figures::{mib, thousands};
+use crate::bench::procs::Rss;
+use crate::bench::report::{one_line, phase, summary_cells, Head};
 
 /// Karmada's published figure for the same path, printed as the reference.
 pub const KARMADA: &str = "Karmada publishes p99 ≈ 1.3 s from template to applied at 100 \
@@ -17,16 +17,8 @@ clusters; the issue sets no numeric target for this";
 
 /// Everything the section says.
 pub struct Section {
-    /// `YYYY-MM-DD HH:MM UTC`.
-    pub when: String,
-    /// From `report::machine`.
-    pub machine: String,
-    /// From `report::commit`.
-    pub commit: String,
-    /// Scale and build.
-    pub run: String,
-    /// Which member is joined how.
-    pub members: String,
+    /// When, where, at which commit, on which members.
+    pub head: Head,
     /// The latency phase, or why it failed.
     pub latency: Result<Latency, String>,
     /// The agent's memory right after joining.
@@ -39,26 +31,13 @@ pub struct Section {
 
 /// The section as Markdown.
 pub fn render(s: &Section) -> String {
-    let mut out = format!(
-        "## {} — Work delivery (`flotilla bench work`) — commit {}\n\n- Machine: {}\n- Run: {}\n\
-         - Members: {}\n\n",
-        s.when, s.commit, s.machine, s.run, s.members
-    );
+    let mut out = s.head.render("Work delivery (`flotilla bench work`)");
     out += "### Latency: Work created on the hub → Applied\n\n";
-    match &s.latency {
-        Ok(l) => out += &latency(l),
-        Err(e) => out += &format!("The phase failed: {}\n", one_line(e)),
-    }
+    out += &phase(&s.latency, latency);
     out += "\n### Agent memory\n\n";
-    match &s.memory {
-        Ok(m) => out += &memory(m, s.idle, s.cleanup.as_ref().ok()),
-        Err(e) => out += &format!("The phase failed: {}\n", one_line(e)),
-    }
+    out += &phase(&s.memory, |m| memory(m, s.idle, s.cleanup.as_ref().ok()));
     out += "\n### Cleanup\n\n";
-    match &s.cleanup {
-        Ok(c) => out += &cleanup(c),
-        Err(e) => out += &format!("Cleanup failed: {}\n", one_line(e)),
-    }
+    out += &phase(&s.cleanup, cleanup);
     out
 }
 
@@ -69,7 +48,7 @@ fn latency(l: &Latency) -> String {
          {:.1}/s), round-robin over the members ({}). Clocks start when the create request \
          returns and stop when a watch event is received: the Work's `Applied=True` from the \
          hub, or the ConfigMap from the member.\n\n\
-         | create returned → | Works | p50 | p99 | max |\n|---|---|---|---|---|\n",
+         | create returned → | Works | p50 | p95 | p99 | max |\n|---|---|---|---|---|---|\n",
         thousands(l.works as u64),
         l.rate,
         l.sent_rate,
@@ -120,19 +99,6 @@ fn latency(l: &Latency) -> String {
         }
     );
     out
-}
-
-fn summary_cells(s: Option<Summary>) -> String {
-    match s {
-        Some(s) => format!(
-            "{} | {} | {} | {}",
-            thousands(s.count as u64),
-            ms(s.p50),
-            ms(s.p99),
-            ms(s.max)
-        ),
-        None => "0 | – | – | –".into(),
-    }
 }
 
 fn memory(m: &Memory, idle: Option<Rss>, cleanup: Option<&Cleanup>) -> String {
@@ -200,22 +166,19 @@ fn cleanup(c: &Cleanup) -> String {
     )
 }
 
-/// Keep error text on one line.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
     use super::super::latency::Slow;
     use super::*;
+    use crate::bench::stats::Summary;
 
     fn summary(p99: u64) -> Option<Summary> {
         Some(Summary {
             count: 3,
             p50: Duration::from_millis(100),
+            p95: Duration::from_millis(p99 - 50),
             p99: Duration::from_millis(p99),
             max: Duration::from_millis(p99 + 1),
         })
@@ -234,11 +197,13 @@ mod tests {
             in_member: summary(200),
         };
         Section {
-            when: "2026-11-23 22:00 UTC".into(),
-            machine: "2 CPUs (nproc), X, 1.0 GiB memory".into(),
-            commit: "abc1234".into(),
-            run: "quick scale".into(),
-            members: "member-1, member-2 pull; member-3 push".into(),
+            head: Head {
+                when: "2026-11-23 22:00 UTC".into(),
+                machine: "2 CPUs (nproc), X, 1.0 GiB memory".into(),
+                commit: "abc1234".into(),
+                run: "quick scale".into(),
+                members: "member-1, member-2 pull; member-3 push".into(),
+            },
             latency: Ok(Latency {
                 works: 3,
                 rate: 50,
@@ -289,12 +254,12 @@ mod tests {
         assert!(text.contains("sent at 50.0/s"), "{text}");
         assert!(
             text.contains(
-                "| Applied=True on the hub, all | 3 | 100.00 ms | 300.00 ms | 301.00 ms |\n"
+                "| Applied=True on the hub, all | 3 | 100.00 ms | 250.00 ms | 300.00 ms | 301.00 ms |\n"
             ),
             "{text}"
         );
         assert!(
-            text.contains("| ConfigMap in the member, push member | 0 | – | – | – |\n"),
+            text.contains("| ConfigMap in the member, push member | 0 | – | – | – | – |\n"),
             "{text}"
         );
         assert!(text.contains("Karmada publishes p99 ≈ 1.3 s"));
@@ -336,7 +301,7 @@ mod tests {
             text.contains("The phase failed: the hub exited\n"),
             "{text}"
         );
-        assert!(text.contains("Cleanup failed: boom\n"));
+        assert!(text.contains("The phase failed: boom\n"));
         assert!(!text.contains("after every Work was deleted"));
     }
 }

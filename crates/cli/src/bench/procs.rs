@@ -1,4 +1,4 @@
-//! The processes `bench work` starts (the hub and the pull agents): each logs to a file, can be
+//! The processes the member-cluster benchmarks start (the hub and the pull agents): each logs to a file, can be
 //! asked whether it is still alive (quoting its log when not), and is stopped by its own process
 //! id — SIGTERM, then SIGKILL — when dropped, so an error or Ctrl-C never leaves one behind.
 

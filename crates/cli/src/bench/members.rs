@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::fleet::MEMBERS;
-use crate::bench::progress::Progress;
+use super::progress::Progress;
 
 /// Members the benchmark started with `scripts/members up`, taken down when dropped.
 pub struct StartedMembers {

@@ -1,9 +1,12 @@
-//! The fleet under test: three member clusters (given, or started with `scripts/members`), a hub
-//! started by the benchmark with `--auto-approve`, member-1 and member-2 joined in Pull mode
-//! (one `flotilla agent` process each) and member-3 in Push mode (`flotilla join`).
+//! The fleet the member-cluster benchmarks (`bench work`, `bench propagation`) run on: three
+//! member clusters (given, or started with `scripts/members`), a hub started by the benchmark
+//! with `--auto-approve`, member-1 and member-2 joined in Pull mode (one `flotilla agent`
+//! process each) and member-3 in Push mode (`flotilla join`).
 //!
 //! Everything started here is stopped when the [`Fleet`] is dropped — agents first, then the
 //! hub, then members the benchmark started itself — also on error or Ctrl-C.
+
+mod join;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -15,12 +18,12 @@ use kube::{Api, Client, ResourceExt};
 
 use super::members::StartedMembers;
 use super::procs::Proc;
-use crate::bench::progress::Progress;
+use super::progress::Progress;
+use super::report::{self, Head};
+use join::{join_push, member_client, member_kubeconfig, start_agent, wait_for_hub};
 
 /// How many members the benchmark uses.
 pub const MEMBERS: usize = 3;
-/// How long the hub gets to answer after it starts.
-const HUB_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the members get to turn `Ready=True` on the hub after joining.
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -71,10 +74,15 @@ pub struct Fleet {
 
 impl Fleet {
     /// Start the hub and join the members of `members_dir` (or of a set started here when
-    /// `None`); returns once every Cluster is `Ready=True`.
-    pub async fn start(members_dir: Option<&Path>, progress: &Progress) -> Result<Fleet> {
+    /// `None`); returns once every Cluster is `Ready=True`. `bench` names the benchmark in the
+    /// temporary directory's name.
+    pub async fn start(
+        bench: &str,
+        members_dir: Option<&Path>,
+        progress: &Progress,
+    ) -> Result<Fleet> {
         let dir = tempfile::Builder::new()
-            .prefix("flotilla-bench-work-")
+            .prefix(&format!("flotilla-bench-{bench}-"))
             .tempdir()
             .context("cannot create a temporary directory for the hub and the agents")?;
         let (members_dir, started) = match members_dir {
@@ -161,6 +169,47 @@ impl Fleet {
         Ok(())
     }
 
+    /// Stop everything the benchmark started, off the async threads (stopping waits for each
+    /// process to exit). With `keep_logs` the directory of the hub's and agents' logs is kept;
+    /// its path is returned either way, for [`logs_kept`].
+    pub async fn stop(mut self, keep_logs: bool) -> Result<PathBuf> {
+        let logs = self.dir.path().to_path_buf();
+        self.dir.disable_cleanup(keep_logs);
+        tokio::task::spawn_blocking(move || drop(self))
+            .await
+            .context("stopping the agents and the hub")?;
+        Ok(logs)
+    }
+
+    /// Stop everything, keep the logs, and return `e` saying where they are.
+    pub async fn fail(self, e: anyhow::Error) -> anyhow::Error {
+        match self.stop(true).await {
+            Ok(logs) => e.context(logs_kept(&logs)),
+            Err(stopping) => e.context(format!("{stopping:#}")),
+        }
+    }
+
+    /// Which member is joined how, and where the members came from, for a report.
+    pub fn describe(&self, given: bool) -> String {
+        let each: Vec<String> = self
+            .members
+            .iter()
+            .map(|m| match &m.agent {
+                Some(a) => format!("{} {} (agent pid {})", m.name, m.mode.name(), a.pid()),
+                None => format!("{} {} (worker in the hub)", m.name, m.mode.name()),
+            })
+            .collect();
+        format!(
+            "{}; real kube-apiservers with a shared etcd and KWOK nodes ({})",
+            each.join(", "),
+            if given {
+                "given with --members-dir"
+            } else {
+                "started by the benchmark"
+            }
+        )
+    }
+
     /// The end of every log, for an error message that needs the whole picture.
     pub fn log_tails(&self) -> String {
         let mut out = format!("hub log (last lines):\n{}\n", self.hub.log_tail(10));
@@ -172,33 +221,50 @@ impl Fleet {
         out
     }
 
+    /// The Clusters on the hub.
+    pub async fn clusters(&self) -> Result<Vec<Cluster>> {
+        let api: Api<Cluster> = Api::all(self.client.clone());
+        let list = api
+            .list(&Default::default())
+            .await
+            .context("listing Clusters on the hub")?;
+        Ok(list.items)
+    }
+
     async fn wait_ready(&mut self, progress: &Progress) -> Result<()> {
+        self.wait_clusters("Ready=True", ready, READY_TIMEOUT, progress)
+            .await
+    }
+
+    /// Wait until the Cluster of every member passes `test` (described by `what`), for at
+    /// most `timeout`.
+    pub async fn wait_clusters(
+        &mut self,
+        what: &str,
+        test: impl Fn(&Cluster) -> bool,
+        timeout: Duration,
+        progress: &Progress,
+    ) -> Result<()> {
         let phase = progress.phase(
-            "waiting for the 3 Clusters to be Ready=True",
+            &format!("waiting for the {MEMBERS} Clusters to be {what}"),
             MEMBERS as u64,
         );
-        let api: Api<Cluster> = Api::all(self.client.clone());
-        let deadline = Instant::now() + READY_TIMEOUT;
+        let deadline = Instant::now() + timeout;
         loop {
             self.check_alive()?;
-            let clusters = api
-                .list(&Default::default())
-                .await
-                .context("listing Clusters on the hub")?;
-            let ready: Vec<String> = clusters
-                .items
+            let clusters = self.clusters().await?;
+            let passed: Vec<String> = clusters
                 .iter()
-                .filter(|c| ready(c))
+                .filter(|c| test(c))
                 .map(ResourceExt::name_any)
                 .collect();
-            phase.bar().set_position(ready.len() as u64);
-            if self.members.iter().all(|m| ready.contains(&m.name)) {
-                phase.done("all Ready");
+            phase.bar().set_position(passed.len() as u64);
+            if self.members.iter().all(|m| passed.contains(&m.name)) {
+                phase.done(&format!("all {what}"));
                 return Ok(());
             }
             if Instant::now() > deadline {
                 let seen: Vec<String> = clusters
-                    .items
                     .iter()
                     .map(|c| {
                         let conditions = c
@@ -216,8 +282,8 @@ impl Fleet {
                     })
                     .collect();
                 bail!(
-                    "the members were not all Ready=True within {} s; the Clusters are: [{}]\n{}",
-                    READY_TIMEOUT.as_secs(),
+                    "the members were not all {what} within {} s; the Clusters are: [{}]\n{}",
+                    timeout.as_secs(),
                     seen.join("; "),
                     self.log_tails()
                 );
@@ -227,157 +293,60 @@ impl Fleet {
     }
 }
 
-fn ready(c: &Cluster) -> bool {
+/// Context for an error after which the logs in `logs` were kept.
+pub fn logs_kept(logs: &Path) -> String {
+    format!("the hub's and agents' logs are kept in {}", logs.display())
+}
+
+/// One run of a benchmark on the fleet: its name, which labels what it creates, and what the
+/// report's head says about it, gathered as it starts.
+pub struct Run {
+    /// `bench-xxxxxxxx`.
+    pub name: String,
+    when: String,
+    /// The checkout as the run starts (it may change while the run goes on).
+    commit: String,
+    /// The benchmark shares the machine with its members; the report says how busy it was.
+    load_before: String,
+}
+
+impl Run {
+    /// A run starting now.
+    pub fn begin() -> Run {
+        Run {
+            name: format!("bench-{:08x}", rand::random::<u32>()),
+            when: chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
+            commit: report::commit(),
+            load_before: report::load_average(),
+        }
+    }
+
+    /// The report's head, once the run is over.
+    pub fn head(self, quick: bool, members: String) -> Head {
+        Head {
+            when: self.when,
+            machine: report::machine(),
+            commit: self.commit,
+            run: format!(
+                "{} scale, {} build of flotilla {}; the hub (SQLite), the agents, the members and \
+                 the load generator share this machine; 1-minute load average {} before the run, \
+                 {} after it",
+                if quick { "quick" } else { "full" },
+                report::build(),
+                env!("CARGO_PKG_VERSION"),
+                self.load_before,
+                report::load_average()
+            ),
+            members,
+        }
+    }
+}
+
+/// Whether a Cluster is `Ready=True` on the hub.
+pub fn ready(c: &Cluster) -> bool {
     c.status.as_ref().is_some_and(|s| {
         s.conditions
             .iter()
             .any(|c| c.type_ == CONDITION_READY && c.status == "True")
     })
-}
-
-fn member_kubeconfig(dir: &Path, k: usize) -> PathBuf {
-    dir.join(format!("member-{k}")).join("kubeconfig")
-}
-
-async fn member_client(kubeconfig: &Path, k: usize) -> Result<Client> {
-    let dir = kubeconfig
-        .parent()
-        .and_then(Path::parent)
-        .unwrap_or(Path::new("."))
-        .display()
-        .to_string();
-    if !kubeconfig.exists() {
-        bail!(
-            "{} is missing: --members-dir takes a set of at least {MEMBERS} members started with \
-             `scripts/members up {MEMBERS} {dir}`",
-            kubeconfig.display()
-        );
-    }
-    let client = crate::fleet::hub_client(Some(kubeconfig)).await?;
-    client.apiserver_version().await.with_context(|| {
-        format!(
-            "member-{k} does not answer: is the set running? (`scripts/members status {dir}`; \
-             `scripts/members start member-{k} {dir}` starts a stopped member)"
-        )
-    })?;
-    Ok(client)
-}
-
-/// Wait for the hub's admin kubeconfig, then for the hub to answer through it.
-async fn wait_for_hub(hub: &mut Proc, admin: &Path) -> Result<Client> {
-    let deadline = Instant::now() + HUB_TIMEOUT;
-    let mut last = None;
-    while Instant::now() < deadline {
-        hub.check_alive()?;
-        // The kubeconfig is written before the store opens, and may be seen half-written.
-        if admin.exists() {
-            match crate::fleet::hub_client(Some(admin)).await {
-                Ok(client) => match client.apiserver_version().await {
-                    Ok(_) => return Ok(client),
-                    Err(e) => last = Some(e.to_string()),
-                },
-                Err(e) => last = Some(format!("{e:#}")),
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    bail!(
-        "the hub did not answer within {} s ({}); the end of its log:\n{}",
-        HUB_TIMEOUT.as_secs(),
-        last.unwrap_or_else(|| format!("no {}", admin.display())),
-        hub.log_tail(20)
-    )
-}
-
-/// A bootstrap token for `name`, then its agent.
-async fn start_agent(name: &str, member: &Path, admin: &Path, dir: &Path) -> Result<Proc> {
-    let boot = dir.join(format!("{name}.bootstrap.kubeconfig"));
-    flotilla(&[
-        OsStr::new("token"),
-        OsStr::new("create"),
-        OsStr::new("--kubeconfig"),
-        admin.as_os_str(),
-        OsStr::new("--cluster"),
-        OsStr::new(name),
-        OsStr::new("-o"),
-        boot.as_os_str(),
-    ])
-    .await
-    .with_context(|| format!("creating a bootstrap token for {name}"))?;
-    let state = dir.join(format!("agent-{name}"));
-    Proc::start(
-        &format!("{name} agent"),
-        &[
-            OsStr::new("agent"),
-            OsStr::new("--cluster"),
-            OsStr::new(name),
-            OsStr::new("--bootstrap-kubeconfig"),
-            boot.as_os_str(),
-            OsStr::new("--kubeconfig"),
-            member.as_os_str(),
-            OsStr::new("--state-dir"),
-            state.as_os_str(),
-        ],
-        &dir.join(format!("agent-{name}.log")),
-    )
-}
-
-/// `flotilla join NAME` (push), tried up to 3 times: it is idempotent, and with the hub's
-/// `--auto-approve` its approval races the joining controller's, which the hub has been seen to
-/// answer with 409 Conflict. A retry is reported, so the race stays visible.
-async fn join_push(name: &str, admin: &Path, member: &Path, progress: &Progress) -> Result<()> {
-    const ATTEMPTS: usize = 3;
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let joined = flotilla(&[
-            OsStr::new("join"),
-            OsStr::new(name),
-            OsStr::new("--kubeconfig"),
-            admin.as_os_str(),
-            OsStr::new("--member-kubeconfig"),
-            member.as_os_str(),
-        ])
-        .await;
-        match joined {
-            Ok(()) => return Ok(()),
-            Err(e) if attempt < ATTEMPTS => {
-                progress.note(&format!(
-                    "warning: joining {name} failed, trying again: {}",
-                    format!("{e:#}").lines().next().unwrap_or_default()
-                ));
-                tokio::time::sleep(Duration::from_millis(500)).await;
-            }
-            Err(e) => return Err(e.context(format!("joining {name} in Push mode"))),
-        }
-    }
-}
-
-/// Run a short `flotilla …` command to its end; an error quotes its output.
-async fn flotilla(args: &[&OsStr]) -> Result<()> {
-    let exe = std::env::current_exe().context("cannot locate the flotilla binary")?;
-    let out = tokio::process::Command::new(exe)
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .env_remove("KUBECONFIG")
-        // Its error message is quoted; a backtrace would bury it.
-        .env_remove("RUST_BACKTRACE")
-        .env_remove("RUST_LIB_BACKTRACE")
-        .kill_on_drop(true)
-        .output()
-        .await
-        .context("cannot run flotilla")?;
-    if !out.status.success() {
-        bail!(
-            "`flotilla {}` failed ({}): {}{}",
-            args.iter()
-                .map(|a| a.to_string_lossy())
-                .collect::<Vec<_>>()
-                .join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim(),
-            String::from_utf8_lossy(&out.stdout).trim()
-        );
-    }
-    Ok(())
 }

@@ -1,8 +1,10 @@
 //! Watches that time deliveries: a [`Tracker`] watches one kind through one API (the hub's
-//! Works, or a member's ConfigMaps) and records, per object, the instant the event in which the
-//! object first met a condition was received — `Applied=True` for a Work, existing at all for a
-//! ConfigMap. It also keeps, for objects that have not met it yet, why (the condition's
-//! message), so a stalled run can say what is wrong.
+//! Works or bindings, or a member's ConfigMaps or Deployments) and records, per key, the instant
+//! the event in which the key first met a condition was received — `Applied=True` for a Work,
+//! existing at all for a ConfigMap. A key is usually the object's `namespace/name`; a tracker
+//! may derive several keys from one object (a version it shows, whether it runs). It also
+//! keeps, for keys that have not met it yet, why (the condition's message), so a stalled run can
+//! say what is wrong.
 
 use std::collections::HashMap;
 use std::fmt::Debug;
@@ -16,6 +18,14 @@ use kube::runtime::watcher::{self, watcher, Event};
 use kube::runtime::WatchStreamExt;
 use kube::{Api, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
+
+/// The label every object of a benchmark run carries, valued with the run's name.
+pub const RUN_LABEL: &str = "bench.flotilla.io/run";
+
+/// `bench.flotilla.io/run=RUN`: the objects of one run.
+pub fn selector(run: &str) -> String {
+    format!("{RUN_LABEL}={run}")
+}
 
 /// How long a watch gets to list what exists before the benchmark gives up on it.
 const SYNC_TIMEOUT: Duration = Duration::from_secs(30);
@@ -45,13 +55,16 @@ struct Seen {
 
 /// One running watch; stopped when dropped.
 pub struct Tracker {
+    /// What it watches (`member-2`), to say where a key is missing; may be empty.
+    name: String,
     seen: Arc<Mutex<Seen>>,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl Tracker {
-    /// Watch `api`'s objects with label `selector` and judge each event with `judge`; returns
-    /// once the initial list is done, so nothing created afterwards is missed.
+    /// Watch `api`'s objects with label `selector` and judge each event with `judge`, keyed by
+    /// the object's `namespace/name`; returns once the initial list is done, so nothing created
+    /// afterwards is missed.
     pub async fn start<K>(
         api: Api<K>,
         selector: &str,
@@ -61,8 +74,26 @@ impl Tracker {
         K: Resource + Clone + Debug + DeserializeOwned + Send + 'static,
         K::DynamicType: Default,
     {
+        Tracker::start_keyed(api, selector, move |o: &K| vec![(key(o), judge(o))]).await
+    }
+
+    /// Like [`Tracker::start`], but `judge` names the keys an event is about and judges each;
+    /// an empty `selector` watches every object of `api`.
+    pub async fn start_keyed<K>(
+        api: Api<K>,
+        selector: &str,
+        judge: impl Fn(&K) -> Vec<(Key, Verdict)> + Send + 'static,
+    ) -> Result<Tracker>
+    where
+        K: Resource + Clone + Debug + DeserializeOwned + Send + 'static,
+        K::DynamicType: Default,
+    {
         let seen = Arc::new(Mutex::new(Seen::default()));
-        let stream = watcher(api, watcher::Config::default().labels(selector)).default_backoff();
+        let mut config = watcher::Config::default();
+        if !selector.is_empty() {
+            config = config.labels(selector);
+        }
+        let stream = watcher(api, config).default_backoff();
         let task = {
             let seen = seen.clone();
             tokio::spawn(async move {
@@ -73,15 +104,16 @@ impl Tracker {
                     let mut s = lock(&seen);
                     match event {
                         Ok(Event::Apply(o) | Event::InitApply(o)) => {
-                            let key = key(&o);
-                            match judge(&o) {
-                                Verdict::Met => {
-                                    s.pending.remove(&key);
-                                    s.met.entry(key).or_insert(now);
-                                }
-                                Verdict::Pending(why) => {
-                                    if !s.met.contains_key(&key) {
-                                        s.pending.insert(key, why.unwrap_or_default());
+                            for (key, verdict) in judge(&o) {
+                                match verdict {
+                                    Verdict::Met => {
+                                        s.pending.remove(&key);
+                                        s.met.entry(key).or_insert(now);
+                                    }
+                                    Verdict::Pending(why) => {
+                                        if !s.met.contains_key(&key) {
+                                            s.pending.insert(key, why.unwrap_or_default());
+                                        }
                                     }
                                 }
                             }
@@ -94,7 +126,11 @@ impl Tracker {
                 }
             })
         };
-        let tracker = Tracker { seen, task };
+        let tracker = Tracker {
+            name: String::new(),
+            seen,
+            task,
+        };
         let deadline = Instant::now() + SYNC_TIMEOUT;
         while !lock(&tracker.seen).synced {
             if Instant::now() > deadline {
@@ -112,6 +148,12 @@ impl Tracker {
         Ok(tracker)
     }
 
+    /// The tracker, named after what it watches (`member-2`) in what it says is missing.
+    pub fn named(mut self, name: &str) -> Tracker {
+        self.name = name.to_string();
+        self
+    }
+
     /// A tracker of Works that records when each is first seen `Applied=True`.
     pub async fn applied_works(api: Api<Work>, selector: &str) -> Result<Tracker> {
         Tracker::start(api, selector, |w: &Work| {
@@ -125,7 +167,7 @@ impl Tracker {
                     "Applied={} {}: {}",
                     c.status, c.reason, c.message
                 ))),
-                None => Verdict::Pending(None),
+                None => Verdict::Pending(Some("no Applied condition yet".into())),
             }
         })
         .await
@@ -136,22 +178,21 @@ impl Tracker {
         lock(&self.seen).met.get(key).copied()
     }
 
-    /// How many of `keys` have met the condition.
-    pub fn count_met<'a>(&self, keys: impl IntoIterator<Item = &'a Key>) -> usize {
-        let s = lock(&self.seen);
-        keys.into_iter().filter(|k| s.met.contains_key(*k)).count()
-    }
-
     /// Up to `n` of `keys` that have not met the condition, each with why (when known).
     pub fn why_not<'a>(&self, keys: impl IntoIterator<Item = &'a Key>, n: usize) -> Vec<String> {
         let s = lock(&self.seen);
+        let at = if self.name.is_empty() {
+            String::new()
+        } else {
+            format!("{}: ", self.name)
+        };
         keys.into_iter()
             .filter(|k| !s.met.contains_key(*k))
             .take(n)
             .map(|k| match s.pending.get(k) {
-                Some(why) if !why.is_empty() => format!("{k} ({why})"),
-                Some(_) => format!("{k} (no Applied condition yet)"),
-                None => format!("{k} (never seen by the watch)"),
+                Some(why) if !why.is_empty() => format!("{at}{k} ({why})"),
+                Some(_) => format!("{at}{k} (not met yet)"),
+                None => format!("{at}{k} (never seen by the watch)"),
             })
             .collect()
     }
@@ -160,6 +201,33 @@ impl Tracker {
     pub fn error(&self) -> Option<String> {
         lock(&self.seen).error.clone()
     }
+
+    /// Which of `keys` have met the condition.
+    fn met_flags(&self, keys: &[Key]) -> Vec<bool> {
+        let s = lock(&self.seen);
+        keys.iter().map(|k| s.met.contains_key(k)).collect()
+    }
+}
+
+/// When `key` had met the condition in every one of `trackers` (the latest of their times).
+pub fn met_in_all(trackers: &[&Tracker], key: &str) -> Option<Instant> {
+    let mut latest = None;
+    for t in trackers {
+        let at = t.met_at(key)?;
+        latest = Some(latest.map_or(at, |l: Instant| l.max(at)));
+    }
+    latest
+}
+
+/// How many of `keys` have met the condition in every one of `trackers`.
+fn count_met_in_all(trackers: &[&Tracker], keys: &[Key]) -> usize {
+    let mut all = vec![true; keys.len()];
+    for t in trackers {
+        for (a, met) in all.iter_mut().zip(t.met_flags(keys)) {
+            *a &= met;
+        }
+    }
+    all.into_iter().filter(|a| *a).count()
 }
 
 impl Drop for Tracker {
@@ -187,11 +255,12 @@ pub struct Waited {
     pub missing: Vec<String>,
 }
 
-/// Wait until every one of `keys` has met the condition, counting them on `bar`, or until none
-/// has for `stall`; `check` is called on every round (to fail early when a process died, or to
-/// add keys that are still being created — it returns whether more may come).
+/// Wait until every one of `keys` has met the condition in each of `trackers`, counting them on
+/// `bar`, or until none has for `stall`; `check` is called on every round (to fail early when a
+/// process died, or to add keys that are still being created — it returns whether more may
+/// come).
 pub async fn wait_met(
-    tracker: &Tracker,
+    trackers: &[&Tracker],
     keys: impl Fn() -> Vec<Key>,
     bar: &indicatif::ProgressBar,
     stall: Duration,
@@ -201,7 +270,7 @@ pub async fn wait_met(
     loop {
         let more = check()?;
         let keys = keys();
-        let met = tracker.count_met(&keys);
+        let met = count_met_in_all(trackers, &keys);
         bar.set_position(met as u64);
         if met != last.0 {
             last = (met, Instant::now());
@@ -213,9 +282,17 @@ pub async fn wait_met(
             });
         }
         if !more && last.1.elapsed() > stall {
-            let mut missing = tracker.why_not(&keys, 5);
-            if let Some(e) = tracker.error() {
-                missing.push(format!("the watch on the hub fails: {e}"));
+            let mut missing = Vec::new();
+            for t in trackers {
+                missing.extend(t.why_not(&keys, 5 - missing.len().min(5)));
+                if let Some(e) = t.error() {
+                    let on = if t.name.is_empty() {
+                        "the hub"
+                    } else {
+                        &t.name
+                    };
+                    missing.push(format!("the watch on {on} fails: {e}"));
+                }
             }
             return Ok(Waited { met, missing });
         }

@@ -1,0 +1,240 @@
+//! `flotilla bench propagation`: propagation end to end — from a template and a
+//! PropagationPolicy on the hub, through the hub's controllers (detector, scheduler, binding
+//! controller) and the delivery paths (pull agents, push worker), to the objects in three real
+//! member clusters — against issue 6's targets: how long a template change takes to reach
+//! every member, and what the hub holds in memory with 10,000 Deployments propagated.
+//!
+//! Parts: [`objects`] builds the namespaces, policies and Deployments; [`latency`], [`memory`]
+//! and [`cleanup`] are the phases; [`report`] writes the section. The fleet, the processes,
+//! the watches and the open-loop load are shared with `bench work`.
+
+mod cleanup;
+mod latency;
+mod memory;
+mod objects;
+mod report;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use flotilla_apis::cluster::v1alpha1::Cluster;
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::ListParams;
+use kube::{Api, Client};
+
+use super::fleet::{self, Fleet};
+use super::procs;
+use super::progress::Progress;
+
+/// How long the members get to report the API the benchmark propagates.
+const APIS_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Options of `flotilla bench propagation`.
+#[derive(Args, Debug)]
+pub struct PropagationArgs {
+    /// A set of member clusters started with `scripts/members up 3 DIR`; its member-1,
+    /// member-2 and member-3 are used and left running. Without it the benchmark starts a
+    /// set itself with scripts/members of the checkout it is run from (about 15 s) and takes
+    /// it down at the end.
+    #[arg(long, value_name = "DIR")]
+    members_dir: Option<PathBuf>,
+    /// Deployments (1 replica each) created first and then changed in the latency phase
+    /// [default: 100; --quick: 20].
+    #[arg(long, value_name = "K")]
+    templates: Option<usize>,
+    /// Template changes made in the latency phase [default: 1000; --quick: 100].
+    #[arg(long, value_name = "N")]
+    changes: Option<usize>,
+    /// Templates created and changes made per second in the latency phase (open loop).
+    #[arg(long, value_name = "PER_SECOND", default_value_t = 20)]
+    rate: u64,
+    /// Deployments (0 replicas) propagated to the 3 members in the scale phase, where the
+    /// hub's memory and throughput are measured [default: 10000; --quick: 300].
+    #[arg(long, value_name = "M")]
+    deployments: Option<usize>,
+    /// A short run (20 templates, 100 changes, 300 Deployments; 1–2 minutes) that proves the
+    /// tool works; its figures are appended only with --output.
+    #[arg(long)]
+    quick: bool,
+    #[command(flatten)]
+    out: super::report::OutputArgs,
+}
+
+/// Run the benchmark. Dropping the future stops every process it started.
+pub async fn run(a: PropagationArgs) -> Result<()> {
+    let templates = a.templates.unwrap_or(if a.quick { 20 } else { 100 });
+    let changes = a.changes.unwrap_or(if a.quick { 100 } else { 1_000 });
+    let deployments = a.deployments.unwrap_or(if a.quick { 300 } else { 10_000 });
+    if templates == 0 || changes == 0 || deployments == 0 || a.rate == 0 {
+        bail!("--templates, --changes, --deployments and --rate must be at least 1");
+    }
+    super::report::warn_if_debug(a.quick);
+    let output = a.out.path(a.quick);
+    let run = fleet::Run::begin();
+    let progress = Progress::new("propagation");
+
+    let mut fleet = Fleet::start("propagation", a.members_dir.as_deref(), &progress).await?;
+    let members = fleet.describe(a.members_dir.is_some());
+    let scale = Scale {
+        templates,
+        changes,
+        rate: a.rate,
+        deployments,
+    };
+    let measured = measure(&mut fleet, &run.name, &scale, &progress).await;
+    let (idle, phases) = match measured {
+        Ok(m) => m,
+        // Keep the logs of what failed; the processes are stopped all the same.
+        Err(e) => return Err(fleet.fail(e).await),
+    };
+    let section = report::Section {
+        head: run.head(a.quick, members),
+        idle,
+        latency: phases.0,
+        memory: phases.1,
+        cleanup: phases.2,
+    };
+    let checked = check(&section);
+    let logs = fleet.stop(checked.is_err()).await?;
+    super::report::publish(&report::render(&section), output.as_deref())?;
+    checked.with_context(|| fleet::logs_kept(&logs))
+}
+
+/// How much the phases do.
+struct Scale {
+    templates: usize,
+    changes: usize,
+    rate: u64,
+    deployments: usize,
+}
+
+type Phases = (
+    Result<latency::Latency, String>,
+    Result<memory::Memory, String>,
+    Result<cleanup::Cleanup, String>,
+);
+
+/// The phases, in order; only setup errors end it early, a failed phase is reported. Returns
+/// the hub's memory before them, and what each measured.
+async fn measure(
+    fleet: &mut Fleet,
+    run: &str,
+    s: &Scale,
+    progress: &Progress,
+) -> Result<(procs::Rss, Phases)> {
+    wait_for_apis(fleet, progress).await?;
+    let idle = procs::rss(fleet.hub.pid())?;
+    let (lat_ns, scale_ns) = (format!("{run}-latency"), format!("{run}-scale"));
+    let latency = latency::run(
+        fleet,
+        run,
+        &lat_ns,
+        s.templates,
+        s.changes,
+        s.rate,
+        progress,
+    )
+    .await;
+    let memory = memory::run(fleet, run, &scale_ns, s.deployments, progress).await;
+    let cleanup = cleanup::run(fleet, &[lat_ns, scale_ns], memory::SETTLE, progress).await;
+    let text = |r: anyhow::Error| format!("{r:#}");
+    Ok((
+        idle,
+        (
+            latency.map_err(text),
+            memory.map_err(text),
+            cleanup.map_err(text),
+        ),
+    ))
+}
+
+/// Wait until every member has reported that it serves Deployments: before that the scheduler
+/// cannot place them there, and the first templates would wait for the next report.
+async fn wait_for_apis(fleet: &mut Fleet, progress: &Progress) -> Result<()> {
+    let serves = |c: &Cluster| {
+        c.status.as_ref().is_some_and(|s| {
+            s.api_enablements.iter().any(|e| {
+                e.group_version == "apps/v1" && e.resources.iter().any(|r| r.kind == "Deployment")
+            })
+        })
+    };
+    fleet
+        .wait_clusters(
+            "serving apps/v1 Deployments",
+            serves,
+            APIS_TIMEOUT,
+            progress,
+        )
+        .await
+}
+
+/// How many Deployments namespace `ns` of a member holds, cheaply: one list of one item, and
+/// the count of the rest the server reports with it.
+async fn count_in(member: &Client, ns: &str) -> Result<usize> {
+    let api: Api<Deployment> = Api::namespaced(member.clone(), ns);
+    let page = api.list_metadata(&ListParams::default().limit(1)).await?;
+    let rest = page.metadata.remaining_item_count.unwrap_or(0);
+    if rest == 0
+        && page
+            .metadata
+            .continue_
+            .as_deref()
+            .is_some_and(|c| !c.is_empty())
+    {
+        // A server that pages without counting: count every item.
+        return Ok(api.list_metadata(&ListParams::default()).await?.items.len());
+    }
+    Ok(page.items.len() + usize::try_from(rest).unwrap_or(0))
+}
+
+/// An error naming what went wrong, if anything did, after the report is out.
+fn check(s: &report::Section) -> Result<()> {
+    let mut problems = Vec::new();
+    for (phase, failed) in [
+        ("latency", s.latency.as_ref().err()),
+        ("scale", s.memory.as_ref().err()),
+        ("cleanup", s.cleanup.as_ref().err()),
+    ] {
+        if let Some(e) = failed {
+            problems.push(format!("the {phase} phase failed: {e}"));
+        }
+    }
+    if let Ok(l) = &s.latency {
+        let errors = l.create_errors.0 + l.write_errors.0;
+        if errors > 0 || l.not_seen.0 > 0 || l.not_running.0 > 0 {
+            problems.push(format!(
+                "in the latency phase {errors} writes failed, {} templates did not run in every \
+                 member and {} changes were not seen in every member within {} s",
+                l.not_running.0,
+                l.not_seen.0,
+                latency::TIMEOUT.as_secs()
+            ));
+        }
+    }
+    if let Ok(m) = &s.memory {
+        if m.not_applied.0 > 0 {
+            problems.push(format!(
+                "{} bindings were not FullyApplied in the scale phase",
+                m.not_applied.0
+            ));
+        }
+    }
+    if let Ok(c) = &s.cleanup {
+        let left: usize = c.left.iter().map(|(_, n)| n).sum();
+        if c.took.is_none() || c.works_left > 0 || left > 0 {
+            problems.push(format!(
+                "cleanup left {} namespaces and {} Works on the hub and {left} Deployments in \
+                 the members",
+                c.hub_left.len(),
+                c.works_left
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        bail!("{}; see the report above", problems.join("; "))
+    }
+}

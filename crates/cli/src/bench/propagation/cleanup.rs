@@ -1,0 +1,172 @@
+//! Cleanup, measured too: the run's namespaces are deleted on the hub, which deletes the
+//! templates; the hub's garbage collector deletes their bindings, the binding controller their
+//! Works, and the agents and the push worker prune the copies from the members. The phase waits
+//! until the namespaces are gone from the hub and no Deployment of theirs is left in any member,
+//! then counts the Works left on the hub and reads the hub's memory. The namespaces the agents
+//! created in the members are removed when empty; one with leftovers is kept as evidence.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use flotilla_apis::work::v1alpha1::Work;
+use flotilla_controllers::propagation::binding::BINDING_NAMESPACE_ANNOTATION;
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::{DeleteParams, ListParams};
+use kube::{Api, ResourceExt};
+
+use super::count_in;
+use crate::bench::fleet::Fleet;
+use crate::bench::procs::{self, Rss};
+use crate::bench::progress::Progress;
+
+/// How long the phase waits without anything more going before it gives up on the rest.
+const STALL: Duration = Duration::from_secs(180);
+
+/// What cleanup found.
+#[derive(Clone, Debug, Default)]
+pub struct Cleanup {
+    /// Deployments of the run in the members when the namespaces were deleted.
+    pub copies: usize,
+    /// From the delete to the namespaces gone and the members empty; `None` if that never
+    /// happened.
+    pub took: Option<Duration>,
+    /// Namespaces still on the hub when the phase stopped waiting.
+    pub hub_left: Vec<String>,
+    /// Works of the run's bindings left on the hub.
+    pub works_left: usize,
+    /// Deployments of the run left in each member.
+    pub left: Vec<(String, usize)>,
+    /// The hub's memory afterwards.
+    pub hub: Option<Rss>,
+}
+
+/// Delete `namespaces` on the hub and wait for them and their copies to go.
+pub async fn run(
+    fleet: &mut Fleet,
+    namespaces: &[String],
+    settle: Duration,
+    progress: &Progress,
+) -> Result<Cleanup> {
+    let copies = in_members(fleet, namespaces).await?;
+    let copies: usize = copies.iter().map(|(_, n)| n).sum();
+    let phase = progress.phase(
+        &format!(
+            "cleanup: deleting {} on the hub; the members prune {copies} Deployments",
+            namespaces.join(" and ")
+        ),
+        copies as u64,
+    );
+    let api: Api<Namespace> = Api::all(fleet.client.clone());
+    let started = Instant::now();
+    for ns in namespaces {
+        match api.delete(ns, &DeleteParams::default()).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(e) => return Err(e).with_context(|| format!("deleting {ns} on the hub")),
+        }
+    }
+    let mut last = (usize::MAX, Vec::new(), Instant::now());
+    let (hub_left, left) = loop {
+        fleet.check_alive()?;
+        let mut hub_left = Vec::new();
+        for ns in namespaces {
+            if api
+                .get_opt(ns)
+                .await
+                .context("reading a namespace")?
+                .is_some()
+            {
+                hub_left.push(ns.clone());
+            }
+        }
+        let left = in_members(fleet, namespaces).await?;
+        let remaining: usize = left.iter().map(|(_, n)| n).sum();
+        phase
+            .bar()
+            .set_position(copies.saturating_sub(remaining) as u64);
+        if (remaining, &hub_left) != (last.0, &last.1) {
+            last = (remaining, hub_left.clone(), Instant::now());
+        }
+        if (remaining == 0 && hub_left.is_empty()) || last.2.elapsed() > STALL {
+            break (hub_left, left);
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let remaining: usize = left.iter().map(|(_, n)| n).sum();
+    let took = (remaining == 0 && hub_left.is_empty()).then(|| started.elapsed());
+    phase.done(&match took {
+        Some(_) => format!("namespaces gone, {copies} copies pruned"),
+        None => format!(
+            "{remaining} copies left in the members, {} namespaces on the hub",
+            hub_left.len()
+        ),
+    });
+    let works_left = Api::<Work>::all(fleet.client.clone())
+        .list_metadata(&ListParams::default())
+        .await
+        .context("listing the Works left on the hub")?
+        .items
+        .iter()
+        .filter(|w| {
+            w.annotations()
+                .get(BINDING_NAMESPACE_ANNOTATION)
+                .is_some_and(|ns| namespaces.contains(ns))
+        })
+        .count();
+    tokio::time::sleep(settle).await;
+    let hub = Some(procs::rss(fleet.hub.pid())?);
+    remove_empty(fleet, namespaces, &left, progress).await;
+    Ok(Cleanup {
+        copies,
+        took,
+        hub_left,
+        works_left,
+        left,
+        hub,
+    })
+}
+
+/// Deployments of `namespaces` in each member.
+async fn in_members(fleet: &Fleet, namespaces: &[String]) -> Result<Vec<(String, usize)>> {
+    let mut out = Vec::new();
+    for m in &fleet.members {
+        let mut n = 0;
+        for ns in namespaces {
+            n += count_in(&m.client, ns)
+                .await
+                .with_context(|| format!("counting the Deployments in {}", m.name))?;
+        }
+        out.push((m.name.clone(), n));
+    }
+    Ok(out)
+}
+
+/// Delete the run's namespaces from the members that hold nothing of the run any more.
+async fn remove_empty(
+    fleet: &Fleet,
+    namespaces: &[String],
+    left: &[(String, usize)],
+    progress: &Progress,
+) {
+    for (m, (_, n)) in fleet.members.iter().zip(left) {
+        if *n > 0 {
+            progress.note(&format!(
+                "{}: {n} Deployments of this run are left in {}; kept for a look",
+                m.name,
+                namespaces.join(", ")
+            ));
+            continue;
+        }
+        let api: Api<Namespace> = Api::all(m.client.clone());
+        for ns in namespaces {
+            match api.delete(ns, &DeleteParams::default()).await {
+                Ok(_) => {}
+                Err(kube::Error::Api(s)) if s.code == 404 => {}
+                Err(e) => progress.note(&format!(
+                    "warning: could not delete the namespace {ns} in {}: {e}",
+                    m.name
+                )),
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! The scale phase: N Deployments of 0 replicas in a namespace whose policy sends them to the
+//! three members — N bindings, 3·N Works, 3·N Deployments in the members — created as fast as
+//! a few concurrent clients can, and timed until every binding on the hub is `FullyApplied`.
+//! The hub's resident memory (VmRSS, and the peak VmHWM) is read before and once they all are.
+//!
+//! 0 replicas: the members (three control planes sharing this machine and one etcd, with KWOK
+//! playing 3 nodes of 110 pods each) could not run 10,000 pods, let alone 30,000, and the hub's
+//! work per Deployment does not depend on it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use flotilla_apis::work::v1alpha1::{ResourceBinding, CONDITION_FULLY_APPLIED};
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::PostParams;
+use kube::{Api, ResourceExt};
+
+use super::count_in;
+use super::objects;
+use crate::bench::figures::thousands;
+use crate::bench::fleet::{self, Fleet};
+use crate::bench::procs::{self, Rss};
+use crate::bench::progress::Progress;
+use crate::bench::track::{self, Key, Tracker, Verdict};
+
+/// How long the wait goes on without another binding turning FullyApplied.
+const STALL: Duration = Duration::from_secs(180);
+/// How long the hub is left alone before its memory is read, so it is not caught mid-burst.
+pub const SETTLE: Duration = Duration::from_secs(5);
+/// Creates in flight at once (the phase measures propagation, not the create rate).
+pub const CONCURRENCY: usize = 16;
+
+/// What the phase measured.
+#[derive(Clone, Debug)]
+pub struct Memory {
+    /// Deployments created.
+    pub deployments: usize,
+    /// The hub's memory before the first create.
+    pub before: Rss,
+    /// Its memory once every binding was FullyApplied (after [`SETTLE`]).
+    pub after: Rss,
+    /// From the first create to the last create returned.
+    pub creates_took: Duration,
+    /// From the first create to the last binding seen FullyApplied.
+    pub took: Duration,
+    /// Bindings not FullyApplied when the wait ended, and up to 5 with why.
+    pub not_applied: (usize, Vec<String>),
+    /// Each member afterwards: its name, Deployments of the phase in it, whether its Cluster
+    /// is still Ready on the hub.
+    pub members: Vec<(String, usize, bool)>,
+}
+
+impl Memory {
+    /// Deployments propagated per second (to every member), from the first create.
+    pub fn throughput(&self) -> f64 {
+        (self.deployments - self.not_applied.0) as f64 / self.took.as_secs_f64().max(1e-3)
+    }
+}
+
+/// Run the phase in namespace `ns` (which it creates) with `n` Deployments.
+pub async fn run(
+    fleet: &mut Fleet,
+    run: &str,
+    ns: &str,
+    n: usize,
+    progress: &Progress,
+) -> Result<Memory> {
+    let names: Vec<String> = fleet.members.iter().map(|m| m.name.clone()).collect();
+    objects::setup(
+        &fleet.client,
+        run,
+        ns,
+        &objects::policy(ns, "scale", &names)?,
+    )
+    .await?;
+    let bindings = Tracker::start_keyed(
+        Api::<ResourceBinding>::namespaced(fleet.client.clone(), ns),
+        "",
+        fully_applied,
+    )
+    .await
+    .context("watching the bindings on the hub")?;
+    let before = procs::rss(fleet.hub.pid())?;
+    let keys: Vec<Key> = (0..n).map(|i| format!("{ns}/{}", name(run, i))).collect();
+
+    let phase = progress.phase(
+        &format!(
+            "scale: {} Deployments of 0 replicas to {} members, until every binding is \
+             FullyApplied",
+            thousands(n as u64),
+            names.len()
+        ),
+        n as u64,
+    );
+    let started = Instant::now();
+    let hub: Api<Deployment> = Api::namespaced(fleet.client.clone(), ns);
+    let creating = AtomicBool::new(true);
+    let create = async {
+        let created = futures::stream::iter(0..n)
+            .map(|i| {
+                let (hub, name) = (hub.clone(), name(run, i));
+                async move {
+                    let d = objects::deployment(run, ns, &name, 0)?;
+                    hub.create(&PostParams::default(), &d)
+                        .await
+                        .with_context(|| format!("creating Deployment {ns}/{name} on the hub"))
+                }
+            })
+            .buffer_unordered(CONCURRENCY)
+            .try_for_each(|_| futures::future::ok(()))
+            .await;
+        creating.store(false, Ordering::SeqCst);
+        created.map(|()| started.elapsed())
+    };
+    // Waiting starts with the creates, so the bar moves from the first binding applied; an
+    // error on either side (a failed create, a process that died) ends both.
+    let trackers = [&bindings];
+    let wait = track::wait_met(
+        &trackers,
+        || keys.clone(),
+        phase.bar(),
+        STALL,
+        || {
+            fleet.check_alive()?;
+            Ok(creating.load(Ordering::SeqCst))
+        },
+    );
+    let (creates_took, waited) = tokio::try_join!(create, wait)?;
+    let took = started.elapsed();
+    phase.done(&format!(
+        "{} of {} FullyApplied ({:.0}/s)",
+        thousands(waited.met as u64),
+        thousands(n as u64),
+        waited.met as f64 / took.as_secs_f64().max(1e-3)
+    ));
+    tokio::time::sleep(SETTLE).await;
+    let after = procs::rss(fleet.hub.pid())?;
+    let ready: Vec<String> = fleet
+        .clusters()
+        .await?
+        .iter()
+        .filter(|c| fleet::ready(c))
+        .map(ResourceExt::name_any)
+        .collect();
+    let mut members = Vec::new();
+    for m in &fleet.members {
+        let count = count_in(&m.client, ns)
+            .await
+            .with_context(|| format!("counting the Deployments in {}", m.name))?;
+        members.push((m.name.clone(), count, ready.contains(&m.name)));
+    }
+    Ok(Memory {
+        deployments: n,
+        before,
+        after,
+        creates_took,
+        took,
+        not_applied: (n - waited.met, waited.missing),
+        members,
+    })
+}
+
+/// The name of Deployment `i` of the phase.
+fn name(run: &str, i: usize) -> String {
+    format!("{run}-scale-{i:05}")
+}
+
+/// A binding is keyed by its template (`namespace/name`), met once `FullyApplied=True`.
+fn fully_applied(b: &ResourceBinding) -> Vec<(Key, Verdict)> {
+    let key = format!(
+        "{}/{}",
+        b.namespace().unwrap_or_default(),
+        b.spec.resource.name
+    );
+    let cond = b.status.as_ref().and_then(|s| {
+        s.conditions
+            .iter()
+            .find(|c| c.type_ == CONDITION_FULLY_APPLIED)
+    });
+    let verdict = match cond {
+        Some(c) if c.status == "True" => Verdict::Met,
+        Some(c) => Verdict::Pending(Some(format!("FullyApplied={}: {}", c.status, c.message))),
+        None => Verdict::Pending(Some("no FullyApplied condition yet".into())),
+    };
+    vec![(key, verdict)]
+}

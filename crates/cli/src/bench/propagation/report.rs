@@ -1,0 +1,304 @@
+//! The "Propagation" report section: when, on what machine and at which commit; the latency
+//! table (changes, per member, and the first creates) against issue 6's target; the hub's memory
+//! and throughput at N Deployments; and what cleanup took and left. Printed, and appended to
+//! BENCHMARKS.md.
+
+use super::cleanup::Cleanup;
+use super::latency::{Latency, TIMEOUT};
+use super::memory::{Memory, CONCURRENCY, SETTLE};
+use crate::bench::figures::{mib, thousands};
+use crate::bench::procs::Rss;
+use crate::bench::report::{one_line, phase, summary_cells, Head};
+use crate::bench::stats::Summary;
+
+/// Issue 6's target for a template change to reach every member.
+pub const TARGET_MS: u128 = 1_000;
+/// Karmada's published figure, printed as the reference (it cannot be run here).
+pub const KARMADA: &str = "Karmada's published figure is p99 1.3 s from a template change to \
+applied in the members at 100 clusters (a published figure, not measured here)";
+
+/// Everything the section says.
+pub struct Section {
+    /// When, where, at which commit, on which members.
+    pub head: Head,
+    /// The hub's memory right after the members joined.
+    pub idle: Rss,
+    /// The latency phase, or why it failed.
+    pub latency: Result<Latency, String>,
+    /// The scale phase, or why it failed.
+    pub memory: Result<Memory, String>,
+    /// Cleanup, or why it failed.
+    pub cleanup: Result<Cleanup, String>,
+}
+
+/// The section as Markdown.
+pub fn render(s: &Section) -> String {
+    let mut out = s.head.render("Propagation (`flotilla bench propagation`)");
+    out += "### End-to-end latency: template change on the hub → in all 3 members\n\n";
+    out += &phase(&s.latency, latency);
+    out += "\n### Hub memory and throughput\n\n";
+    out += &phase(&s.memory, |m| memory(m, s.idle, s.cleanup.as_ref().ok()));
+    out += "\n### Cleanup\n\n";
+    out += &phase(&s.cleanup, cleanup);
+    out
+}
+
+fn latency(l: &Latency) -> String {
+    let mut out = format!(
+        "A PropagationPolicy sends every Deployment of a namespace to member-1, member-2 and \
+         member-3 (`Duplicated`). {} Deployments of 1 replica are created first; then {} \
+         changes are offered at {}/s (open loop; sent at {:.1}/s), each raising a sequence \
+         annotation on one Deployment's metadata (round-robin over them; no pod rollout in the \
+         members). Clocks start when the hub answers the write and stop when a watch on the \
+         member shows that number or a later one.\n\n\
+         | hub write returned → | count | p50 | p95 | p99 | max |\n\
+         |---|---|---|---|---|---|\n",
+        thousands(l.templates as u64),
+        thousands(l.changes as u64),
+        l.rate,
+        l.sent_rate
+    );
+    let row = |what: &str, s: Option<Summary>| format!("| {what} | {} |\n", summary_cells(s));
+    out += &row("change in all 3 members", l.all);
+    for (name, mode, s) in &l.per_member {
+        out += &row(&format!("change in {name} ({})", mode.name()), *s);
+    }
+    out += &row("create: Deployment in all 3 members", l.create_in_members);
+    out += &row(
+        "create: running (1/1 ready) in all 3 members",
+        l.create_running,
+    );
+    let met = match l.all {
+        Some(s) if s.p99.as_millis() <= TARGET_MS => "met",
+        Some(_) => "**not met**",
+        None => "not measured",
+    };
+    out += &format!(
+        "\nTarget (issue 6): p99 ≤ {} s for a change in all members — {met}. Reference: \
+         {KARMADA}.\n",
+        TARGET_MS / 1000
+    );
+    let (errors, first) = &l.write_errors;
+    let (not_seen, why) = &l.not_seen;
+    let (create_errors, first_create) = &l.create_errors;
+    let (not_running, why_not_running) = &l.not_running;
+    out += &format!(
+        "\nChanges not seen in all 3 members within {} s: {not_seen}{}. Write errors: \
+         {errors}{}. Templates not running in all 3 members: {not_running}{}; create errors: \
+         {create_errors}{}.\n",
+        TIMEOUT.as_secs(),
+        examples(why),
+        first_error(first),
+        examples(why_not_running),
+        first_error(first_create),
+    );
+    out
+}
+
+fn memory(m: &Memory, idle: Rss, cleanup: Option<&Cleanup>) -> String {
+    let n = thousands(m.deployments as u64);
+    let mut out = format!(
+        "{n} Deployments of 0 replicas (the members could not run 30,000 pods; the hub's work \
+         per Deployment does not depend on it) in a namespace whose PropagationPolicy sends \
+         them to the 3 members: {n} bindings, {} Works, {} Deployments in the members. The \
+         hub's memory is read from /proc/PID/status, {} s after the last binding is seen \
+         FullyApplied.\n\n\
+         | figure | value |\n|---|---|\n",
+        thousands(3 * m.deployments as u64),
+        thousands(3 * m.deployments as u64),
+        SETTLE.as_secs()
+    );
+    let rss = |r: Rss| format!("{} (peak so far {})", mib(r.now), mib(r.peak));
+    out += &format!(
+        "| hub VmRSS, idle after the members joined | {} |\n",
+        rss(idle)
+    );
+    out += &format!("| hub VmRSS before the creates | {} |\n", rss(m.before));
+    out += &format!(
+        "| hub VmRSS, all {n} bindings FullyApplied | {} |\n",
+        rss(m.after)
+    );
+    if let Some(r) = cleanup.and_then(|c| c.hub) {
+        out += &format!("| hub VmRSS after cleanup | {} |\n", rss(r));
+    }
+    out += &format!(
+        "| creates ({CONCURRENCY} concurrent) | {n} in {:.1} s ({:.0}/s) |\n",
+        m.creates_took.as_secs_f64(),
+        m.deployments as f64 / m.creates_took.as_secs_f64().max(1e-3)
+    );
+    out += &format!(
+        "| propagated: first create → last binding FullyApplied | {:.1} s, {:.0} \
+         Deployments/s ({:.0} member objects/s) |\n",
+        m.took.as_secs_f64(),
+        m.throughput(),
+        3.0 * m.throughput()
+    );
+    out += &format!(
+        "| bindings not FullyApplied | {}{} |\n",
+        m.not_applied.0,
+        examples(&m.not_applied.1).replace('|', "\\|")
+    );
+    let members: Vec<String> = m
+        .members
+        .iter()
+        .map(|(name, count, ready)| {
+            format!(
+                "{name}: {} Deployments, {}",
+                thousands(*count as u64),
+                if *ready { "Ready" } else { "**not Ready**" }
+            )
+        })
+        .collect();
+    out += &format!("| members afterwards | {} |\n", members.join("; "));
+    out
+}
+
+fn cleanup(c: &Cleanup) -> String {
+    let left: Vec<String> = c.left.iter().map(|(m, n)| format!("{m} {n}")).collect();
+    let gone = match c.took {
+        Some(t) => format!(
+            "Deleting the namespaces on the hub removed them, and the {} copies in the members, \
+             in {:.1} s.",
+            thousands(c.copies as u64),
+            t.as_secs_f64()
+        ),
+        None => format!(
+            "The benchmark stopped waiting with {} namespaces still on the hub ({}).",
+            c.hub_left.len(),
+            c.hub_left.join(", ")
+        ),
+    };
+    format!(
+        "{gone} Works of the run left on the hub: {}. Deployments of the run left in the \
+         members: {}.\n",
+        c.works_left,
+        left.join(", ")
+    )
+}
+
+fn examples(why: &[String]) -> String {
+    if why.is_empty() {
+        String::new()
+    } else {
+        format!(" (e.g. {})", one_line(&why.join("; ")))
+    }
+}
+
+fn first_error(first: &Option<String>) -> String {
+    first
+        .as_ref()
+        .map(|e| format!(" (first: {})", one_line(e)))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::bench::fleet::Mode;
+
+    fn summary(p99: u64) -> Option<Summary> {
+        let ms = Duration::from_millis;
+        Some(Summary {
+            count: 4,
+            p50: ms(100),
+            p95: ms(p99 - 10),
+            p99: ms(p99),
+            max: ms(p99 + 1),
+        })
+    }
+
+    fn rss(mib: u64) -> Rss {
+        Rss {
+            now: mib << 20,
+            peak: (mib + 1) << 20,
+        }
+    }
+
+    fn section() -> Section {
+        Section {
+            head: Head {
+                when: "2026-11-24 02:00 UTC".into(),
+                machine: "2 CPUs (nproc), X, 1.0 GiB memory".into(),
+                commit: "abc1234".into(),
+                run: "quick scale".into(),
+                members: "member-1 pull, member-2 pull, member-3 push".into(),
+            },
+            idle: rss(70),
+            latency: Ok(Latency {
+                templates: 2,
+                create_in_members: summary(500),
+                create_running: summary(900),
+                changes: 4,
+                rate: 20,
+                sent_rate: 19.98,
+                all: summary(800),
+                per_member: vec![("member-3".into(), Mode::Push, None)],
+                not_seen: (1, vec!["member-2: ns/d@3 (never seen by the watch)".into()]),
+                ..Latency::default()
+            }),
+            memory: Ok(Memory {
+                deployments: 1_000,
+                before: rss(100),
+                after: rss(300),
+                creates_took: Duration::from_secs(4),
+                took: Duration::from_secs(20),
+                not_applied: (0, vec![]),
+                members: vec![
+                    ("member-1".into(), 1_000, true),
+                    ("member-2".into(), 3, false),
+                ],
+            }),
+            cleanup: Ok(Cleanup {
+                copies: 3_006,
+                took: Some(Duration::from_millis(12_340)),
+                hub: Some(rss(250)),
+                left: vec![("member-1".into(), 0)],
+                ..Cleanup::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn the_section_says_it_all() {
+        let text = render(&section());
+        for want in [
+            "## 2026-11-24 02:00 UTC — Propagation (`flotilla bench propagation`) — commit abc1234\n",
+            "sent at 20.0/s",
+            "| change in all 3 members | 4 | 100.00 ms | 790.00 ms | 800.00 ms | 801.00 ms |\n",
+            "| change in member-3 (push) | 0 | – | – | – | – |\n",
+            "| create: running (1/1 ready) in all 3 members | 4 | 100.00 ms |",
+            "p99 ≤ 1 s for a change in all members — met.",
+            "Karmada's published figure is p99 1.3 s",
+            "within 30 s: 1 (e.g. member-2: ns/d@3 (never seen by the watch)).",
+            "| hub VmRSS, idle after the members joined | 70.0 MiB (peak so far 71.0 MiB) |\n",
+            "| hub VmRSS, all 1,000 bindings FullyApplied | 300.0 MiB (peak so far 301.0 MiB) |",
+            "| hub VmRSS after cleanup | 250.0 MiB (peak so far 251.0 MiB) |",
+            "| creates (16 concurrent) | 1,000 in 4.0 s (250/s) |\n",
+            "| 20.0 s, 50 Deployments/s (150 member objects/s) |\n",
+            "member-1: 1,000 Deployments, Ready; member-2: 3 Deployments, **not Ready** |\n",
+            "the 3,006 copies in the members, in 12.3 s. Works of the run left on the hub: 0.",
+        ] {
+            assert!(text.contains(want), "lacks {want:?}:\n{text}");
+        }
+    }
+
+    #[test]
+    fn failed_phases_and_missed_targets_say_so() {
+        let mut s = section();
+        if let Ok(l) = &mut s.latency {
+            l.all = summary(1_300);
+        }
+        s.memory = Err("the hub\nexited".into());
+        s.cleanup = Err("boom".into());
+        let text = render(&s);
+        assert!(text.contains("— **not met**."), "{text}");
+        assert!(
+            text.contains("The phase failed: the hub exited\n"),
+            "{text}"
+        );
+        assert!(text.contains("The phase failed: boom\n"), "{text}");
+        assert!(!text.contains("hub VmRSS after cleanup"), "{text}");
+    }
+}
