@@ -457,28 +457,43 @@ async fn finish_deletion<B: BindingObject>(
             delete_work(ctx, w).await?;
         }
     }
-    if b.finalizers().iter().any(|f| f == BINDING_FINALIZER) {
-        let rest: Vec<&String> = b
+    // Other writers (the garbage collector, a namespace being deleted) may change the binding
+    // meanwhile: on a conflict, read it again and retry, rather than wait for a requeue.
+    let mut current: Option<B> = None;
+    for _ in 0..4 {
+        let now = current.as_ref().unwrap_or(b);
+        if !now.finalizers().iter().any(|f| f == BINDING_FINALIZER) {
+            return Ok(Action::await_change());
+        }
+        let rest: Vec<&String> = now
             .finalizers()
             .iter()
             .filter(|f| *f != BINDING_FINALIZER)
             .collect();
         let patch =
-            json!({"metadata": {"finalizers": rest, "resourceVersion": b.resource_version()}});
+            json!({"metadata": {"finalizers": rest, "resourceVersion": now.resource_version()}});
+        let name = b.name_any();
         match api
-            .patch(
-                &b.name_any(),
-                &PatchParams::default(),
-                &Patch::Merge(&patch),
-            )
+            .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
         {
-            Ok(_) => {}
-            Err(kube::Error::Api(s)) if s.code == 404 => {}
-            Err(e) => return Err(Error::hub(format!("release binding {}", b.name_any()))(e)),
+            Ok(_) => return Ok(Action::await_change()),
+            Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Action::await_change()),
+            Err(kube::Error::Api(s)) if s.code == 409 => {
+                match api
+                    .get_opt(&name)
+                    .await
+                    .map_err(Error::hub(format!("read binding {name}")))?
+                {
+                    Some(fresh) => current = Some(fresh),
+                    None => return Ok(Action::await_change()),
+                }
+            }
+            Err(e) => return Err(Error::hub(format!("release binding {name}"))(e)),
         }
     }
-    Ok(Action::await_change())
+    // Still contended: try again shortly.
+    Ok(Action::requeue(Duration::from_millis(500)))
 }
 
 /// The Work for one cluster, with the hash of its content in an annotation.
