@@ -33,7 +33,7 @@ use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::core::PartialObjectMeta;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{watcher, Controller, WatchStreamExt};
+use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, Resource, ResourceExt};
 use parking_lot::Mutex;
 use serde_json::json;
@@ -80,6 +80,7 @@ pub async fn run(hub: Client) {
         watcher::Config::default(),
     )
     .default_backoff()
+    .modify(super::feed::lean::<ResourceBinding>)
     .reflect(writer)
     .for_each(move |event| {
         if let Ok(watcher::Event::Delete(gone)) = event {
@@ -108,14 +109,11 @@ pub async fn run(hub: Client) {
 
 async fn controller(ctx: Arc<Context>, woken: UnboundedReceiverStream<ObjectRef<ResourceBinding>>) {
     let _ = ctx.bindings.wait_until_ready().await;
-    Controller::new(
-        Api::<ResourceBinding>::all(ctx.hub.clone()),
-        watcher::Config::default(),
-    )
-    .reconcile_on(woken)
-    .run(reconcile, error_policy, ctx)
-    .for_each(crate::metrics::count("dependencies"))
-    .await;
+    super::feed::controller(Api::<ResourceBinding>::all(ctx.hub.clone()))
+        .reconcile_on(woken)
+        .run(reconcile, error_policy, ctx)
+        .for_each(crate::metrics::count("dependencies"))
+        .await;
 }
 
 /// Wakes the workload bindings that need an object of `kind` whenever one changes.

@@ -29,7 +29,7 @@ use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::discovery::ApiResource;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{watcher, Controller};
+use kube::runtime::{watcher, Controller, WatchStreamExt};
 use kube::{Api, Client, Resource};
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
@@ -175,7 +175,15 @@ fn named_kinds(shared: &Shared) -> std::collections::BTreeSet<(String, String)> 
 async fn watch_kind(ctx: Arc<KindContext>, changed: broadcast::Receiver<()>) {
     let api = Api::<DynamicObject>::all_with(ctx.shared.hub.clone(), &ctx.resource);
     let policies_changed = BroadcastStream::new(changed).map(|_| ());
-    Controller::new_with(api, watcher::Config::default(), ctx.resource.clone())
+    // As `Controller::new_with`, with a store that keeps the templates lean.
+    let writer = reflector::store::Writer::new(ctx.resource.clone());
+    let reader = writer.as_reader();
+    let templates = watcher(api, watcher::Config::default())
+        .default_backoff()
+        .modify(super::feed::lean::<DynamicObject>)
+        .reflect(writer)
+        .applied_objects();
+    Controller::for_stream_with(templates, reader, ctx.resource.clone())
         .reconcile_all_on(policies_changed)
         .run(reconcile, error_policy, ctx)
         .for_each(crate::metrics::count("detector"))

@@ -33,7 +33,6 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, Store};
-use kube::runtime::{watcher, Controller};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 use tokio::sync::broadcast;
@@ -118,7 +117,7 @@ fn placement_digest(c: &Cluster) -> u64 {
 async fn scheduler<B: BindingObject>(ctx: Arc<Context>, changed: broadcast::Receiver<()>) {
     let _ = ctx.clusters.wait_until_ready().await;
     let api = Api::<B>::all(ctx.hub.clone());
-    Controller::new(api, watcher::Config::default())
+    super::feed::controller(api)
         .reconcile_all_on(BroadcastStream::new(changed).map(|_| ()))
         .run(reconcile::<B>, error_policy::<B>, ctx)
         .for_each(crate::metrics::count("scheduler"))

@@ -37,7 +37,7 @@ use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::discovery::ApiResource;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{watcher, Controller, WatchStreamExt};
+use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, Resource, ResourceExt};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
@@ -120,6 +120,7 @@ pub async fn run(hub: Client, options: Options) {
         watcher::Config::default().labels(BINDING_LABEL),
     )
     .default_backoff()
+    .modify(super::feed::lean::<Work>)
     .reflect(work_writer)
     .for_each(move |event| {
         if let Ok(
@@ -168,7 +169,7 @@ async fn controller<B: BindingObject>(
     let _ = ctx.works.wait_until_ready().await;
     let _ = ctx.overrides.wait_until_ready().await;
     let _ = ctx.cluster_overrides.wait_until_ready().await;
-    Controller::new(Api::<B>::all(ctx.hub.clone()), watcher::Config::default())
+    super::feed::controller(Api::<B>::all(ctx.hub.clone()))
         .reconcile_all_on(BroadcastStream::new(changed).map(|_| ()))
         .reconcile_on(tokio_stream::wrappers::UnboundedReceiverStream::new(
             works_changed,
@@ -216,16 +217,8 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
         return finish_deletion(&ctx, &*b, &api, &works).await;
     }
     if !b.finalizers().iter().any(|f| f == BINDING_FINALIZER) {
-        let mut f = b.finalizers().to_vec();
-        f.push(BINDING_FINALIZER.to_owned());
-        let patch = json!({"metadata": {"finalizers": f, "resourceVersion": b.resource_version()}});
-        api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
-            .await
-            .map_err(Error::hub(format!(
-                "add the cleanup finalizer to binding {name}"
-            )))?;
         // The update triggers the next round.
-        return Ok(Action::await_change());
+        return set_finalizer(&api, &*b, true).await;
     }
     let spec = b.spec();
     let generation = b.meta().generation;
@@ -457,22 +450,33 @@ async fn finish_deletion<B: BindingObject>(
             delete_work(ctx, w).await?;
         }
     }
-    // Other writers (the garbage collector, a namespace being deleted) may change the binding
-    // meanwhile: on a conflict, read it again and retry, rather than wait for a requeue.
+    set_finalizer(api, b, false).await
+}
+
+/// Adds (`on`) or removes the cleanup finalizer. Other writers (the detector and scheduler on
+/// a new binding, the garbage collector or a namespace deletion on one being deleted) often
+/// change the binding meanwhile: on a conflict it is read again and the write retried, rather
+/// than waiting for a requeue.
+async fn set_finalizer<B: BindingObject>(api: &Api<B>, b: &B, on: bool) -> Result<Action> {
+    let name = b.name_any();
     let mut current: Option<B> = None;
     for _ in 0..4 {
         let now = current.as_ref().unwrap_or(b);
-        if !now.finalizers().iter().any(|f| f == BINDING_FINALIZER) {
+        if on == now.finalizers().iter().any(|f| f == BINDING_FINALIZER) {
             return Ok(Action::await_change());
         }
-        let rest: Vec<&String> = now
+        let mut finalizers: Vec<String> = now
             .finalizers()
             .iter()
             .filter(|f| *f != BINDING_FINALIZER)
+            .cloned()
             .collect();
-        let patch =
-            json!({"metadata": {"finalizers": rest, "resourceVersion": now.resource_version()}});
-        let name = b.name_any();
+        if on {
+            finalizers.push(BINDING_FINALIZER.to_owned());
+        }
+        let patch = json!({
+            "metadata": {"finalizers": finalizers, "resourceVersion": now.resource_version()},
+        });
         match api
             .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
@@ -489,7 +493,11 @@ async fn finish_deletion<B: BindingObject>(
                     None => return Ok(Action::await_change()),
                 }
             }
-            Err(e) => return Err(Error::hub(format!("release binding {name}"))(e)),
+            Err(e) => {
+                return Err(Error::hub(format!("set the finalizers of binding {name}"))(
+                    e,
+                ))
+            }
         }
     }
     // Still contended: try again shortly.
