@@ -24,6 +24,10 @@ use crate::{Error, ManifestResult, Result};
 pub struct Applier {
     pub(crate) client: Client,
     pub(crate) resolver: Resolver,
+    /// Namespaces known to exist in the member, so a Work's update does not read its
+    /// namespace again (one member round trip less per reconcile). A namespace is forgotten
+    /// when a write into it fails, so one deleted in the member is created again on the retry.
+    namespaces: parking_lot::Mutex<HashSet<String>>,
 }
 
 /// Where one manifest goes in the member, once discovery has answered.
@@ -64,6 +68,7 @@ impl Applier {
         Self {
             client,
             resolver: Resolver::default(),
+            namespaces: parking_lot::Mutex::new(HashSet::new()),
         }
     }
 
@@ -83,14 +88,28 @@ impl Applier {
             .iter()
             .any(|m| m.0["kind"] == "CustomResourceDefinition");
         let owner = Self::owner(work);
-        let mut ensured = HashSet::new();
+        let mut ensured = self.namespaces.lock().clone();
         let mut results = Vec::with_capacity(manifests.len());
         for i in manifest::apply_order(manifests) {
             let result = self.apply_one(work, i, &owner, has_crd, &mut ensured).await;
+            if !result.applied {
+                if let Some(ns) = &result.identifier.namespace {
+                    ensured.remove(ns);
+                    self.namespaces.lock().remove(ns);
+                }
+            }
             tracing::debug!(ordinal = i, applied = result.applied, reason = %result.reason, "manifest");
             results.push(result);
         }
         results.sort_by_key(|r| r.identifier.ordinal);
+        let failed: HashSet<&String> = results
+            .iter()
+            .filter(|r| !r.applied)
+            .filter_map(|r| r.identifier.namespace.as_ref())
+            .collect();
+        self.namespaces
+            .lock()
+            .extend(ensured.into_iter().filter(|ns| !failed.contains(ns)));
         results
     }
 
