@@ -6,8 +6,12 @@
 //! Work is queued, and its reconcile re-applies (undoing drift in fields flotilla manages) and
 //! reads the status back. A watch is started the first time a Work's result names its resource
 //! and lives as long as the delivery.
+//!
+//! The echo of the agent's own write is not queued: [`Watches::ensure`] remembers the
+//! resourceVersion each write returned, and an event carrying that version is skipped. Any
+//! later change (the member's controllers writing status, someone else's edit) is queued.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use flotilla_apis::names::{MANAGED_LABEL, OWNER_ANNOTATION};
@@ -26,7 +30,15 @@ pub(crate) struct Watches {
     namespace: String,
     queue: Queue,
     started: Arc<Mutex<HashSet<(String, String, String)>>>,
+    /// The resourceVersion the last write returned, by `resource/namespace/name`.
+    written: Written,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+type Written = Arc<Mutex<HashMap<String, String>>>;
+
+fn written_key(resource: &str, namespace: Option<&str>, name: &str) -> String {
+    format!("{resource}/{}/{name}", namespace.unwrap_or_default())
 }
 
 // === impl Watches ===
@@ -38,16 +50,22 @@ impl Watches {
             namespace,
             queue,
             started: Default::default(),
+            written: Default::default(),
             tasks: Default::default(),
         }
     }
 
-    /// Starts a watch for every resource in `results` not watched yet.
+    /// Starts a watch for every resource in `results` not watched yet, and remembers the
+    /// versions the writes returned.
     pub(crate) fn ensure(&self, results: &[ManifestResult]) {
         for r in results {
             let id = &r.identifier;
             if id.resource.is_empty() {
                 continue;
+            }
+            if let Some(rv) = &r.resource_version {
+                let key = written_key(&id.resource, id.namespace.as_deref(), &id.name);
+                self.written.lock().insert(key, rv.clone());
             }
             let key = (id.group.clone(), id.version.clone(), id.resource.clone());
             if !self.started.lock().insert(key) {
@@ -59,6 +77,7 @@ impl Watches {
                 ar.plural.clone(),
                 self.namespace.clone(),
                 self.queue.clone(),
+                self.written.clone(),
             ));
             self.tasks.lock().push(task);
         }
@@ -78,6 +97,7 @@ async fn watch(
     resource: String,
     namespace: String,
     queue: Queue,
+    written: Written,
 ) {
     tracing::debug!(%resource, "watching the member");
     let config = watcher::Config::default().labels(&format!("{MANAGED_LABEL}=true"));
@@ -85,20 +105,35 @@ async fn watch(
     // Metadata only: the Api of PartialObjectMeta asks the member for metadata, not objects.
     watcher(api, config)
         .default_backoff()
-        .touched_objects()
         .for_each(|event| {
-            match event {
-                Ok(meta) => {
-                    let owner = meta
-                        .metadata
-                        .annotations
-                        .as_ref()
-                        .and_then(|a| a.get(OWNER_ANNOTATION));
-                    if let Some(work) = owner.and_then(|o| o.strip_prefix(&prefix)) {
-                        queue.add(work);
-                    }
+            let (meta, deleted) = match event {
+                Ok(watcher::Event::Apply(m) | watcher::Event::InitApply(m)) => (m, false),
+                Ok(watcher::Event::Delete(m)) => (m, true),
+                Ok(_) => return futures::future::ready(()),
+                Err(e) => {
+                    tracing::warn!(%resource, error = %e, "watching the member");
+                    return futures::future::ready(());
                 }
-                Err(e) => tracing::warn!(%resource, error = %e, "watching the member"),
+            };
+            let key = written_key(
+                &resource,
+                meta.metadata.namespace.as_deref(),
+                meta.metadata.name.as_deref().unwrap_or_default(),
+            );
+            let echo = if deleted {
+                written.lock().remove(&key);
+                false
+            } else {
+                meta.metadata.resource_version.is_some()
+                    && written.lock().get(&key) == meta.metadata.resource_version.as_ref()
+            };
+            let owner = meta
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(OWNER_ANNOTATION));
+            if let (Some(work), false) = (owner.and_then(|o| o.strip_prefix(&prefix)), echo) {
+                queue.add(work);
             }
             futures::future::ready(())
         })
