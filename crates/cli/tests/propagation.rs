@@ -62,18 +62,19 @@ spec:
     )
 }
 
-/// `spec.replicas` of a Deployment in a member ("" when it is not there).
-fn member_replicas(m: &std::path::Path, name: &str) -> String {
+/// A JSONPath `path` of object `what` (e.g. `deploy/web`) in namespace demo of a member; ""
+/// when it is not there or the member does not answer within 3 s.
+fn member_get(m: &std::path::Path, what: &str, path: &str) -> String {
     let (ok, out, _) = kc(
         m,
         &[
             "get",
-            "deploy",
-            name,
+            what,
             "-n",
             "demo",
             "-o",
-            "jsonpath={.spec.replicas}",
+            &format!("jsonpath={path}"),
+            "--request-timeout=3s",
         ],
     );
     if ok {
@@ -83,21 +84,14 @@ fn member_replicas(m: &std::path::Path, name: &str) -> String {
     }
 }
 
+/// `spec.replicas` of a Deployment in a member ("" when it is not there).
+fn member_replicas(m: &std::path::Path, name: &str) -> String {
+    member_get(m, &format!("deploy/{name}"), "{.spec.replicas}")
+}
+
 /// `data.color` of the ConfigMap `settings` in a member ("" when it is not there).
 fn color(m: &std::path::Path) -> String {
-    let (_, out, _) = kc(
-        m,
-        &[
-            "get",
-            "cm",
-            "settings",
-            "-n",
-            "demo",
-            "-o",
-            "jsonpath={.data.color}",
-        ],
-    );
-    out.trim().to_owned()
+    member_get(m, "cm/settings", "{.data.color}")
 }
 
 #[test]
@@ -356,19 +350,9 @@ spec:
 "#
         )
     };
-    let member_get = |c: &str, what: &str, path: &str| {
-        let (ok, out, _) = kc(
-            &m(c),
-            &["get", what, "-n", "demo", "-o", &format!("jsonpath={path}")],
-        );
-        if ok {
-            out.trim().to_owned()
-        } else {
-            String::new()
-        }
-    };
-    let mode = |c: &str| member_get(c, "cm/api-config", "{.data.mode}");
-    let has_secret = |c: &str| !member_get(c, "secret/api-secret", "{.metadata.name}").is_empty();
+    let mode = |c: &str| member_get(&m(c), "cm/api-config", "{.data.mode}");
+    let has_secret =
+        |c: &str| !member_get(&m(c), "secret/api-secret", "{.metadata.name}").is_empty();
     hub.ok_stdin(&["apply", "-f", "-"], &deps_policy("member-1, member-2"));
     eventually(
         &hub,
@@ -526,20 +510,9 @@ spec:
 
 /// `readyReplicas` of Deployment `name` in a member (0 when absent or unreachable).
 fn member_ready(m: &std::path::Path, name: &str) -> u32 {
-    let (_, out, _) = kc(
-        m,
-        &[
-            "get",
-            "deploy",
-            name,
-            "-n",
-            "demo",
-            "-o",
-            "jsonpath={.status.readyReplicas}",
-            "--request-timeout=3s",
-        ],
-    );
-    out.trim().parse().unwrap_or(0)
+    member_get(m, &format!("deploy/{name}"), "{.status.readyReplicas}")
+        .parse()
+        .unwrap_or(0)
 }
 
 /// Stopping a member moves its replicas to the others (and the hub still counts 6 ready);
