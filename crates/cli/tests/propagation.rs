@@ -260,6 +260,28 @@ spec:
                 && member_replicas(&m("member-3"), "web").is_empty()
         },
     );
+    // A placement applied again after another one (A → B → A → B) takes effect each time: the
+    // replicas are divided afresh, not kept where the previous placement put them.
+    for (weights, want, what) in [
+        (
+            &[("member-1", 1), ("member-2", 1), ("member-3", 1)][..],
+            ["2", "2", "2"],
+            "web 2/2/2 again after the policy is changed back",
+        ),
+        (
+            &[("member-1", 2), ("member-2", 1)][..],
+            ["4", "2", ""],
+            "web 4/2/- again",
+        ),
+    ] {
+        hub.ok_stdin(&["apply", "-f", "-"], &weighted_policy(weights));
+        eventually(&hub, Duration::from_secs(60), what, || {
+            MEMBERS
+                .iter()
+                .zip(want)
+                .all(|(c, n)| member_replicas(&m(c), "web") == n)
+        });
+    }
 
     // --- Duplicated: the whole object in every cluster.
     hub.ok_stdin(

@@ -7,6 +7,11 @@
 //! feasible, so a cluster joining or leaving does not reshuffle running workloads; a cluster
 //! whose `NoExecute` taint is no longer tolerated loses its share (failover).
 //!
+//! A change of the placement itself (the policy was edited) divides the replicas afresh instead:
+//! the placement the binding was last scheduled under is remembered as a hash in the
+//! [`PLACEMENT_HASH_ANNOTATION`], so going back to an earlier placement (A → B → A) is seen as
+//! the change it is, and weights that changed on clusters the workload keeps take effect.
+//!
 //! The decision is written as `spec.clusters` (a merge patch, only when it changes), then the
 //! status (server-side apply, manager `flotilla-scheduler`): `schedulerObservedGeneration`,
 //! `Scheduled`, `lastScheduledTime`, and the `clusterAffinities` group used. Bindings without a
@@ -45,6 +50,9 @@ use crate::{Error, Result};
 
 /// `reason` of the eviction tasks failover makes.
 pub const REASON_TAINT_UNTOLERATED: &str = "TaintUntolerated";
+
+/// Annotation on a binding: the hash of the placement its `spec.clusters` were decided under.
+pub const PLACEMENT_HASH_ANNOTATION: &str = "work.flotilla.io/scheduled-placement";
 
 /// Field manager of the scheduler's status writes.
 pub const MANAGER: &str = "flotilla-scheduler";
@@ -172,9 +180,16 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
         now: Timestamp::now(),
         default_toleration: ctx.options.failover_toleration,
     };
-    let Some(req) = request(b.spec(), Some(eviction)) else {
+    let Some(mut req) = request(b.spec(), Some(eviction)) else {
         return Ok(Action::await_change());
     };
+    let placement_hash = placement_hash(b.spec());
+    let last_placement = b.annotations().get(PLACEMENT_HASH_ANNOTATION).cloned();
+    // A binding scheduled before this annotation existed keeps its placement (no reshuffle on
+    // upgrade); one whose placement changed since it was scheduled is divided afresh.
+    req.rebalance = last_placement
+        .as_deref()
+        .is_some_and(|h| h != placement_hash);
     let clusters = ctx.clusters.state();
     let mut decision = schedule(&req, &clusters);
     // Look again when a running toleration window ends.
@@ -234,10 +249,16 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
             })
             .collect();
         let tasks = eviction_tasks(b.spec(), &chosen, &evicted, eviction.now);
-        if chosen != b.spec().clusters || tasks != b.spec().graceful_eviction_tasks {
-            tracing::info!(binding = %name, namespace = ?ns, clusters = ?chosen, evicted = ?evicted, "scheduled");
+        let moved = chosen != b.spec().clusters || tasks != b.spec().graceful_eviction_tasks;
+        if moved || last_placement.as_deref() != Some(placement_hash.as_str()) {
+            if moved {
+                tracing::info!(binding = %name, namespace = ?ns, clusters = ?chosen, evicted = ?evicted, rebalance = req.rebalance, "scheduled");
+            }
             let patch = json!({
-                "metadata": {"resourceVersion": b.resource_version()},
+                "metadata": {
+                    "resourceVersion": b.resource_version(),
+                    "annotations": {PLACEMENT_HASH_ANNOTATION: placement_hash},
+                },
                 "spec": {
                     "clusters": chosen,
                     "gracefulEvictionTasks": (!tasks.is_empty()).then_some(&tasks),
@@ -365,6 +386,12 @@ fn eviction_tasks(
         });
     }
     tasks
+}
+
+/// The hash of a binding's placement, as remembered in [`PLACEMENT_HASH_ANNOTATION`].
+fn placement_hash(spec: &ResourceBindingSpec) -> String {
+    let placement = serde_json::to_string(&spec.placement).unwrap_or_default();
+    format!("{:016x}", fnv64(placement.as_bytes()))
 }
 
 /// `Scheduled`'s reason, message and status for a decision.
