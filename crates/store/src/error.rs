@@ -68,9 +68,30 @@ pub enum Error {
         #[source]
         source: Source,
     },
-    /// Connecting to PostgreSQL failed.
-    #[error("connecting to PostgreSQL")]
+    /// The `postgres://` URL could not be read (its password is never echoed).
+    #[error("invalid PostgreSQL URL: {detail}")]
+    PostgresUrl {
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// The TLS settings of the PostgreSQL URL (`sslrootcert`, `sslcert`, `sslkey`) could not be
+    /// used.
+    #[error("TLS to PostgreSQL at {host}: {what}")]
+    PostgresTls {
+        /// The server(s) the URL names, `host:port` (no user or password).
+        host: String,
+        /// Which setting failed and how.
+        what: String,
+        /// The underlying error.
+        #[source]
+        source: Source,
+    },
+    /// Connecting to PostgreSQL failed (refused, authentication, or a TLS handshake or
+    /// certificate verification that failed).
+    #[error("connecting to PostgreSQL at {host}")]
     ConnectPostgres {
+        /// The server(s) the URL names, `host:port` (no user or password).
+        host: String,
         /// What the driver said.
         #[source]
         source: Source,
@@ -94,6 +115,18 @@ pub enum Error {
     #[error("committing the write transaction")]
     CommitTxn {
         /// What the database said.
+        #[source]
+        source: Source,
+    },
+    /// The connection to the database was lost after the write transaction was sent to be
+    /// committed, and could not be re-established to find out whether it was. The write may
+    /// or may not have happened; watchers are told once the database answers again.
+    #[error(
+        "the connection to the database was lost while committing; whether the write happened \
+         is unknown (read the object again to find out)"
+    )]
+    CommitUnknown {
+        /// Why the outcome could not be learned.
         #[source]
         source: Source,
     },

@@ -16,7 +16,8 @@
 //! # Backends
 //! [`Store::open`] takes `sqlite:PATH` (embedded, the default) or
 //! `postgres://user:pw@host:port/db` (for several hub replicas; plain SQL so CockroachDB can
-//! follow). Both sit behind one private trait; both run one writer that group-commits queued
+//! follow; TLS as libpq's `sslmode`, see the `postgres` module). Log store URLs only through
+//! [`redact_url`]. Both sit behind one private trait; both run one writer that group-commits queued
 //! writes in one transaction, and both are held to the same contract by [`conformance`].
 //!
 //! The watch feed is process-local: it sees commits made through this process's [`Store`]. A
@@ -38,6 +39,7 @@ mod watch;
 use bytes::Bytes;
 
 pub use error::{Error, Result, Source};
+pub use postgres::url::redact_url;
 pub use store::Store;
 pub use watch::WatchStream;
 

@@ -6,12 +6,48 @@
 
 use std::collections::HashMap;
 
-use tokio_postgres::{Client, Config, NoTls, Statement, Transaction};
+use tokio_postgres::{Client, Config, Statement, Transaction};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::{tls, url};
 use crate::sql::{EVENTS, META, OBJECTS};
 use crate::{Error, Result, Revision};
 
 pub(super) type PgError = tokio_postgres::Error;
+
+/// Where and how to connect: the driver's configuration, the TLS connector built from the
+/// URL's sslmode, and the servers' names for messages (never the URL: it may hold a password).
+#[derive(Clone)]
+pub(super) struct Target {
+    config: Config,
+    tls: MakeRustlsConnect,
+    pub host: String,
+}
+
+impl Target {
+    /// Read the URL and load its TLS files.
+    pub(super) fn new(url: &str) -> Result<Target> {
+        let parsed = url::parse(url)?;
+        let tls = tls::connector(&parsed.tls, &parsed.host)?;
+        if matches!(
+            parsed.tls.mode,
+            url::SslMode::Disable | url::SslMode::Prefer
+        ) && !url::is_local(&parsed.config)
+        {
+            tracing::warn!(
+                host = %parsed.host,
+                sslmode = ?parsed.tls.mode,
+                "the connection to PostgreSQL may be unencrypted and its server is not verified; \
+                 use sslmode=verify-full for a database that is not on this machine"
+            );
+        }
+        Ok(Target {
+            config: parsed.config,
+            tls,
+            host: parsed.host,
+        })
+    }
+}
 
 /// A client plus the statements prepared on it.
 pub(super) struct PgConn {
@@ -20,12 +56,14 @@ pub(super) struct PgConn {
 }
 
 impl PgConn {
-    pub(super) async fn connect(config: &Config) -> Result<PgConn> {
+    pub(super) async fn connect(target: &Target) -> Result<PgConn> {
         let (client, connection) =
-            config
-                .connect(NoTls)
+            target
+                .config
+                .connect(target.tls.clone())
                 .await
                 .map_err(|e| Error::ConnectPostgres {
+                    host: target.host.clone(),
                     source: Error::source_of(e),
                 })?;
         tokio::spawn(async move {
@@ -41,10 +79,10 @@ impl PgConn {
 
     /// Reconnect if the server dropped the connection, so one restart of the database does
     /// not leave the store broken until the process restarts.
-    pub(super) async fn ensure_open(&mut self, config: &Config) -> Result<()> {
+    pub(super) async fn ensure_open(&mut self, target: &Target) -> Result<()> {
         if self.client.is_closed() {
-            tracing::info!("reconnecting to PostgreSQL");
-            *self = PgConn::connect(config).await?;
+            tracing::info!(host = %target.host, "reconnecting to PostgreSQL");
+            *self = PgConn::connect(target).await?;
         }
         Ok(())
     }

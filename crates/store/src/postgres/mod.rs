@@ -1,57 +1,58 @@
 //! The PostgreSQL backend (`postgres://user:pw@host:port/db`), for hub replicas sharing one
 //! database. Same tables and group commit as SQLite: one writer task ([`writer`]), a few
-//! pooled read connections ([`read`]), tables created at open ([`conn`]). No TLS: it is meant
-//! for a database on loopback or a private network until TLS is wired in.
+//! pooled read connections ([`read`]), tables created at open ([`conn`]). TLS as libpq's
+//! `sslmode` says ([`url`], [`tls`]). A commit whose outcome is lost with the connection is
+//! settled by reading the database again ([`settle`]), so callers get the truth when it can be
+//! learned and watchers get every committed revision either way.
 
 mod conn;
 mod read;
+mod settle;
+mod tls;
+pub(crate) mod url;
 mod writer;
 
-use std::str::FromStr;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use tokio_postgres::Config;
 
-use self::conn::PgConn;
+use self::conn::{PgConn, Target};
 use crate::backend::{Backend, Shared};
 use crate::keys::Range;
 use crate::pool::Pool;
-use crate::{Error, Event, ListResult, Record, Result, Revision};
+use crate::{Event, ListResult, Record, Result, Revision};
 
 /// Read connections kept open.
 const READERS: usize = 4;
 
 pub(crate) struct Postgres {
     shared: Arc<Shared>,
-    config: Config,
+    target: Target,
     readers: Arc<Pool<PgConn>>,
 }
 
 impl Postgres {
     pub(crate) async fn open(url: &str) -> Result<Postgres> {
-        let config = Config::from_str(url).map_err(|e| Error::ConnectPostgres {
-            source: Error::source_of(e),
-        })?;
-        let writer = PgConn::connect(&config).await?;
+        let target = Target::new(url)?;
+        let writer = PgConn::connect(&target).await?;
         let (revision, compacted) = conn::migrate(&writer).await?;
         let mut readers = Vec::with_capacity(READERS);
         for _ in 0..READERS {
-            readers.push(PgConn::connect(&config).await?);
+            readers.push(PgConn::connect(&target).await?);
         }
         let (shared, end) = Shared::new(revision, compacted);
-        tokio::spawn(writer::run(writer, config.clone(), end));
-        tracing::info!(revision, compacted, "opened PostgreSQL store");
+        tokio::spawn(writer::run(writer, target.clone(), end, revision));
+        tracing::info!(host = %target.host, revision, compacted, "opened PostgreSQL store");
         Ok(Postgres {
             shared,
-            config,
+            target,
             readers: Pool::new(readers),
         })
     }
 
     async fn reader(&self) -> Result<crate::pool::Pooled<PgConn>> {
         let mut conn = self.readers.take().await?;
-        conn.ensure_open(&self.config).await?;
+        conn.ensure_open(&self.target).await?;
         Ok(conn)
     }
 }

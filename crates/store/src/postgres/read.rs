@@ -111,8 +111,7 @@ pub(super) async fn events_after(
         });
     }
     let sql = format!(
-        "SELECT revision, key, kind, value, prev_value, create_revision FROM {EVENTS} \
-         WHERE revision > $1 ORDER BY revision LIMIT $2"
+        "SELECT {EVENT_COLUMNS} FROM {EVENTS} WHERE revision > $1 ORDER BY revision LIMIT $2"
     );
     let stmt = prepare(&tx, cache, &sql).await.map_err(query_err)?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -121,6 +120,14 @@ pub(super) async fn events_after(
         .await
         .map_err(query_err)?;
     tx.commit().await.map_err(query_err)?;
+    decode_events(rows)
+}
+
+/// The columns [`decode_events`] reads, in its order.
+pub(super) const EVENT_COLUMNS: &str = "revision, key, kind, value, prev_value, create_revision";
+
+/// Event-log rows (selected as [`EVENT_COLUMNS`]) back into events.
+pub(super) fn decode_events(rows: Vec<Row>) -> Result<Vec<Event>> {
     rows.into_iter()
         .map(|row| {
             let revision: Revision = row.get(0);

@@ -8,32 +8,58 @@
 //! checked in memory. No statement in the transaction can fail on a precondition, so one bad
 //! write never aborts its neighbours. Rows are written with `UNNEST` over arrays: one
 //! statement per table per group.
+//!
+//! If the connection is lost while COMMIT is on its way, the group's outcome is unknown: the
+//! writer settles it by reading the database again before anything else ([`super::settle`]),
+//! and hands watchers whatever committed.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use tokio::sync::oneshot;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Config, Statement};
+use tokio_postgres::Statement;
 
-use super::conn::{decode_key, PgConn, PgError};
+use super::conn::{decode_key, PgConn, PgError, Target};
+use super::settle::{self, Feed};
 use crate::backend::{Reporter, WriterEnd};
 use crate::batch::{self, Op, Plan, Step};
 use crate::sql::{EVENTS, KIND_DELETE, KIND_PUT, META, OBJECTS};
 use crate::{Error, EventKind, Record, Result, Revision};
 
-/// Run until every request sender is gone and the queue is drained.
-pub(super) async fn run(mut conn: PgConn, config: Config, end: WriterEnd) {
+/// Run until every request sender is gone and the queue is drained. `revision` is the last
+/// revision committed when the store opened.
+pub(super) async fn run(mut conn: PgConn, target: Target, end: WriterEnd, revision: Revision) {
     let WriterEnd {
         mut requests,
         done,
         report,
     } = end;
-    while let Some(first) = requests.recv().await {
+    let mut feed = Feed::new(report, revision);
+    loop {
+        let next = if feed.unsettled {
+            // Watchers may be missing committed revisions: keep trying to deliver them even
+            // when no write comes to prompt it.
+            tokio::select! {
+                r = requests.recv() => r,
+                () = tokio::time::sleep(settle::RETRY) => {
+                    let _ = feed.catch_up(&mut conn, &target).await;
+                    continue;
+                }
+            }
+        } else {
+            requests.recv().await
+        };
+        let Some(first) = next else { break };
         for step in batch::steps(batch::drain(first, &mut requests)) {
-            let open = conn.ensure_open(&config).await;
+            // Nothing new is written before watchers have had everything already committed.
+            let ready = match conn.ensure_open(&target).await {
+                Ok(()) if feed.unsettled => feed.catch_up(&mut conn, &target).await.map(drop),
+                r => r,
+            };
             match step {
-                Step::Writes(writes) => match open {
-                    Ok(()) => write_group(&mut conn, &report, writes).await,
+                Step::Writes(writes) => match ready {
+                    Ok(()) => write_group(&mut conn, &target, &mut feed, writes).await,
                     Err(e) => {
                         let (_, replies): (Vec<_>, Vec<_>) = writes.into_iter().unzip();
                         let n = replies.len();
@@ -41,8 +67,8 @@ pub(super) async fn run(mut conn: PgConn, config: Config, end: WriterEnd) {
                     }
                 },
                 Step::Compact(revision, reply) => {
-                    let result = match open {
-                        Ok(()) => compact(&mut conn, &report, revision).await,
+                    let result = match ready {
+                        Ok(()) => compact(&mut conn, feed.reporter(), revision).await,
                         Err(e) => Err(e),
                     };
                     let _ = reply.send(result);
@@ -57,7 +83,8 @@ pub(super) async fn run(mut conn: PgConn, config: Config, end: WriterEnd) {
 
 async fn write_group(
     conn: &mut PgConn,
-    report: &Reporter,
+    target: &Target,
+    feed: &mut Feed,
     writes: Vec<(Op, oneshot::Sender<Result<Record>>)>,
 ) {
     let keys = batch::keys(&writes);
@@ -66,13 +93,59 @@ async fn write_group(
     match commit_group(conn, &keys, ops).await {
         Ok(plan) => {
             let events = plan.log.into_iter().map(|e| e.event).collect();
-            report.committed(plan.last, events);
+            feed.committed(plan.last, events);
             batch::answer(replies, plan.results);
         }
-        Err(e) => {
+        Err(Failed::RolledBack(e)) => {
             tracing::error!(error = %e, writes = n, "PostgreSQL write transaction failed; rolled back");
             batch::answer(replies, vec![Err(e); n]);
         }
+        Err(Failed::Unknown { plan, error }) => {
+            tracing::warn!(
+                host = %target.host,
+                error = %error,
+                writes = n,
+                "the connection to PostgreSQL was lost while committing; checking whether the \
+                 transaction committed"
+            );
+            let results = match feed.settle(conn, target).await {
+                Ok(events) if settle::committed(&plan, &events) => {
+                    tracing::info!(revision = plan.last, "the lost commit had committed");
+                    plan.results
+                }
+                Ok(_) => {
+                    tracing::info!("the lost commit had rolled back");
+                    vec![Err(commit_err(error)); n]
+                }
+                Err(e) => {
+                    tracing::error!(
+                        error = %e,
+                        writes = n,
+                        "PostgreSQL is unreachable: the outcome of the lost commit is unknown; \
+                         watchers get its revisions if it committed once the database answers"
+                    );
+                    let unknown = Error::CommitUnknown {
+                        source: Arc::new(e),
+                    };
+                    vec![Err(unknown); n]
+                }
+            };
+            batch::answer(replies, results);
+        }
+    }
+}
+
+/// Why a group did not (knowingly) commit.
+enum Failed {
+    /// It rolled back; nothing was written.
+    RolledBack(Error),
+    /// COMMIT was sent and no answer came back.
+    Unknown { plan: Plan, error: PgError },
+}
+
+impl From<Error> for Failed {
+    fn from(e: Error) -> Failed {
+        Failed::RolledBack(e)
     }
 }
 
@@ -133,7 +206,7 @@ fn commit_err(e: PgError) -> Error {
     }
 }
 
-async fn commit_group(conn: &mut PgConn, keys: &[String], ops: Vec<Op>) -> Result<Plan> {
+async fn commit_group(conn: &mut PgConn, keys: &[String], ops: Vec<Op>) -> Result<Plan, Failed> {
     let Statements {
         lock,
         select,
@@ -230,12 +303,15 @@ async fn commit_group(conn: &mut PgConn, keys: &[String], ops: Vec<Op>) -> Resul
             "revision counter moved under the lock: {last} != {}",
             plan.last
         );
-        return Err(Error::CommitTxn {
+        return Err(Failed::RolledBack(Error::CommitTxn {
             source: Error::source_of(std::io::Error::other(detail)),
-        });
+        }));
     }
-    tx.commit().await.map_err(commit_err)?;
-    Ok(plan)
+    match tx.commit().await {
+        Ok(()) => Ok(plan),
+        Err(error) if settle::outcome_unknown(&error) => Err(Failed::Unknown { plan, error }),
+        Err(error) => Err(Failed::RolledBack(commit_err(error))),
+    }
 }
 
 async fn compact(conn: &mut PgConn, report: &Reporter, revision: Revision) -> Result<()> {
