@@ -11,6 +11,7 @@
 //! - [`labels`]: label selectors against labels.
 //! - [`quantity`]: resource quantities as milli-units, parsed one way everywhere.
 //! - [`names`]: the namespaces, field manager and other well-known names every component shares.
+//! - [`scope`]: what a propagation may reach (a namespace's bindings, overrides, push credentials).
 //!
 //! Types are plain data (serde + schemars, no I/O). Each kind derives its
 //! `CustomResourceDefinition` through `kube-derive`; the hub installs [`crds()`] at start, so
@@ -52,6 +53,7 @@ pub mod names;
 pub mod policy;
 pub mod quantity;
 mod schema;
+pub mod scope;
 pub mod work;
 
 use kube_core::CustomResourceExt;

@@ -13,6 +13,8 @@
 //! * [`binding`]: both binding kinds behind one trait, and the labels and annotations.
 //! * [`workload`]: replicas and requests read from templates, names and hashes.
 //! * [`eviction`]: graceful eviction and held shrinks, so moves never lose ready replicas.
+//! * [`scope`]: what a binding may reach (its own namespace only, nothing of the hub's), so
+//!   a namespace's policies cannot deliver anything outside that namespace of a member.
 //! * [`deps`]: what a pod template refers to (ConfigMaps, Secrets, ServiceAccounts, PVCs), for
 //!   `propagateDeps`.
 
@@ -24,6 +26,7 @@ pub mod detector;
 pub mod eviction;
 mod feed;
 pub mod scheduling;
+pub mod scope;
 pub mod select;
 pub mod shares;
 pub mod workload;

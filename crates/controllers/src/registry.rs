@@ -223,7 +223,11 @@ pub async fn remove(hub: &Client, name: &str) -> Result<Removed> {
             .as_ref()
             .map(|r| (r.namespace.clone(), r.name.clone()))
             .unwrap_or_else(|| (SYSTEM_NAMESPACE.into(), push_secret_name(name)));
-        delete(hub, &resource("Secret"), Some(&secret.0), &secret.1).await?;
+        // Only the hub's own credential Secrets: a reference into another namespace (refused
+        // at admission today, possibly stored before) never makes removal delete a user's.
+        if secret.0 == SYSTEM_NAMESPACE {
+            delete(hub, &resource("Secret"), Some(&secret.0), &secret.1).await?;
+        }
     }
     if let Some(id) = cluster
         .annotations()

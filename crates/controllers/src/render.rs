@@ -50,7 +50,8 @@ pub enum ReplicaShare {
 
 /// The manifest of `template` for `cluster`: a clone, stripped of hub-owned fields, with the
 /// cluster's replica share (none: as in the template, e.g. `Duplicated`) and the `overriders`
-/// applied in the given order (from [`rules_for_cluster`]).
+/// applied in the given order (from [`rules_for_cluster`]). Overrides that would change the
+/// object's identity (kind, name, namespace, ...) are an error: no manifest for that cluster.
 pub fn render(
     template: &Value,
     cluster: &Cluster,
@@ -76,8 +77,17 @@ pub fn render(
         Some(ReplicaShare::Hpa { min, max }) => set_hpa(&mut obj, min, max),
         None => {}
     }
+    let selected = flotilla_apis::scope::identity(&obj);
     for o in overriders {
         apply_overrides(&mut obj, o)?;
+    }
+    // Whatever an overrider did, the member gets the object the policy selected, where it was.
+    if let Some(change) = flotilla_apis::scope::identity_change(&selected, &obj) {
+        return Err(crate::Error::Invalid(format!(
+            "the overrides change the object's identity ({change}); overriders may not \
+             change apiVersion, kind, metadata.name, metadata.namespace or \
+             metadata.generateName (fix the OverridePolicy)"
+        )));
     }
     Ok(obj)
 }

@@ -233,9 +233,17 @@ async fn wanted(ctx: &Context, b: &ResourceBinding) -> Result<Vec<Dependency>> {
         return Ok(Vec::new());
     }
     let r = &b.spec.resource;
+    let ns = b.metadata.namespace.as_deref();
+    // The binding controller refuses such a binding; its references are not followed either.
+    if super::scope::refused_reference(ns, r).is_some() {
+        return Ok(Vec::new());
+    }
     let (resource, namespaced) = discover(&ctx.hub, &r.api_version, &r.kind)
         .await
         .map_err(Error::hub(format!("discover {} {}", r.api_version, r.kind)))?;
+    if super::scope::refused_kind(ns, &r.kind, namespaced).is_some() {
+        return Ok(Vec::new());
+    }
     let api = dynamic_api(
         ctx.hub.clone(),
         &resource,

@@ -13,6 +13,10 @@
 //! statuses summed ([`super::aggregate`]) into the template's status, so `kubectl get` and
 //! `kubectl rollout status` on the hub tell the truth about the fleet.
 //!
+//! Reach: a ResourceBinding propagates only objects of its own namespace, and every manifest
+//! of its Works stays there after overrides; nothing of the hub's own is propagated. A binding
+//! out of its reach gets no Works ([`super::scope`]).
+//!
 //! Deletion: the binding carries the finalizer `work.flotilla.io/binding-cleanup`; when the
 //! template goes (the hub's garbage collector deletes the binding it owns), the binding's
 //! Works are deleted, which removes the objects from the members, unless the template was
@@ -51,6 +55,7 @@ use super::binding::{
 };
 use super::eviction::{hold_shrinking, pending_tasks, progress, replacement_ready, Progress};
 use super::feed::{feed, feed_on_change};
+use super::scope;
 use super::select::{best_match, Subject};
 use super::shares::shares;
 use super::workload::{binding_label, discover, dynamic_api, fnv64, work_name};
@@ -221,14 +226,24 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
         return set_finalizer(&api, &*b, true).await;
     }
     let spec = b.spec();
+    // Before anything is read: a binding reaches only what its scope allows.
+    if let Some(why) = scope::refused_reference(ns.as_deref(), &spec.resource) {
+        scope::refuse(&ctx.hub, &*b, &works, &why, MANAGER).await?;
+        return Ok(Action::await_change());
+    }
     let generation = b.meta().generation;
     let observed = b.status().and_then(|s| s.scheduler_observed_generation);
     if spec.placement.is_some() && observed != generation {
         // The scheduler has not placed this version yet; its status write wakes us.
         return Ok(Action::await_change());
     }
-    let Some(template) = template(&ctx, spec).await? else {
-        return Ok(Action::await_change());
+    let template = match template(&ctx, ns.as_deref(), spec).await? {
+        Template::Found(t) => t,
+        Template::Gone => return Ok(Action::await_change()),
+        Template::Refused(why) => {
+            scope::refuse(&ctx.hub, &*b, &works, &why, MANAGER).await?;
+            return Ok(Action::await_change());
+        }
     };
     if spec.resource.uid.is_some()
         && template["metadata"]["uid"].as_str() != spec.resource.uid.as_deref()
@@ -274,6 +289,10 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
                 continue;
             }
         };
+        if let Some(why) = scope::refused_manifest(ns.as_deref(), &manifest) {
+            failures.insert(cluster_name.clone(), why);
+            continue;
+        }
         let body = work_body(
             ns.as_deref(),
             &name,
@@ -322,7 +341,7 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
         .collect();
     for w in &works {
         if !keep.contains(cluster_of(w)) && w.meta().deletion_timestamp.is_none() {
-            delete_work(&ctx, w).await?;
+            delete_work(&ctx.hub, w).await?;
         }
     }
     write_status(&ctx, &*b, &api, &template, &targets, &works, &failures).await?;
@@ -426,10 +445,11 @@ fn targets<B: BindingObject>(b: &B) -> Vec<String> {
     set.into_iter().collect()
 }
 
-async fn delete_work(ctx: &Context, w: &Work) -> Result<()> {
+/// Deletes Work `w` (gone already counts as done).
+pub(super) async fn delete_work(hub: &Client, w: &Work) -> Result<()> {
     let ns = w.namespace().unwrap_or_default();
     let name = w.name_any();
-    match Api::<Work>::namespaced(ctx.hub.clone(), &ns)
+    match Api::<Work>::namespaced(hub.clone(), &ns)
         .delete(&name, &DeleteParams::background())
         .await
     {
@@ -447,7 +467,7 @@ async fn finish_deletion<B: BindingObject>(
 ) -> Result<Action> {
     for w in works {
         if w.meta().deletion_timestamp.is_none() {
-            delete_work(ctx, w).await?;
+            delete_work(&ctx.hub, w).await?;
         }
     }
     set_finalizer(api, b, false).await
@@ -588,11 +608,21 @@ fn matched_overrides(ctx: &Context, template: &Value) -> Vec<Overrides> {
     out
 }
 
-/// The template, fetched from the hub; `None` when it is gone.
+/// A binding's template, as [`template`] found it.
+enum Template {
+    Found(Value),
+    Gone,
+    /// Its kind is out of the binding's reach (why).
+    Refused(String),
+}
+
+/// The template of a binding in namespace `ns`, fetched from the hub; not read at all when
+/// its kind is out of the binding's reach.
 async fn template(
     ctx: &Context,
+    ns: Option<&str>,
     spec: &flotilla_apis::work::v1alpha1::ResourceBindingSpec,
-) -> Result<Option<Value>> {
+) -> Result<Template> {
     let r = &spec.resource;
     let key = (r.api_version.clone(), r.kind.clone());
     let known = ctx.kinds.lock().get(&key).cloned();
@@ -606,6 +636,9 @@ async fn template(
             k
         }
     };
+    if let Some(why) = scope::refused_kind(ns, &r.kind, namespaced) {
+        return Ok(Template::Refused(why));
+    }
     let api = dynamic_api(
         ctx.hub.clone(),
         &resource,
@@ -616,11 +649,11 @@ async fn template(
         .get_opt(&r.name)
         .await
         .map_err(Error::hub(format!("read {} {}", r.kind, r.name)))?;
-    Ok(obj.map(|o| {
+    Ok(obj.map_or(Template::Gone, |o| {
         let mut v = serde_json::to_value(o).unwrap_or_default();
         v["apiVersion"] = json!(resource.api_version);
         v["kind"] = json!(resource.kind);
-        v
+        Template::Found(v)
     }))
 }
 

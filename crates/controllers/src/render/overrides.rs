@@ -15,11 +15,17 @@
 //!   is left alone (the rule may target several kinds).
 //! * `labelsOverrider`/`annotationsOverrider` on the object's own metadata: `add` sets each
 //!   key, `replace` sets only keys already present, `remove` deletes the keys.
+//!
+//! No overrider may write an identity field (apiVersion, kind, metadata.name, .namespace,
+//! .generateName, or an object holding one): what a policy propagates stays the object it
+//! selected, in its namespace ([`flotilla_apis::scope`]). [`super::render`] checks the result
+//! too, whatever wrote it.
 
 use flotilla_apis::policy::v1alpha1::{
     CommandArgsOperator, CommandArgsOverrider, ImageOverrider, LabelAnnotationOverrider,
     OverriderOperator, Overriders,
 };
+use flotilla_apis::scope::{touches_identity, IDENTITY_REASON};
 use serde_json::{Map, Value};
 
 use super::image::{pod_spec_pointer, ImageRef};
@@ -44,12 +50,16 @@ pub fn apply_overrides(obj: &mut Value, overriders: &Overriders) -> Result<()> {
         apply_map(obj, o, "annotations");
     }
     for o in &overriders.plaintext {
-        let value = o.value.as_ref().map(|v| &v.0);
-        patch(obj, o.operator, &o.path, value).map_err(|reason| Error::Override {
+        let err = |reason: String| Error::Override {
             overrider: "plaintext",
             path: o.path.clone(),
             reason,
-        })?;
+        };
+        if touches_identity(&o.path) {
+            return Err(err(IDENTITY_REASON.to_owned()));
+        }
+        let value = o.value.as_ref().map(|v| &v.0);
+        patch(obj, o.operator, &o.path, value).map_err(err)?;
     }
     Ok(())
 }
@@ -65,6 +75,10 @@ fn apply_image(obj: &mut Value, o: &ImageOverrider) -> Result<()> {
             path: path.clone(),
             reason,
         };
+        // A predicate may name any string field; an image-shaped name is still a name.
+        if touches_identity(&path) {
+            return Err(err(IDENTITY_REASON.to_owned()));
+        }
         let field = obj
             .pointer_mut(&path)
             .ok_or_else(|| err("there is no such field".to_owned()))?;

@@ -372,3 +372,85 @@ fn plaintext_runs_after_the_other_overriders() {
         Some(&json!("ghcr.io/org/side:2"))
     );
 }
+
+/// No overrider writes what an object is (issue 18: a namespace's policy rewrote a copy's
+/// namespace or kind to reach the rest of a member); the object is left as it was.
+#[test]
+fn identity_fields_are_refused() {
+    use OverriderOperator::{Add, Remove, Replace};
+    let cases: Vec<(&str, Overriders, &str)> = vec![
+        (
+            "namespace",
+            plaintext("/metadata/namespace", Add, Some(json!("kube-system"))),
+            "plaintext",
+        ),
+        (
+            "name",
+            plaintext("/metadata/name", Replace, Some(json!("other"))),
+            "plaintext",
+        ),
+        (
+            "kind",
+            plaintext("/kind", Replace, Some(json!("ClusterRoleBinding"))),
+            "plaintext",
+        ),
+        (
+            "apiVersion",
+            plaintext(
+                "/apiVersion",
+                Replace,
+                Some(json!("rbac.authorization.k8s.io/v1")),
+            ),
+            "plaintext",
+        ),
+        (
+            "generateName",
+            plaintext("/metadata/generateName", Add, Some(json!("x-"))),
+            "plaintext",
+        ),
+        (
+            "the whole metadata",
+            plaintext(
+                "/metadata",
+                Replace,
+                Some(json!({"name": "web", "namespace": "kube-system"})),
+            ),
+            "plaintext",
+        ),
+        (
+            "the whole object",
+            plaintext("", Replace, Some(json!({}))),
+            "plaintext",
+        ),
+        (
+            "remove the namespace",
+            plaintext("/metadata/namespace", Remove, None),
+            "plaintext",
+        ),
+        (
+            "an image predicate on the name",
+            image(
+                Some("/metadata/name"),
+                ImageComponent::Registry,
+                Add,
+                Some("r.io"),
+            ),
+            "imageOverrider",
+        ),
+    ];
+    for (name, overriders, want) in cases {
+        let mut obj = deployment();
+        obj["metadata"]["namespace"] = json!("team");
+        let before = obj.clone();
+        match apply_overrides(&mut obj, &overriders) {
+            Err(Error::Override {
+                overrider, reason, ..
+            }) => {
+                assert_eq!(overrider, want, "{name}");
+                assert!(reason.contains("identity"), "{name}: {reason}");
+            }
+            other => panic!("{name}: expected a refusal, got {other:?}"),
+        }
+        assert_eq!(obj, before, "{name}: nothing was written");
+    }
+}

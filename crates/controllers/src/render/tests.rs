@@ -289,3 +289,28 @@ fn replica_shares_per_kind() {
         assert_eq!(out["spec"], want, "{template} {share:?}");
     }
 }
+
+#[test]
+fn render_refuses_overrides_of_the_identity() {
+    let c = cluster("a", &[], None);
+    let template = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "cfg", "namespace": "team"}, "data": {"a": "1"}});
+    let moved = Overriders {
+        plaintext: vec![flotilla_apis::policy::v1alpha1::PlaintextOverrider {
+            path: "/metadata/namespace".into(),
+            operator: OverriderOperator::Replace,
+            value: Some(flotilla_apis::policy::v1alpha1::AnyJson(json!(
+                "kube-system"
+            ))),
+        }],
+        ..Overriders::default()
+    };
+    let err = render(&template, &c, None, &[&set_label("x", "y"), &moved])
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("identity"), "{err}");
+    // Content may change.
+    let out = render(&template, &c, None, &[&set_label("x", "y")]).unwrap();
+    assert_eq!(out["metadata"]["namespace"], json!("team"));
+}

@@ -21,6 +21,9 @@ pub const VERSION: &str = "v1alpha1";
 pub const CONDITION_JOINED: &str = "Joined";
 /// Condition type: the member is healthy and reachable (heartbeats arrive in time).
 pub const CONDITION_READY: &str = "Ready";
+/// Condition type (push): the hub's worker accepts the member credential `spec.secretRef`
+/// names (a Secret in flotilla-system holding a kubeconfig with inline credentials only).
+pub const CONDITION_CREDENTIAL_ACCEPTED: &str = "CredentialAccepted";
 
 /// Reason of `Joined=True`.
 pub const REASON_JOINED: &str = "Joined";
@@ -34,6 +37,13 @@ pub const REASON_CLUSTER_READY: &str = "ClusterReady";
 pub const REASON_CLUSTER_NOT_READY: &str = "ClusterNotReady";
 /// Reason of `Ready=False`: the agent runs but cannot reach its own member's API server.
 pub const REASON_MEMBER_UNREACHABLE: &str = "MemberUnreachable";
+/// Reason of `CredentialAccepted=True`.
+pub const REASON_CREDENTIAL_ACCEPTED: &str = "CredentialAccepted";
+/// Reason of `CredentialAccepted=False`: the credential is refused (a Secret outside
+/// flotilla-system, an exec plugin, a file reference); nothing of it is used.
+pub const REASON_CREDENTIAL_REFUSED: &str = "CredentialRefused";
+/// Reason of `CredentialAccepted=False`: the Secret or its kubeconfig cannot be read.
+pub const REASON_CREDENTIAL_UNAVAILABLE: &str = "CredentialUnavailable";
 /// Reason of `Ready=Unknown`: heartbeats stopped.
 pub const REASON_CLUSTER_UNREACHABLE: &str = "ClusterUnreachable";
 

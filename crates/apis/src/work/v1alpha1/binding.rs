@@ -37,6 +37,10 @@ pub const REASON_SCHEDULER_ERROR: &str = "SchedulerError";
 pub const REASON_FULLY_APPLIED: &str = "FullyAppliedSuccess";
 /// Reason of `FullyApplied=False`.
 pub const REASON_NOT_FULLY_APPLIED: &str = "FullyAppliedFailed";
+/// Reason of `FullyApplied=False`: the binding names an object it may not propagate (another
+/// namespace, a cluster-scoped object, the hub's own); it gets no Works (see
+/// [`crate::scope`]).
+pub const REASON_OUT_OF_SCOPE: &str = "OutOfScope";
 
 /// One hub object to propagate and the scheduler's decision for it.
 #[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
