@@ -72,6 +72,10 @@ pub enum Error {
     /// The agent's credential files could not be read or written.
     #[error("{0}")]
     Credential(String),
+    /// A push member's credential is refused (a Secret outside flotilla-system, an exec
+    /// plugin, a file reference): nothing of it was used.
+    #[error("{0}")]
+    CredentialRefused(String),
     /// The hub no longer accepts this agent: its credential was revoked or its Cluster removed.
     #[error("{0}")]
     Revoked(String),

@@ -5,18 +5,34 @@
 //! [`Delivery`] loop and [`heartbeat`] a pull agent runs, with the hub's own client on one side
 //! and a client built from the Secret's `kubeconfig` on the other. A worker is restarted when its
 //! Cluster's secretRef changes, and stopped when the Cluster goes or turns Pull.
+//!
+//! The credential is held to what the hub may safely use: the Secret must be in
+//! flotilla-system, and its kubeconfig must carry inline credentials only, no exec plugin, auth
+//! provider or file reference ([`refused_kubeconfig`]). Each push Cluster says in its
+//! `CredentialAccepted` condition whether its credential was accepted, and why not.
+
+mod credential;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use flotilla_apis::cluster::v1alpha1::{Cluster, SecretRef, SyncMode, CONDITION_JOINED};
+use flotilla_apis::cluster::v1alpha1::{
+    Cluster, SecretRef, SyncMode, CONDITION_CREDENTIAL_ACCEPTED, CONDITION_JOINED,
+    REASON_CREDENTIAL_ACCEPTED, REASON_CREDENTIAL_REFUSED, REASON_CREDENTIAL_UNAVAILABLE,
+};
+use flotilla_apis::conditions::{self, Set};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Patch, PatchParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, Config, ResourceExt};
+use serde_json::json;
 use tokio::task::JoinHandle;
+
+pub use credential::refused as refused_kubeconfig;
 
 use crate::delivery::{self, Delivery};
 use crate::{heartbeat, Error, Result};
@@ -85,7 +101,9 @@ async fn reconcile(
         if workers.contains_key(&name) {
             continue;
         }
-        match member_client(hub, &cluster).await {
+        let member = member_client(hub, &cluster).await;
+        report_credential(hub, &cluster, member.as_ref().err()).await;
+        match member {
             Ok(member) => {
                 tracing::info!(cluster = %name, "starting the push worker");
                 let task = tokio::spawn(work(
@@ -103,8 +121,54 @@ async fn reconcile(
                     },
                 );
             }
+            Err(e @ Error::CredentialRefused(_)) => {
+                tracing::warn!(cluster = %name, error = %e, "push member credential refused")
+            }
             Err(e) => tracing::warn!(cluster = %name, error = %e, "cannot reach the push member"),
         }
+    }
+}
+
+/// Sets the Cluster's `CredentialAccepted` condition from the outcome of loading its
+/// credential (`error`: why it was not used). Best effort: a failed write is logged, and the
+/// next check writes again.
+async fn report_credential(hub: &Client, cluster: &Cluster, error: Option<&Error>) {
+    let message;
+    let set = match error {
+        None => Set {
+            type_: CONDITION_CREDENTIAL_ACCEPTED,
+            status: "True",
+            reason: REASON_CREDENTIAL_ACCEPTED,
+            message: "the hub's worker uses the member credential",
+        },
+        Some(e) => {
+            message = e.to_string();
+            Set {
+                type_: CONDITION_CREDENTIAL_ACCEPTED,
+                status: "False",
+                reason: match e {
+                    Error::CredentialRefused(_) => REASON_CREDENTIAL_REFUSED,
+                    _ => REASON_CREDENTIAL_UNAVAILABLE,
+                },
+                message: &message,
+            }
+        }
+    };
+    let mut list = cluster
+        .status
+        .as_ref()
+        .map(|s| s.conditions.clone())
+        .unwrap_or_default();
+    if !conditions::set(&mut list, set, Timestamp::now()) {
+        return;
+    }
+    let name = cluster.name_any();
+    let patch = json!({"status": {"conditions": list}});
+    if let Err(e) = Api::<Cluster>::all(hub.clone())
+        .patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+    {
+        tracing::warn!(cluster = %name, error = %e, "writing the CredentialAccepted condition");
     }
 }
 
@@ -143,6 +207,10 @@ pub async fn member_client(hub: &Client, cluster: &Cluster) -> Result<Client> {
         cluster.spec.secret_ref.as_ref().ok_or_else(|| {
             Error::Credential(format!("Push cluster {name} has no spec.secretRef"))
         })?;
+    // The hub reads no other namespace's Secrets for anyone who may write a Cluster.
+    if let Some(why) = flotilla_apis::scope::push_secret_namespace(&reference.namespace) {
+        return Err(Error::CredentialRefused(format!("cluster {name}: {why}")));
+    }
     let secrets: Api<Secret> = Api::namespaced(hub.clone(), &reference.namespace);
     let secret = secrets
         .get(&reference.name)
@@ -170,10 +238,14 @@ pub async fn member_client(hub: &Client, cluster: &Cluster) -> Result<Client> {
     client_from_kubeconfig(&text).await
 }
 
-/// A client from kubeconfig text.
+/// A client from kubeconfig text; one with an exec plugin, auth provider or file reference
+/// is refused before anything of it is used ([`refused_kubeconfig`]).
 pub async fn client_from_kubeconfig(text: &str) -> Result<Client> {
     let kubeconfig = Kubeconfig::from_yaml(text)
         .map_err(|e| Error::Credential(format!("parsing a member kubeconfig: {e}")))?;
+    if let Some(why) = credential::refused(&kubeconfig) {
+        return Err(Error::CredentialRefused(why));
+    }
     let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
         .await
         .map_err(|e| Error::Credential(format!("loading a member kubeconfig: {e}")))?;

@@ -5,6 +5,9 @@
 //! The schema (unknown fields) is checked in [`crate::schemas`]; name rules live with the write
 //! path. This module holds per-kind content rules, worded as `k8s.io/apimachinery`'s field errors
 //! (`data[a b]: Invalid value: …`, `[]: Too long: …`) so clients see the messages they know.
+//! [`flotilla`] holds the rules of flotilla's own kinds (served as CRDs).
+
+mod flotilla;
 
 use base64::Engine;
 use serde_json::{Map, Value};
@@ -16,14 +19,23 @@ use crate::registry::ResourceInfo;
 /// limit leaves room for one such object and its metadata).
 pub const MAX_DATA_SIZE: usize = 1024 * 1024;
 
-/// Refuse (422 Invalid) an object Kubernetes' validation would refuse.
+/// Refuse (422 Invalid) an object Kubernetes' validation would refuse (or, for flotilla's own
+/// kinds, one that reaches beyond its scope: [`flotilla`]).
 pub fn check(res: &ResourceInfo, obj: &Value) -> Result<()> {
-    if res.custom {
-        return Ok(());
-    }
-    let causes = match (res.group.as_str(), res.kind.as_str()) {
-        ("", "ConfigMap") => config_map(obj),
-        ("", "Secret") => secret(obj),
+    check_change(res, None, obj)
+}
+
+/// As [`check`], for an update from `old`: flotilla's rules look only at what the update
+/// changes, so an object stored before a rule existed can still be updated otherwise.
+pub fn check_update(res: &ResourceInfo, old: &Value, new: &Value) -> Result<()> {
+    check_change(res, Some(old), new)
+}
+
+fn check_change(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Result<()> {
+    let causes = match (res.custom, res.group.as_str(), res.kind.as_str()) {
+        (true, ..) => flotilla::causes(res, old, obj),
+        (false, "", "ConfigMap") => config_map(obj),
+        (false, "", "Secret") => secret(obj),
         _ => Vec::new(),
     };
     if causes.is_empty() {

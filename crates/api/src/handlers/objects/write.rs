@@ -393,7 +393,7 @@ where
                 remove_meta(&mut new, "generation");
             }
         }
-        crate::validation::check(res, &new)?;
+        crate::validation::check_update(res, &old, &new)?;
         let new = crate::registry::storage::to_storage(res, new);
         if new == stored {
             return Ok(Outcome::Unchanged(cur));

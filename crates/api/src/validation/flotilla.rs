@@ -1,0 +1,255 @@
+//! Content rules of flotilla's own kinds beyond their schema: what a propagation may reach
+//! ([`flotilla_apis::scope`]), refused at admission so the user learns at once (the
+//! controllers check the same at their end).
+//!
+//! * `ResourceBinding`: `spec.resource` is an object of the binding's own namespace, and
+//!   nothing of the hub's own (its namespaces, flotilla's API groups); a
+//!   `ClusterResourceBinding`: nothing of the hub's own.
+//! * `OverridePolicy`, `ClusterOverridePolicy`: no `plaintext` path or image predicate writes
+//!   an identity field (apiVersion, kind, metadata.name/namespace/generateName).
+//! * `Cluster`: `spec.secretRef` names a Secret in flotilla-system.
+//!
+//! On an update, a rule looks only at a part the update changes, so objects stored before a
+//! rule existed can still get their status, finalizers and deletion.
+
+use flotilla_apis::names::SYSTEM_NAMESPACE;
+use flotilla_apis::scope::{binding_reference, hub_internal, touches_identity, IDENTITY_REASON};
+use serde_json::Value;
+
+use super::Causes;
+use crate::registry::ResourceInfo;
+
+/// The causes for refusing `obj` (updated from `old`, when an update).
+pub(super) fn causes(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Causes {
+    let (part, rule): (&str, fn(&Value) -> Causes) = match (res.group.as_str(), res.kind.as_str()) {
+        ("work.flotilla.io", "ResourceBinding") => ("/spec/resource", resource_binding),
+        ("work.flotilla.io", "ClusterResourceBinding") => ("/spec/resource", hub_own),
+        ("policy.flotilla.io", "OverridePolicy" | "ClusterOverridePolicy") => {
+            ("/spec/overrideRules", override_rules)
+        }
+        ("cluster.flotilla.io", "Cluster") => ("/spec/secretRef", cluster),
+        _ => return Vec::new(),
+    };
+    if old.is_some_and(|old| old.pointer(part) == obj.pointer(part)) {
+        return Vec::new();
+    }
+    rule(obj)
+}
+
+fn text<'a>(obj: &'a Value, pointer: &str) -> Option<&'a str> {
+    obj.pointer(pointer).and_then(Value::as_str)
+}
+
+/// Nothing of the hub's own is propagated, by any binding.
+fn hub_own(obj: &Value) -> Causes {
+    let api_version = text(obj, "/spec/resource/apiVersion").unwrap_or_default();
+    let namespace = text(obj, "/spec/resource/namespace");
+    hub_internal(api_version, namespace)
+        .map(|why| vec![("spec.resource".to_owned(), format!("Forbidden: {why}"))])
+        .unwrap_or_default()
+}
+
+/// A ResourceBinding propagates only objects of its own namespace.
+fn resource_binding(obj: &Value) -> Causes {
+    let own = text(obj, "/metadata/namespace").unwrap_or_default();
+    let theirs = text(obj, "/spec/resource/namespace");
+    let mut causes = hub_own(obj);
+    if let Some(why) = binding_reference(own, theirs) {
+        let message = match theirs.filter(|ns| !ns.is_empty()) {
+            Some(ns) => format!("Invalid value: {ns:?}: {why}"),
+            None => format!("Required value: {why}"),
+        };
+        causes.push(("spec.resource.namespace".to_owned(), message));
+    }
+    causes
+}
+
+/// No overrider writes an identity field.
+fn override_rules(obj: &Value) -> Causes {
+    let mut causes = Vec::new();
+    let rules = obj.pointer("/spec/overrideRules").and_then(Value::as_array);
+    for (i, rule) in rules.into_iter().flatten().enumerate() {
+        let at = format!("spec.overrideRules[{i}].overriders");
+        let list = |name: &str| {
+            rule.pointer(&format!("/overriders/{name}"))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let paths = list("plaintext")
+            .iter()
+            .enumerate()
+            .filter_map(|(j, o)| {
+                Some((
+                    format!("{at}.plaintext[{j}].path"),
+                    text(o, "/path")?.to_owned(),
+                ))
+            })
+            .chain(
+                list("imageOverrider")
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(j, o)| {
+                        let path = text(o, "/predicate/path")?.to_owned();
+                        Some((format!("{at}.imageOverrider[{j}].predicate.path"), path))
+                    }),
+            )
+            .collect::<Vec<_>>();
+        for (field, path) in paths {
+            if touches_identity(&path) {
+                causes.push((field, format!("Invalid value: {path:?}: {IDENTITY_REASON}")));
+            }
+        }
+    }
+    causes
+}
+
+/// A push member's credential Secret is in flotilla-system.
+fn cluster(obj: &Value) -> Causes {
+    match text(obj, "/spec/secretRef/namespace") {
+        Some(ns) if ns != SYSTEM_NAMESPACE => vec![(
+            "spec.secretRef.namespace".to_owned(),
+            format!("Unsupported value: {ns:?}: supported values: {SYSTEM_NAMESPACE:?}"),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn res(group: &str, kind: &str) -> ResourceInfo {
+        let reg = crate::registry::Registry::new();
+        let snap = reg.snapshot();
+        let mut r = snap
+            .get("", "v1", "configmaps")
+            .map(|r| (**r).clone())
+            .expect("served");
+        r.group = group.to_owned();
+        r.kind = kind.to_owned();
+        r.custom = true;
+        r
+    }
+
+    fn binding(namespace: &str, resource: Value) -> Value {
+        json!({"metadata": {"name": "b", "namespace": namespace},
+            "spec": {"resource": resource}})
+    }
+
+    /// (object, the fields refused)
+    #[test]
+    fn resource_bindings_reach_their_namespace_only() {
+        let rb = res("work.flotilla.io", "ResourceBinding");
+        let cases = [
+            (
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "namespace": "team", "name": "a"}),
+                vec![],
+            ),
+            (
+                json!({"apiVersion": "v1", "kind": "Secret", "namespace": "flotilla-system", "name": "k"}),
+                vec!["spec.resource", "spec.resource.namespace"],
+            ),
+            (
+                json!({"apiVersion": "v1", "kind": "Secret", "namespace": "other", "name": "k"}),
+                vec!["spec.resource.namespace"],
+            ),
+            (
+                json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "name": "admin"}),
+                vec!["spec.resource.namespace"],
+            ),
+            (
+                json!({"apiVersion": "work.flotilla.io/v1alpha1", "kind": "Work", "namespace": "team", "name": "w"}),
+                vec!["spec.resource"],
+            ),
+        ];
+        for (resource, want) in cases {
+            let got: Vec<String> = causes(&rb, None, &binding("team", resource.clone()))
+                .into_iter()
+                .map(|(f, _)| f)
+                .collect();
+            assert_eq!(got, want, "{resource}");
+        }
+        let crb = res("work.flotilla.io", "ClusterResourceBinding");
+        let cluster_scoped = json!({"metadata": {"name": "b"}, "spec": {"resource":
+            {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "name": "admin"}}});
+        assert!(causes(&crb, None, &cluster_scoped).is_empty());
+    }
+
+    #[test]
+    fn updates_are_judged_on_what_they_change() {
+        let rb = res("work.flotilla.io", "ResourceBinding");
+        let bad = binding(
+            "team",
+            json!({"apiVersion": "v1", "kind": "Secret", "namespace": "other", "name": "k"}),
+        );
+        let mut status = bad.clone();
+        status["status"] = json!({"conditions": []});
+        assert!(
+            causes(&rb, Some(&bad), &status).is_empty(),
+            "a status write on a stored binding"
+        );
+        let good = binding(
+            "team",
+            json!({"apiVersion": "v1", "kind": "Secret", "namespace": "team", "name": "k"}),
+        );
+        assert!(
+            !causes(&rb, Some(&good), &bad).is_empty(),
+            "a change into another namespace"
+        );
+    }
+
+    #[test]
+    fn overriders_keep_the_identity() {
+        let op = res("policy.flotilla.io", "OverridePolicy");
+        let policy = json!({"metadata": {"name": "p", "namespace": "team"}, "spec": {"overrideRules": [
+            {"overriders": {"plaintext": [
+                {"path": "/metadata/labels/a", "operator": "add", "value": "b"},
+                {"path": "/metadata/namespace", "operator": "replace", "value": "kube-system"}]}},
+            {"overriders": {
+                "plaintext": [{"path": "/kind", "operator": "replace", "value": "ClusterRole"}],
+                "imageOverrider": [
+                    {"component": "Registry", "operator": "add", "value": "r.io"},
+                    {"predicate": {"path": "/metadata/name"}, "component": "Tag", "operator": "replace", "value": "x"}]}}]}});
+        let got = causes(&op, None, &policy);
+        let fields: Vec<&str> = got.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "spec.overrideRules[0].overriders.plaintext[1].path",
+                "spec.overrideRules[1].overriders.plaintext[0].path",
+                "spec.overrideRules[1].overriders.imageOverrider[1].predicate.path",
+            ]
+        );
+        assert!(
+            got[0]
+                .1
+                .starts_with(r#"Invalid value: "/metadata/namespace": overriders may not"#),
+            "{}",
+            got[0].1
+        );
+        let cop = res("policy.flotilla.io", "ClusterOverridePolicy");
+        assert_eq!(causes(&cop, None, &policy).len(), 3);
+    }
+
+    #[test]
+    fn push_secrets_are_in_the_system_namespace() {
+        let c = res("cluster.flotilla.io", "Cluster");
+        let cluster = |ns: &str| {
+            json!({"metadata": {"name": "m"}, "spec": {"syncMode": "Push",
+            "secretRef": {"namespace": ns, "name": "s"}}})
+        };
+        assert!(causes(&c, None, &cluster("flotilla-system")).is_empty());
+        let got = causes(&c, None, &cluster("team"));
+        assert_eq!(
+            got,
+            vec![(
+                "spec.secretRef.namespace".to_owned(),
+                r#"Unsupported value: "team": supported values: "flotilla-system""#.to_owned()
+            )]
+        );
+        assert!(causes(&c, None, &json!({"metadata": {"name": "m"}, "spec": {}})).is_empty());
+    }
+}
