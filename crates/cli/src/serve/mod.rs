@@ -18,8 +18,10 @@ pub struct ServeArgs {
     /// Address to listen on (HTTPS). Port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:6443", env = "FLOTILLA_LISTEN")]
     listen: SocketAddr,
-    /// Storage: `sqlite:PATH` (default: DATA_DIR/flotilla.db) or `postgres://user@host:port/db`.
-    #[arg(long, env = "FLOTILLA_STORE")]
+    /// Storage: `sqlite:PATH` (default: DATA_DIR/flotilla.db) or `postgres://user@host:port/db`
+    /// (TLS as libpq's sslmode: `?sslmode=verify-full&sslrootcert=CA.pem`; default prefer).
+    // Its value may hold a password: never shown in --help.
+    #[arg(long, env = "FLOTILLA_STORE", hide_env_values = true)]
     store: Option<String>,
     /// Extra names or IPs for the serving certificate (repeatable).
     #[arg(long = "tls-san")]
@@ -70,7 +72,10 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         || store_url.starts_with("postgres://")
         || store_url.starts_with("postgresql://"))
     {
-        bail!("--store must be sqlite:PATH or postgres://USER@HOST:PORT/DB (got {store_url:?})");
+        bail!(
+            "--store must be sqlite:PATH or postgres://USER@HOST:PORT/DB (got {:?})",
+            flotilla_store::redact_url(&store_url)
+        );
     }
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -103,7 +108,12 @@ pub async fn run(args: ServeArgs) -> Result<()> {
 
     let store = flotilla_store::Store::open(&store_url)
         .await
-        .with_context(|| format!("cannot open the store {}", redact(&store_url)))?;
+        .with_context(|| {
+            format!(
+                "cannot open the store {}",
+                flotilla_store::redact_url(&store_url)
+            )
+        })?;
     let api = flotilla_api::Api::start(
         flotilla_api::Config {
             admin_token: flotilla_api::auth::AdminToken::new(&creds.admin_token),
@@ -114,7 +124,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     )
     .await
     .map_err(|e| anyhow::anyhow!("starting the API server: {e}"))?;
-    tracing::info!(address = %advertise, store = %redact(&store_url), "flotilla hub is serving");
+    tracing::info!(address = %advertise, store = %flotilla_store::redact_url(&store_url), "flotilla hub is serving");
     tracing::info!(
         "use it: kubectl --kubeconfig {} get namespaces",
         kubeconfig.display()
@@ -138,20 +148,6 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     Ok(())
 }
 
-/// Hide a password in a store URL before logging it.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.find('@')) {
-        (Some(s), Some(at)) if at > s => {
-            let creds = &url[s + 3..at];
-            match creds.find(':') {
-                Some(c) => format!("{}{}:***{}", &url[..s + 3], &creds[..c], &url[at..]),
-                None => url.to_string(),
-            }
-        }
-        _ => url.to_string(),
-    }
-}
-
 pub async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -169,18 +165,6 @@ pub async fn shutdown_signal() {
     let term = std::future::pending::<()>();
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
     tracing::info!("signal received");
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn passwords_never_reach_logs() {
-        assert_eq!(
-            super::redact("postgres://u:secret@h:5432/db"),
-            "postgres://u:***@h:5432/db"
-        );
-        assert_eq!(super::redact("sqlite:/x/y.db"), "sqlite:/x/y.db");
-    }
 }
 
 /// `--failback-after`: a duration, or never.
