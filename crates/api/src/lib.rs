@@ -20,6 +20,7 @@ pub mod defaults;
 pub mod error;
 pub mod handlers;
 pub mod lifecycle;
+pub mod limits;
 pub mod meta;
 pub mod metrics;
 pub mod patch;

@@ -138,6 +138,7 @@ impl Schemas {
         r.map_err(|e| match e {
             crate::patch::PatchError::Malformed(m) => ApiError::bad_request(m),
             crate::patch::PatchError::Unprocessable(m) => ApiError::new(422, "Invalid", m),
+            crate::patch::PatchError::TooLarge(m) => ApiError::too_large(m),
         })
     }
 

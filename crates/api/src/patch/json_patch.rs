@@ -4,15 +4,26 @@
 //! reported as such (400) rather than after some operations ran. Operations then apply in order
 //! to a copy of the document; the first one that fails aborts the patch and the caller's
 //! document is untouched (RFC 6902 §5: a patch is atomic).
+//!
+//! A patch cannot grow the document without bound ([`crate::limits`], as kube-apiserver's
+//! json-patch options): it has at most 10,000 operations, its `copy`s add at most 3 MiB in
+//! all (each copy is measured before it is made, so forty copies of a value into itself stop
+//! at the limit instead of building 2^40 copies), and no operation may place a value deeper
+//! than the hub reads back.
 
 use serde_json::{Map, Value};
 
 use super::{brief, json_eq, kind_of, show_pointer, PatchError, Result};
+use crate::limits::{
+    depth_within, json_len_within, MAX_DEPTH, MAX_JSON_PATCH_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS,
+};
 
 /// Apply an RFC 6902 JSON patch to `doc` and return the result; `doc` is not modified.
 ///
 /// A patch that isn't a list of well-formed operations is [`PatchError::Malformed`]; an
-/// operation whose path does not exist, or a failed `test`, is [`PatchError::Unprocessable`].
+/// operation whose path does not exist, or a failed `test`, is [`PatchError::Unprocessable`],
+/// as is one that would copy more than the limit or nest too deep; more operations than the
+/// limit are [`PatchError::TooLarge`].
 pub fn json_patch(doc: &Value, patch: &Value) -> Result<Value> {
     let Value::Array(ops) = patch else {
         return Err(PatchError::Malformed(format!(
@@ -20,14 +31,22 @@ pub fn json_patch(doc: &Value, patch: &Value) -> Result<Value> {
             kind_of(patch)
         )));
     };
+    if ops.len() > MAX_JSON_PATCH_OPERATIONS {
+        // kube-apiserver's words.
+        return Err(PatchError::TooLarge(format!(
+            "The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {}",
+            ops.len()
+        )));
+    }
     let ops = ops
         .iter()
         .enumerate()
         .map(|(i, op)| Op::parse(i, op))
         .collect::<Result<Vec<_>>>()?;
     let mut out = doc.clone();
+    let mut copy_budget = MAX_JSON_PATCH_COPY_BYTES;
     for (i, op) in ops.iter().enumerate() {
-        op.apply(&mut out).map_err(|why| {
+        op.apply(&mut out, &mut copy_budget).map_err(|why| {
             PatchError::Unprocessable(format!(
                 "JSON patch operation {i} ({}): {why}",
                 op.describe()
@@ -172,11 +191,16 @@ impl<'p> Op<'p> {
         }
     }
 
-    fn apply(&self, doc: &mut Value) -> std::result::Result<(), String> {
+    /// Applies the operation; `copy_budget` is what copies may still add, in bytes.
+    fn apply(&self, doc: &mut Value, copy_budget: &mut usize) -> std::result::Result<(), String> {
         match self {
-            Op::Add(path, value) => add(doc, path, (*value).clone()),
+            Op::Add(path, value) => {
+                fits_at(path, value)?;
+                add(doc, path, (*value).clone())
+            }
             Op::Remove(path) => remove(doc, path).map(drop),
             Op::Replace(path, value) => {
+                fits_at(path, value)?;
                 let target = get_mut(doc, &path.tokens).ok_or_else(|| missing(path))?;
                 *target = (*value).clone();
                 Ok(())
@@ -194,11 +218,25 @@ impl<'p> Op<'p> {
                         path.shown()
                     ));
                 }
+                // Only a move deeper can nest the document deeper than it is.
+                if path.tokens.len() > from.tokens.len() {
+                    fits_at(path, get(doc, &from.tokens).ok_or_else(|| missing(from))?)?;
+                }
                 let value = remove(doc, from)?;
                 add(doc, path, value)
             }
             Op::Copy { from, path } => {
-                let value = get(doc, &from.tokens).ok_or_else(|| missing(from))?.clone();
+                let value = get(doc, &from.tokens).ok_or_else(|| missing(from))?;
+                // Measured before it is cloned, and only up to what is left to copy.
+                let size = json_len_within(value, *copy_budget).ok_or_else(|| {
+                    format!(
+                        "the copies of this patch would add more than \
+                         {MAX_JSON_PATCH_COPY_BYTES} bytes"
+                    )
+                })?;
+                fits_at(path, value)?;
+                *copy_budget -= size;
+                let value = value.clone();
                 add(doc, path, value)
             }
             Op::Test(path, expected) => {
@@ -215,6 +253,18 @@ impl<'p> Op<'p> {
                 }
             }
         }
+    }
+}
+
+/// Whether `value` placed at `path` keeps the document within [`MAX_DEPTH`]: its containers
+/// start one level below the `path.tokens.len()` containers above it.
+fn fits_at(path: &Pointer, value: &Value) -> std::result::Result<(), String> {
+    let room = MAX_DEPTH.saturating_sub(path.tokens.len());
+    match depth_within(value, room) {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "the result would be nested more than {MAX_DEPTH} levels deep"
+        )),
     }
 }
 

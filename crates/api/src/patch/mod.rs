@@ -12,7 +12,8 @@
 //! [`SchemaLookup`]: crate::schema::lookup::SchemaLookup
 //!
 //! Nothing here does I/O or knows about HTTP; the handlers map [`PatchError::Malformed`] to
-//! 400 Bad Request and [`PatchError::Unprocessable`] to 422 Unprocessable Entity. Every message
+//! 400 Bad Request, [`PatchError::Unprocessable`] to 422 Unprocessable Entity and
+//! [`PatchError::TooLarge`] to 413 Request Entity Too Large. Every message
 //! names the JSON pointer of the offending place so a user can find it in what they sent.
 //!
 //! Objects keep their key order (serde_json's `preserve_order`): patched keys stay where they
@@ -41,6 +42,9 @@ pub enum PatchError {
     /// failed, or a path does not exist or cannot be applied (HTTP 422).
     #[error("{0}")]
     Unprocessable(String),
+    /// The patch has more operations than a patch may have (HTTP 413).
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 /// Result of applying a patch.

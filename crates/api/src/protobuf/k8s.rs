@@ -43,26 +43,18 @@ pub fn decode_k8s_protobuf(body: &[u8]) -> Result<Value, ProtoError> {
 }
 
 /// [`decode_k8s_protobuf`], with JSON names answered first by `names` (e.g. the schema catalog).
+///
+/// Messages nest at most [`MAX_DEPTH`](crate::limits::MAX_DEPTH) deep: a schema of ten
+/// thousand nested `not`s is refused, not followed down until the stack runs out.
 pub fn decode_k8s_protobuf_with(body: &[u8], names: &dyn JsonNames) -> Result<Value, ProtoError> {
-    let envelope = body.strip_prefix(MAGIC).ok_or(ProtoError::ReadEnvelope {
-        reason: "the body does not start with k8s\\0".to_owned(),
-    })?;
-    let unknown = Unknown::read(envelope)?;
-    if !unknown.content_encoding.is_empty() {
-        return Err(ProtoError::ReadEnvelope {
-            reason: format!(
-                "content encoding {:?} is not supported",
-                unknown.content_encoding
-            ),
-        });
-    }
+    let unknown = Unknown::of_body(body)?;
     let meta = message_for_kind(&unknown.api_version, &unknown.kind).ok_or_else(|| {
         ProtoError::ResolveKind {
             api_version: unknown.api_version.clone(),
             kind: unknown.kind.clone(),
         }
     })?;
-    let decoded = Decoder { names }.message(meta, unknown.raw)?;
+    let decoded = Decoder::new(names).message(meta, unknown.raw)?;
     let Value::Object(fields) = decoded else {
         return Err(ProtoError::DecodeBody {
             message: meta.proto.to_owned(),
@@ -78,6 +70,13 @@ pub fn decode_k8s_protobuf_with(body: &[u8], names: &dyn JsonNames) -> Result<Va
             .filter(|(k, _)| k != "kind" && k != "apiVersion"),
     );
     Ok(Value::Object(object))
+}
+
+/// The `(apiVersion, kind)` a Kubernetes protobuf body's envelope names, read without decoding
+/// the object: a caller refuses a body of another kind than its URL's before decoding it.
+pub fn k8s_protobuf_type(body: &[u8]) -> Result<(String, String), ProtoError> {
+    let unknown = Unknown::of_body(body)?;
+    Ok((unknown.api_version, unknown.kind))
 }
 
 /// Encodes a Kubernetes JSON object (with `apiVersion` and `kind`) as a protobuf body.
@@ -161,6 +160,23 @@ struct Unknown<'a> {
 }
 
 impl<'a> Unknown<'a> {
+    /// The envelope of a whole body (after the magic), in an encoding this module reads.
+    fn of_body(body: &'a [u8]) -> Result<Self, ProtoError> {
+        let envelope = body.strip_prefix(MAGIC).ok_or(ProtoError::ReadEnvelope {
+            reason: "the body does not start with k8s\\0".to_owned(),
+        })?;
+        let unknown = Unknown::read(envelope)?;
+        if !unknown.content_encoding.is_empty() {
+            return Err(ProtoError::ReadEnvelope {
+                reason: format!(
+                    "content encoding {:?} is not supported",
+                    unknown.content_encoding
+                ),
+            });
+        }
+        Ok(unknown)
+    }
+
     fn read(bytes: &'a [u8]) -> Result<Self, ProtoError> {
         let bad = |reason: String| ProtoError::ReadEnvelope { reason };
         let text = |b: &[u8]| {

@@ -21,7 +21,7 @@ mod yaml;
 
 pub use k8s::{
     decode_k8s_protobuf, decode_k8s_protobuf_with, encode_k8s_protobuf, encode_k8s_protobuf_with,
-    JsonNames, KUBERNETES_PROTOBUF_MEDIA_TYPE,
+    k8s_protobuf_type, JsonNames, KUBERNETES_PROTOBUF_MEDIA_TYPE,
 };
 pub use openapi_v2::{
     openapi_v2_to_protobuf, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_MEDIA_TYPES,

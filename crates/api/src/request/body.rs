@@ -1,11 +1,44 @@
-//! Decoding request bodies: JSON, YAML and Kubernetes protobuf, with a size limit.
+//! Decoding request bodies: JSON, YAML and Kubernetes protobuf, bounded in size and depth
+//! ([`crate::limits`]).
 
 use serde_json::Value;
 
 use crate::error::{ApiError, Result};
+pub use crate::limits::MAX_BODY;
 
-/// The largest request body accepted (kube-apiserver's limit is 3 MiB).
-pub const MAX_BODY: usize = 3 * 1024 * 1024;
+/// The type a body must have, for protobuf bodies: their envelope names it, and a body of
+/// another type is refused before it is decoded (the decoder follows the type the envelope
+/// names, so a body sent to one URL would otherwise be decoded as any message at all).
+#[derive(Debug, Clone, Copy)]
+pub struct Expect<'a> {
+    /// The `apiVersion`; `None` where any group's version is the same type (`DeleteOptions`).
+    pub api_version: Option<&'a str>,
+    /// The `kind`.
+    pub kind: &'a str,
+}
+
+impl Expect<'_> {
+    /// Refuses a protobuf body whose envelope names another type (400, in the words of a JSON
+    /// body of the wrong type).
+    fn check_protobuf(&self, bytes: &[u8]) -> Result<()> {
+        let (api_version, kind) = crate::protobuf::k8s_protobuf_type(bytes).map_err(|e| {
+            ApiError::bad_request(format!("the protobuf body could not be decoded: {e}"))
+        })?;
+        if kind != self.kind {
+            return Err(ApiError::bad_request(format!(
+                "the kind in the data ({kind}) does not match the expected kind ({})",
+                self.kind
+            )));
+        }
+        match self.api_version {
+            Some(want) if want != api_version => Err(ApiError::bad_request(format!(
+                "the API version in the data ({api_version}) does not match the expected API \
+                 version ({want})"
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
 
 /// Encoding of a request body, from its Content-Type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,11 +107,29 @@ pub fn too_large() -> ApiError {
     ApiError::too_large(format!("Request entity too large: limit is {MAX_BODY}"))
 }
 
-/// Decode a body to JSON. YAML must hold exactly one document.
+/// Decode a body that must be of type `expect` to JSON: as [`decode_body`], and a protobuf
+/// body naming another type is refused before it is decoded.
+pub fn decode_typed_body(format: BodyFormat, bytes: &[u8], expect: Expect<'_>) -> Result<Value> {
+    if format == BodyFormat::Protobuf && bytes.len() <= MAX_BODY {
+        expect.check_protobuf(bytes)?;
+    }
+    decode_body(format, bytes)
+}
+
+/// Decode a body to JSON. YAML must hold exactly one document; no format may nest deeper than
+/// [`MAX_DEPTH`](crate::limits::MAX_DEPTH).
 pub fn decode_body(format: BodyFormat, bytes: &[u8]) -> Result<Value> {
     if bytes.len() > MAX_BODY {
         return Err(too_large());
     }
+    let value = decode_unbounded(format, bytes)?;
+    crate::limits::check_body_depth(&value)?;
+    Ok(value)
+}
+
+/// The decoders themselves; each has its own depth limit (serde_json's and serde_yaml's
+/// recursion limits, the protobuf decoder's), none of them exactly [`crate::limits`]'.
+fn decode_unbounded(format: BodyFormat, bytes: &[u8]) -> Result<Value> {
     match format {
         BodyFormat::Protobuf => crate::protobuf_body(bytes),
         BodyFormat::Yaml | BodyFormat::ApplyPatch => {
@@ -142,5 +193,80 @@ mod tests {
                 .code,
             415
         );
+    }
+
+    #[test]
+    fn bodies_nested_too_deep_are_bad_requests_in_every_format() {
+        use crate::limits::MAX_DEPTH;
+        let flow = |n: usize| "[".repeat(n) + "1" + &"]".repeat(n);
+        let blocks =
+            |n: usize| -> String { (0..n).map(|i| format!("{}- \n", "  ".repeat(i))).collect() };
+        for (what, format, body) in [
+            ("JSON", BodyFormat::Json, flow(MAX_DEPTH + 1)),
+            ("JSON far too deep", BodyFormat::Json, flow(100_000)),
+            (
+                "YAML flow",
+                BodyFormat::Yaml,
+                format!("a: {}", flow(MAX_DEPTH)),
+            ),
+            ("YAML blocks", BodyFormat::Yaml, blocks(MAX_DEPTH + 1)),
+            ("YAML far too deep", BodyFormat::Yaml, flow(100_000)),
+            (
+                "apply",
+                BodyFormat::ApplyPatch,
+                format!("a: {}", flow(MAX_DEPTH)),
+            ),
+            ("merge patch", BodyFormat::MergePatch, flow(MAX_DEPTH + 1)),
+        ] {
+            let e = decode_body(format, body.as_bytes()).unwrap_err();
+            assert_eq!((e.code, e.reason), (400, "BadRequest"), "{what}: {e}");
+        }
+        let deepest = decode_body(BodyFormat::Yaml, blocks(MAX_DEPTH).as_bytes()).unwrap();
+        assert_eq!(
+            crate::limits::depth_within(&deepest, MAX_DEPTH),
+            Some(MAX_DEPTH)
+        );
+    }
+
+    #[test]
+    fn yaml_aliases_cannot_multiply_a_body() {
+        // Each level names the one before nine times: 9^9 leaves from a few hundred bytes.
+        let mut yaml = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let p = i - 1;
+            yaml.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
+        }
+        let e = decode_body(BodyFormat::Yaml, yaml.as_bytes()).unwrap_err();
+        assert_eq!(e.code, 400, "{e}");
+    }
+
+    #[test]
+    fn a_protobuf_body_of_another_type_is_refused_before_decoding() {
+        let cm = serde_json::json!({
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}
+        });
+        let body = crate::protobuf::encode_k8s_protobuf(&cm).unwrap();
+        let expect = |api_version, kind| Expect { api_version, kind };
+        let ok = decode_typed_body(BodyFormat::Protobuf, &body, expect(Some("v1"), "ConfigMap"));
+        assert_eq!(ok.unwrap()["metadata"]["name"], "a");
+        for (want, message) in [
+            (
+                expect(Some("v1"), "Secret"),
+                "the kind in the data (ConfigMap)",
+            ),
+            (
+                expect(Some("apps/v1"), "ConfigMap"),
+                "the API version in the data (v1)",
+            ),
+        ] {
+            let e = decode_typed_body(BodyFormat::Protobuf, &body, want).unwrap_err();
+            assert_eq!(e.code, 400);
+            assert!(e.message.contains(message), "{}", e.message);
+        }
+        // Any version, for types every group serves.
+        let any = expect(None, "ConfigMap");
+        assert!(decode_typed_body(BodyFormat::Protobuf, &body, any).is_ok());
     }
 }

@@ -4,7 +4,7 @@ pub mod body;
 pub mod info;
 pub mod query;
 
-pub use body::{decode_body, BodyFormat};
+pub use body::{decode_body, decode_typed_body, BodyFormat, Expect};
 pub use info::RequestInfo;
 pub use query::{FieldValidation, Query};
 

@@ -12,7 +12,7 @@ use crate::error::{ApiError, Result, Target};
 use crate::handlers::response;
 use crate::meta::{finalizers, now_rfc3339, set_meta};
 use crate::registry::ResourceInfo;
-use crate::request::{decode_body, BodyFormat};
+use crate::request::{decode_typed_body, BodyFormat, Expect};
 use crate::Api;
 
 /// `DeleteOptions` from the query and the (optional) body.
@@ -35,7 +35,12 @@ fn delete_options(ctx: &Ctx) -> Result<DeleteOptions> {
     }
     if !ctx.body.is_empty() {
         let fmt = BodyFormat::from_content_type(ctx.content_type.as_deref())?;
-        let b: Value = decode_body(fmt, &ctx.body)?;
+        // Clients send it as meta.k8s.io/v1 or in the resource's group version.
+        let expect = Expect {
+            api_version: None,
+            kind: "DeleteOptions",
+        };
+        let b: Value = decode_typed_body(fmt, &ctx.body, expect)?;
         if let Some(d) = b.get("dryRun").and_then(Value::as_array) {
             o.dry_run |= d.iter().any(|x| x == "All");
         }

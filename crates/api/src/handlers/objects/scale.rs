@@ -11,7 +11,7 @@ use super::{not_found, object_key, Ctx};
 use crate::error::{ApiError, Result};
 use crate::handlers::response;
 use crate::registry::{ResourceInfo, ScaleSpec};
-use crate::request::{decode_body, BodyFormat};
+use crate::request::{decode_body, decode_typed_body, BodyFormat, Expect};
 use crate::Api;
 
 fn pointer(path: &str) -> String {
@@ -163,9 +163,13 @@ pub(super) async fn update(
     ctx: &Ctx,
     res: &ResourceInfo,
 ) -> Result<Response<Body>> {
-    let body = decode_body(
+    let body = decode_typed_body(
         BodyFormat::from_content_type(ctx.content_type.as_deref())?,
         &ctx.body,
+        Expect {
+            api_version: Some("autoscaling/v1"),
+            kind: "Scale",
+        },
     )?;
     let replicas = body
         .pointer("/spec/replicas")

@@ -16,7 +16,7 @@ use crate::auth::token::{Binding, ObjectRef, TokenRequest};
 use crate::error::{ApiError, Result, Target};
 use crate::handlers::response;
 use crate::registry::ResourceInfo;
-use crate::request::{decode_body, BodyFormat};
+use crate::request::{decode_typed_body, BodyFormat, Expect};
 use crate::Api;
 
 /// Issue a token for the service account the request names.
@@ -36,9 +36,13 @@ pub(super) async fn create(
     let body: Value = if ctx.body.is_empty() {
         json!({})
     } else {
-        decode_body(
+        decode_typed_body(
             BodyFormat::from_content_type(ctx.content_type.as_deref())?,
             &ctx.body,
+            Expect {
+                api_version: Some("authentication.k8s.io/v1"),
+                kind: "TokenRequest",
+            },
         )?
     };
     let spec = body.get("spec").unwrap_or(&Value::Null);

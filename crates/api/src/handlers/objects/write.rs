@@ -13,7 +13,7 @@ use crate::error::{ApiError, Result, Target};
 use crate::handlers::response;
 use crate::meta::{self, meta_str, now_rfc3339, remove_meta, set_meta};
 use crate::registry::ResourceInfo;
-use crate::request::{decode_body, BodyFormat};
+use crate::request::{decode_body, decode_typed_body, BodyFormat, Expect};
 use crate::Api;
 
 /// What a guaranteed update ended in.
@@ -47,14 +47,19 @@ fn target<'a>(res: &'a ResourceInfo, name: &'a str) -> Target<'a> {
     }
 }
 
-fn body_object(ctx: &Ctx) -> Result<Value> {
+fn body_object(ctx: &Ctx, res: &ResourceInfo) -> Result<Value> {
     let format = BodyFormat::from_content_type(ctx.content_type.as_deref())?;
     if format.is_patch() {
         return Err(ApiError::unsupported_media_type(
             "a patch content type was sent with a create or update; use PATCH",
         ));
     }
-    let v = decode_body(format, &ctx.body)?;
+    let api_version = res.api_version();
+    let expect = Expect {
+        api_version: Some(&api_version),
+        kind: &res.kind,
+    };
+    let v = decode_typed_body(format, &ctx.body, expect)?;
     if !v.is_object() {
         return Err(ApiError::bad_request(
             "the request body must be a JSON object",
@@ -167,7 +172,7 @@ pub(super) async fn create(
     ctx: &Ctx,
     res: &ResourceInfo,
 ) -> Result<Response<Body>> {
-    let mut obj = body_object(ctx)?;
+    let mut obj = body_object(ctx, res)?;
     check_type(res, &mut obj)?;
     let ns = ctx.info.object_namespace();
     if res.namespaced {
@@ -245,6 +250,7 @@ pub(crate) async fn commit_create(
     if let Some(manager) = manager {
         api.track_managed_fields(res, None, &mut obj, manager, None);
     }
+    crate::limits::check_storable(&obj)?;
     for attempt in 0..8 {
         let name = match (&given, &generate) {
             (Some(n), _) => n.clone(),
@@ -398,6 +404,8 @@ where
         if new == stored {
             return Ok(Outcome::Unchanged(cur));
         }
+        // Whatever produced it (a patch, an apply, a controller), refused if unreadable.
+        crate::limits::check_storable(&new)?;
         let terminating = old.pointer("/metadata/deletionTimestamp").is_some();
         if dry_run {
             return Ok(Outcome::DryRun(new));
@@ -498,7 +506,7 @@ pub(super) async fn update(
     res: &ResourceInfo,
     sub: Option<&str>,
 ) -> Result<Response<Body>> {
-    let mut obj = body_object(ctx)?;
+    let mut obj = body_object(ctx, res)?;
     check_type(res, &mut obj)?;
     let key = object_key(ctx, res)?;
     let name = ctx.info.name.clone().unwrap_or_default();

@@ -5,6 +5,7 @@
 //! given text. A table runs every case and reports all failures at once.
 
 mod json_patch;
+mod json_patch_limits;
 mod kubectl;
 mod merge_patch;
 mod schema;

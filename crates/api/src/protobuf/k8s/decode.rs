@@ -1,11 +1,14 @@
 //! Kubernetes protobuf bytes to Kubernetes JSON, driven by the field table.
 
+use std::cell::Cell;
+
 use base64::Engine as _;
 use serde_json::{Map, Number, Value};
 
 use super::names::{JsonNames, MessageNames, Placement};
 use super::wellknown::WellKnown;
 use super::{find_message, is_packable};
+use crate::limits::MAX_DEPTH;
 use crate::protobuf::table::{FieldMeta, MessageMeta, ProtoKind};
 use crate::protobuf::wire::{Reader, Wire};
 use crate::protobuf::ProtoError;
@@ -13,6 +16,9 @@ use crate::protobuf::ProtoError;
 /// Decodes messages, naming fields through `names`.
 pub(crate) struct Decoder<'n> {
     pub names: &'n dyn JsonNames,
+    /// How many messages deep the decoder is: bounded, since messages such as JSONSchemaProps
+    /// hold themselves and each level is a few frames of this recursive decoder.
+    depth: Cell<usize>,
 }
 
 /// What has been read for one field so far.
@@ -22,13 +28,32 @@ enum Slot {
     Entries(Map<String, Value>),
 }
 
-impl Decoder<'_> {
-    /// One message as JSON (an object, or the special JSON form of a well-known type).
+impl<'n> Decoder<'n> {
+    /// A decoder at the top level.
+    pub fn new(names: &'n dyn JsonNames) -> Self {
+        Decoder {
+            names,
+            depth: Cell::new(0),
+        }
+    }
+
+    /// One message as JSON (an object, or the special JSON form of a well-known type); nested
+    /// at most [`MAX_DEPTH`] messages deep.
     pub fn message(&self, meta: &'static MessageMeta, bytes: &[u8]) -> Result<Value, ProtoError> {
-        match WellKnown::of(meta.proto) {
+        let depth = self.depth.get() + 1;
+        if depth > MAX_DEPTH {
+            return Err(decode_error(
+                meta,
+                format!("messages are nested more than {MAX_DEPTH} levels deep"),
+            ));
+        }
+        self.depth.set(depth);
+        let decoded = match WellKnown::of(meta.proto) {
             Some(special) => special.decode(meta, bytes, self),
             None => self.object(meta, bytes).map(Value::Object),
-        }
+        };
+        self.depth.set(depth - 1);
+        decoded
     }
 
     /// The message stored in field `tag` of `meta` (used by the well-known types).

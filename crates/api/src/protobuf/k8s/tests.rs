@@ -440,3 +440,38 @@ fn every_message_reference_in_the_table_resolves() {
         .collect();
     assert!(missing.is_empty(), "unresolved: {missing:?}");
 }
+
+#[test]
+fn messages_nested_past_the_depth_limit_are_refused() {
+    use crate::limits::MAX_DEPTH;
+    use crate::protobuf::wire::put_bytes_field;
+    let wrap = |tag: u32, inner: &[u8]| {
+        let mut out = Vec::new();
+        put_bytes_field(&mut out, tag, inner);
+        out
+    };
+    // A CRD whose schema is `nots` nested `not`s, built inside out (prost would recurse).
+    let crd = |nots: usize| {
+        let mut schema = wrap(5, b"object");
+        for _ in 0..nots {
+            schema = wrap(28, &schema);
+        }
+        let version = wrap(4, &wrap(1, &schema));
+        let raw = wrap(2, &wrap(7, &version));
+        let mut type_meta = wrap(1, b"apiextensions.k8s.io/v1");
+        type_meta.extend(wrap(2, b"CustomResourceDefinition"));
+        [MAGIC.as_slice(), &wrap(1, &type_meta), &wrap(2, &raw)].concat()
+    };
+    // The CRD, its spec, a version and its validation are four messages above the schemas.
+    let deepest = decode(&crd(MAX_DEPTH - 5));
+    assert!(deepest
+        .pointer("/spec/versions/0/schema/openAPIV3Schema/not/not")
+        .is_some());
+    for nots in [MAX_DEPTH - 4, 5_000] {
+        let err = decode_k8s_protobuf(&crd(nots)).unwrap_err();
+        assert!(
+            matches!(&err, ProtoError::DecodeBody { reason, .. } if reason.contains("nested more than")),
+            "{nots}: {err}"
+        );
+    }
+}
