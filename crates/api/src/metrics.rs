@@ -3,6 +3,11 @@
 //! - `apiserver_request_total{verb,code}`: requests served, by HTTP method and status code.
 //! - `apiserver_request_duration_seconds{verb}`: request latency histogram.
 //! - `flotilla_watch_cache_revision`: the revision the watch cache has applied.
+//! - `flotilla_http_connections`: connections open (at most `serve --max-connections`).
+//!
+//! Requests are counted before they are authenticated, so every label comes from a fixed set:
+//! a method outside HTTP's own is `other` (one series per made-up method would let anyone grow
+//! the hub's memory), and the code is one the hub itself answered.
 
 use std::time::Duration;
 
@@ -32,6 +37,8 @@ pub struct Metrics {
     latency: Family<VerbLabels, Histogram>,
     /// Revision applied by the watch cache.
     pub cache_revision: Gauge,
+    /// Connections open.
+    pub connections: Gauge,
 }
 
 impl Default for Metrics {
@@ -42,6 +49,7 @@ impl Default for Metrics {
             Histogram::new(exponential_buckets(0.0005, 2.0, 16))
         });
         let cache_revision = Gauge::default();
+        let connections = Gauge::default();
         registry.register(
             "apiserver_request",
             "API requests served, by method and code",
@@ -57,11 +65,17 @@ impl Default for Metrics {
             "Revision applied by the watch cache",
             cache_revision.clone(),
         );
+        registry.register(
+            "flotilla_http_connections",
+            "HTTPS connections open",
+            connections.clone(),
+        );
         Metrics {
             registry: Mutex::new(registry),
             requests,
             latency,
             cache_revision,
+            connections,
         }
     }
 }
@@ -69,15 +83,16 @@ impl Default for Metrics {
 impl Metrics {
     /// Count one request.
     pub fn observe(&self, method: &str, code: u16, took: Duration) {
+        let verb = verb_label(method);
         self.requests
             .get_or_create(&RequestLabels {
-                verb: method.to_string(),
+                verb: verb.to_owned(),
                 code: code.to_string(),
             })
             .inc();
         self.latency
             .get_or_create(&VerbLabels {
-                verb: method.to_string(),
+                verb: verb.to_owned(),
             })
             .observe(took.as_secs_f64());
     }
@@ -92,5 +107,40 @@ impl Metrics {
         let mut out = String::new();
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry.lock());
         out
+    }
+}
+
+/// The `verb` label of a method: HTTP's own methods by name, anything else `other`.
+fn verb_label(method: &str) -> &'static str {
+    const KNOWN: [&str; 9] = [
+        "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE",
+    ];
+    KNOWN
+        .into_iter()
+        .find(|known| *known == method)
+        .unwrap_or("other")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn made_up_methods_share_one_series() {
+        let metrics = Metrics::default();
+        for method in ["GET", "PATCH", "FROB", "X1", "get", "BREW"] {
+            metrics.observe(method, 401, Duration::from_millis(1));
+        }
+        let text = metrics.render();
+        let series: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("apiserver_request_total{"))
+            .collect();
+        assert_eq!(series.len(), 3, "{series:?}");
+        assert!(
+            text.contains(r#"apiserver_request_total{verb="other",code="401"} 4"#),
+            "{text}"
+        );
+        assert!(!text.contains("FROB") && !text.contains("BREW"), "{text}");
     }
 }

@@ -1,36 +1,99 @@
-//! The HTTPS listener: TLS (rustls), HTTP/1.1 and HTTP/2 (ALPN), graceful shutdown.
+//! The HTTPS listener: TLS (rustls), HTTP/1.1 and HTTP/2 (ALPN), graceful shutdown, and the
+//! bounds that keep unauthenticated clients from holding the hub's memory and connections.
+//!
+//! Before a request is authenticated, a client can only hold what this module gives it: one of
+//! [`Limits::max_connections`] slots (more connections wait in the kernel's listen backlog until
+//! one closes), for at most the TLS handshake timeout, then [`Limits::header_read_timeout`] to
+//! send whole request headers, and [`IDLE_TIMEOUT`] between requests; an HTTP/2 connection
+//! carries at most [`Limits::http2_max_streams`] requests at once. These are kube-apiserver's
+//! `ReadHeaderTimeout` (32 s), `IdleTimeout` (90 s) and `--http2-max-streams-per-connection`,
+//! plus a connection limit Go's server does not have.
+
+mod idle;
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use http_body_util::BodyExt;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
 
+use self::idle::Activity;
 use crate::Api;
 
 /// How long in-flight requests (including open watches) get to finish at shutdown.
 const DRAIN: Duration = Duration::from_secs(5);
+
+/// The longest a TLS handshake may take (shorter if [`Limits::header_read_timeout`] is).
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A connection with no request in flight is closed after this long (kube-apiserver's
+/// `IdleTimeout`, which matches client-go's idle-connection timeout).
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// A connection told to close gets this long to say goodbye (HTTP/2 GOAWAY) before it is cut.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
+/// What one client may hold of the listener.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Connections served at once; more wait, unanswered, until one closes.
+    pub max_connections: usize,
+    /// How long a client has to send whole request headers: from the end of the TLS handshake
+    /// for its first request, from the previous response for later HTTP/1.1 requests.
+    pub header_read_timeout: Duration,
+    /// Requests (streams) one HTTP/2 connection may have open at once.
+    pub http2_max_streams: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: 4096,
+            header_read_timeout: Duration::from_secs(32),
+            http2_max_streams: 250,
+        }
+    }
+}
 
 /// Serve `api` on `listener` with `tls` until `shutdown` completes, then drain connections.
 pub async fn serve(
     api: Arc<Api>,
     listener: TcpListener,
     mut tls: rustls::ServerConfig,
+    limits: Limits,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     let acceptor = TlsAcceptor::from(Arc::new(tls));
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut builder = auto::Builder::new(TokioExecutor::new());
-    // client-go multiplexes every request, watches included, over one HTTP/2 connection per
-    // server; kube-apiserver allows 1,000 concurrent streams per connection, and so do we.
-    builder.http2().max_concurrent_streams(1000);
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(limits.http2_max_streams);
+    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let (stop, stopped) = watch::channel(false);
+    let mut connections = JoinSet::new();
     tokio::pin!(shutdown);
     loop {
+        // A free slot before the next accept: past the limit, connections wait in the backlog.
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break, // the semaphore is never closed
+            },
+            _ = &mut shutdown => break,
+        };
         let (tcp, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
@@ -43,42 +106,118 @@ pub async fn serve(
             _ = &mut shutdown => break,
         };
         let _ = tcp.set_nodelay(true);
-        let acceptor = acceptor.clone();
-        let api = api.clone();
-        let builder = builder.clone();
-        let watcher = graceful.watcher();
-        tokio::spawn(async move {
-            let stream =
-                match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(tcp)).await {
-                    Ok(Ok(s)) => s,
-                    Ok(Err(e)) => {
-                        tracing::debug!(%peer, error = %e, "TLS handshake failed");
-                        return;
-                    }
-                    Err(_) => return,
-                };
-            let svc = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                let api = api.clone();
-                async move {
-                    Ok::<_, std::convert::Infallible>(
-                        crate::handlers::handle(api, req.map(axum::body::Body::new)).await,
-                    )
-                }
-            });
-            let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), svc);
-            if let Err(e) = watcher.watch(conn.into_owned()).await {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
-            }
-        });
+        let conn = Connection {
+            api: api.clone(),
+            acceptor: acceptor.clone(),
+            builder: builder.clone(),
+            limits: limits.clone(),
+            peer,
+            _slot: slot,
+        };
+        connections.spawn(conn.serve(tcp, stopped.clone()));
+        // Forget finished connections as we go, so the set holds only open ones.
+        while connections.try_join_next().is_some() {}
     }
     tracing::info!("shutting down: draining connections");
     api.begin_shutdown();
-    if tokio::time::timeout(DRAIN, graceful.shutdown())
-        .await
-        .is_err()
-    {
+    let _ = stop.send(true);
+    let drained = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(DRAIN, drained).await.is_err() {
         tracing::info!("drain timed out; closing remaining connections");
+        connections.shutdown().await;
     }
     api.store.close().await;
     Ok(())
+}
+
+/// One accepted connection and what it needs to be served.
+struct Connection {
+    api: Arc<Api>,
+    acceptor: TlsAcceptor,
+    builder: auto::Builder<TokioExecutor>,
+    limits: Limits,
+    peer: std::net::SocketAddr,
+    /// Held while the connection is open: its place among `max_connections`.
+    _slot: OwnedSemaphorePermit,
+}
+
+impl Connection {
+    async fn serve(self, tcp: TcpStream, mut stopped: watch::Receiver<bool>) {
+        let peer = self.peer;
+        self.api.metrics.connections.inc();
+        let api = self.api.clone();
+        let _open = scopeguard(move || {
+            api.metrics.connections.dec();
+        });
+        let handshake = HANDSHAKE_TIMEOUT.min(self.limits.header_read_timeout);
+        let stream = match tokio::time::timeout(handshake, self.acceptor.accept(tcp)).await {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => {
+                tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                return;
+            }
+            Err(_) => {
+                tracing::debug!(%peer, "TLS handshake timed out");
+                return;
+            }
+        };
+        let activity = Arc::new(Activity::default());
+        let api = self.api.clone();
+        let requests = activity.clone();
+        let svc = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+            let api = api.clone();
+            // In flight until its response body is done (a watch streams for minutes).
+            let busy = requests.begin();
+            async move {
+                let resp = crate::handlers::handle(api, req.map(axum::body::Body::new)).await;
+                Ok::<_, std::convert::Infallible>(resp.map(|body| {
+                    axum::body::Body::new(body.map_frame(move |frame| {
+                        let _ = &busy;
+                        frame
+                    }))
+                }))
+            }
+        });
+        let conn = self
+            .builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), svc);
+        tokio::pin!(conn);
+        let idle = activity.expired(self.limits.header_read_timeout, IDLE_TIMEOUT);
+        tokio::pin!(idle);
+        let mut closing = false;
+        let result = loop {
+            tokio::select! {
+                result = conn.as_mut() => break result,
+                _ = stopped.changed(), if !closing => {
+                    closing = true;
+                    conn.as_mut().graceful_shutdown();
+                }
+                _ = &mut idle, if !closing => {
+                    tracing::debug!(%peer, "closing a connection that sent no request in time");
+                    conn.as_mut().graceful_shutdown();
+                    // A client that ignores GOAWAY does not keep its slot.
+                    match tokio::time::timeout(CLOSE_GRACE, conn.as_mut()).await {
+                        Ok(result) => break result,
+                        Err(_) => return,
+                    }
+                }
+            }
+        };
+        if let Err(e) = result {
+            tracing::debug!(%peer, error = %e, "connection ended with an error");
+        }
+    }
+}
+
+/// Runs `f` when dropped.
+fn scopeguard(f: impl FnOnce()) -> impl Drop {
+    struct Guard<F: FnOnce()>(Option<F>);
+    impl<F: FnOnce()> Drop for Guard<F> {
+        fn drop(&mut self) {
+            if let Some(f) = self.0.take() {
+                f();
+            }
+        }
+    }
+    Guard(Some(f))
 }

@@ -3,9 +3,9 @@
 //!
 //! A hyper-util legacy client keeps one HTTP/2 connection per host, so a [`Client`] holds one
 //! legacy client per connection and hands requests out round-robin. Servers cap the concurrent
-//! streams of a connection (kube-apiserver and the hub allow 1,000, Go's default is 250), and one
-//! connection is one TCP stream and one TLS session: the throughput phases and the 1,000
-//! watchers use several.
+//! streams of a connection (kube-apiserver allows 100 by default, the hub 250 like Go's
+//! default), and one connection is one TCP stream and one TLS session: the throughput phases
+//! and the 1,000 watchers use several.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

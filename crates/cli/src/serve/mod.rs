@@ -54,6 +54,21 @@ pub struct ServeArgs {
     /// Run only the API server: no controllers, no push workers (they can run elsewhere).
     #[arg(long)]
     no_controllers: bool,
+    /// Connections served at once. More wait, unanswered, until one closes: raise it with the
+    /// fleet (each pull agent holds one connection) and the process's open-file limit.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+    /// A client must send whole request headers this long after its TLS handshake (or, on
+    /// HTTP/1.1, after its previous response), or its connection is closed; it also bounds
+    /// the TLS handshake (at most 10s). Connections without a request for 90s are closed too.
+    #[arg(long, default_value = "32s", value_parser = parse_header_read_timeout)]
+    header_read_timeout: std::time::Duration,
+    /// Requests one HTTP/2 connection may have open at once. Clients built on hyper (kube-rs,
+    /// the agents, the controllers in this process) queue past it rather than open another
+    /// connection, so it must exceed their concurrent watches: about 20, plus one per
+    /// propagated kind and one per push member.
+    #[arg(long, default_value_t = 250, value_parser = clap::value_parser!(u32).range(1..))]
+    http2_max_streams_per_connection: u32,
 }
 
 /// Run the hub until SIGTERM or Ctrl-C.
@@ -134,7 +149,12 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         api.metrics
             .register_with(flotilla_controllers::metrics::register);
     }
-    let serving = flotilla_api::serve(api, listener, creds.tls, shutdown_signal());
+    let limits = flotilla_api::server::Limits {
+        max_connections: args.max_connections as usize,
+        header_read_timeout: args.header_read_timeout,
+        http2_max_streams: args.http2_max_streams_per_connection,
+    };
+    let serving = flotilla_api::serve(api, listener, creds.tls, limits, shutdown_signal());
     if args.no_controllers {
         serving.await?;
     } else {
@@ -178,4 +198,13 @@ fn parse_failback(s: &str) -> Result<Failback, String> {
     crate::fleet::parse_duration(s)
         .map(|d| Failback(Some(d)))
         .map_err(|e| format!("{e}, or Never"))
+}
+
+/// `--header-read-timeout`: a duration, not zero (no connection could ever send a request).
+fn parse_header_read_timeout(s: &str) -> Result<std::time::Duration, String> {
+    let d = crate::fleet::parse_duration(s)?;
+    if d.is_zero() {
+        return Err("must be more than 0s: every connection would be closed at once".into());
+    }
+    Ok(d)
 }
