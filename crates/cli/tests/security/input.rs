@@ -1,4 +1,9 @@
-//! Hostile input: protobuf recursion, JSON patch bombs, metrics labels and connection limits.
+//! Hostile input: protobuf recursion, deep JSON and YAML, JSON patch bombs, metrics labels and
+//! connection limits. Requests kubectl would not send go through [`raw`], a blocking rustls
+//! client; protobuf bodies are built by [`proto`].
 
-#[allow(unused_imports)]
-use crate::common;
+mod bodies;
+mod connections;
+mod patches;
+mod proto;
+mod raw;
