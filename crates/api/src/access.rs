@@ -15,7 +15,9 @@
 //!   `system:bootstrap:<id>`, which may only ask to join (`access/join.rs`, before RBAC).
 //! - RBAC is evaluated against a snapshot of the Roles, ClusterRoles and bindings in the watch
 //!   cache, rebuilt whenever one of them changes (see `access/policy.rs`).
+//! - Writes of those RBAC objects grant nothing the writer does not hold (`access/escalation.rs`).
 
+mod escalation;
 pub(crate) mod join;
 mod policy;
 pub mod signing_key;

@@ -284,6 +284,7 @@ pub async fn serve_apply(
             )));
         }
     }
+    crate::handlers::objects::identity::check_namespace(res, &ctx.info, &patch)?;
     let root = api.schemas.root_type(res);
     let lookup = api.schemas.lookup(res);
     let applier = Applier::new(lookup, &root).with_scope(scope(res, sub));
@@ -297,6 +298,13 @@ pub async fn serve_apply(
                 name,
             }));
         }
+        // An apply that creates is a create (kube-apiserver authorizes it as one): `patch`
+        // alone must not bring objects into being.
+        let mut as_create = ctx.info.clone();
+        as_create.verb = "create".into();
+        api.access
+            .authorize(&api.cache, &ctx.user, &as_create)
+            .await?;
         let mut obj = applier
             .apply(None, &patch, &manager, force, &now_rfc3339())
             .map_err(apply_error)?;
@@ -306,6 +314,8 @@ pub async fn serve_apply(
         crate::meta::set_meta(&mut obj, "name", json!(name));
         crate::access::join::admit_create(&api.cache, &ctx.user, res, &mut obj).await?;
         let warnings = api.validate(res, &mut obj, ctx.query.field_validation)?;
+        api.access
+            .admit_rbac_write(&api.cache, &ctx.user, &ctx.info, res, None, &obj)?;
         let outcome =
             match crate::handlers::objects::commit_create(api, res, obj, None, ctx.query.dry_run)
                 .await
@@ -333,6 +343,8 @@ pub async fn serve_apply(
             if patch.pointer("/metadata/resourceVersion").is_none() {
                 crate::meta::set_meta(&mut new, "resourceVersion", json!(""));
             }
+            api.access
+                .admit_rbac_write(&api.cache, &ctx.user, &ctx.info, res, Some(old), &new)?;
             Ok(new)
         },
     )

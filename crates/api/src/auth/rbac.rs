@@ -16,7 +16,11 @@
 //! `aggregationRule` is resolved on the fly from the ClusterRoles its selectors match, recursively,
 //! so no aggregation controller needs to have run. A denial's reason is empty unless a binding
 //! pointed at a missing role, as in Kubernetes; [`forbidden_message`] gives the 403 text.
+//!
+//! [`escalation`] answers the other RBAC question: does a writer of a role or binding already
+//! hold what it grants?
 
+pub mod escalation;
 mod policy;
 mod resolve;
 mod rules;

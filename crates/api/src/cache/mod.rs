@@ -240,7 +240,9 @@ impl Cache {
 
     /// Every object under `prefix` (in key order) after `start_after`, with the revision the
     /// snapshot was taken at. `filter` selects; at most `limit` are returned, and the bool says
-    /// whether more matching objects remain.
+    /// whether more matching objects remain. `prefix` is a directory (ends with `/`): an object's
+    /// key is no prefix of "that object" (`…/db` also starts `…/db-admin`); read one object
+    /// with [`Cache::get`], or filter a directory by name.
     pub fn list(
         &self,
         prefix: &str,
@@ -248,6 +250,7 @@ impl Cache {
         limit: Option<usize>,
         mut filter: impl FnMut(&CachedObject) -> bool,
     ) -> (Vec<Arc<CachedObject>>, Revision, bool) {
+        debug_assert!(prefix.ends_with('/'), "not a directory: {prefix}");
         let st = self.state.read();
         let end = successor(prefix);
         let lower = match start_after {
@@ -269,9 +272,11 @@ impl Cache {
         (out, st.revision, more)
     }
 
-    /// Subscribe to changes under `prefix`: `from = Some(rv)` replays history after `rv`
-    /// (410 Gone when it is no longer kept); `None` replays the current state as additions.
+    /// Subscribe to changes under `prefix`, a directory as for [`Cache::list`]: `from = Some(rv)`
+    /// replays history after `rv` (410 Gone when it is no longer kept); `None` replays the
+    /// current state as additions.
     pub fn subscribe(&self, prefix: &str, from: Option<Revision>) -> Result<Subscription> {
+        debug_assert!(prefix.ends_with('/'), "not a directory: {prefix}");
         let st = self.state.read();
         let replay = match from {
             Some(rv) if rv < st.history_start => {

@@ -93,7 +93,8 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
         .access
         .authenticate(&api.cache, authorization.as_ref())
         .await?;
-    let info = RequestInfo::parse(req.method(), &path, query.watch);
+    let info = RequestInfo::parse(req.method(), &path, query.watch)
+        .with_field_selector(query.field_selector.as_deref());
     api.access.authorize(&api.cache, &user, &info).await?;
 
     if !info.is_resource_request {

@@ -87,12 +87,11 @@ impl Encoder {
 
 /// Serve a watch.
 pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
-    let filter = Arc::new(Filter::parse(res, &ctx.query)?);
-    let mut prefix = res.key_prefix(ctx.info.object_namespace());
-    if let Some(name) = &ctx.info.name {
-        // A watch on one named object (kubectl get x/name -w uses a field selector instead).
-        prefix = res.key(ctx.info.object_namespace(), name);
-    }
+    // A watch on one named object (`…/secrets/db?watch=1`, or a field selector pinning the name
+    // as `kubectl get secret db -w` sends) watches its collection for exactly that name: never
+    // the object's key as a prefix, which would also match `db-admin`.
+    let filter = Arc::new(Filter::parse(res, &ctx.query)?.named(ctx.info.name.as_deref()));
+    let prefix = res.key_prefix(ctx.info.object_namespace());
     let send_initial = ctx.query.send_initial_events.unwrap_or(false);
     let from = match ctx.query.resource_version.as_deref() {
         None | Some("") | Some("0") => None,

@@ -18,8 +18,15 @@ pub struct RequestInfo {
     pub group: String,
     /// API version.
     pub version: String,
-    /// Namespace, if the path has one.
+    /// The namespace the request is authorized in, as kube-apiserver's RequestInfo has it: the
+    /// `namespaces/{ns}` segment of the path, which for the namespace object itself
+    /// (`/api/v1/namespaces/{name}`) is its own name. Which namespace holds the objects is
+    /// [`RequestInfo::object_namespace`].
     pub namespace: Option<String>,
+    /// Did the resource follow a `namespaces/{ns}/` prefix? Then the namespace scopes it, and a
+    /// cluster-scoped resource there (`/api/v1/namespaces/a/namespaces/b`) does not exist. False
+    /// for cluster paths and for the namespace object itself (and its `status` / `finalize`).
+    pub namespaced_path: bool,
     /// Plural resource.
     pub resource: String,
     /// Subresource (`status`, `scale`, `token`, `finalize`).
@@ -71,6 +78,7 @@ impl RequestInfo {
             && !matches!(rest[2], "status" | "finalize")
         {
             info.namespace = Some(rest[1].to_string());
+            info.namespaced_path = true;
             rest.drain(..2);
         } else if rest.first() == Some(&"namespaces") && rest.len() >= 2 {
             // The namespace object itself: its "namespace" for authorization is its name.
@@ -104,170 +112,47 @@ impl RequestInfo {
         info
     }
 
-    /// The namespace that scopes the request's *contents* (for `namespaces/NAME` itself it's `None`).
+    /// The namespace that holds the objects the request is about: the path's `namespaces/{ns}/`
+    /// prefix, if it had one (for `namespaces/NAME` itself it is `None`, the object being
+    /// cluster-scoped).
     pub fn object_namespace(&self) -> Option<&str> {
-        if self.resource == "namespaces" && self.group.is_empty() {
-            None
-        } else {
+        if self.namespaced_path {
             self.namespace.as_deref()
+        } else {
+            None
         }
     }
+
+    /// As kube-apiserver: a list or watch whose field selector pins `metadata.name` (`kubectl get
+    /// secret db -w`) is about that one object, so it is authorized with that name (RBAC
+    /// `resourceNames` then apply) — and served for that name only (see the objects handlers'
+    /// filter). A name that could not be a path segment is ignored, as there.
+    pub fn with_field_selector(mut self, field_selector: Option<&str>) -> RequestInfo {
+        if !self.is_resource_request
+            || self.name.is_some()
+            || !matches!(self.verb.as_str(), "list" | "watch")
+        {
+            return self;
+        }
+        let Some(selector) = field_selector else {
+            return self;
+        };
+        let Ok(parsed) = crate::selector::field::FieldSelector::parse(selector) else {
+            return self; // the handler answers 400
+        };
+        if let Some(name) = parsed.exact_value("metadata.name") {
+            if is_path_segment_name(name) {
+                self.name = Some(name.to_string());
+            }
+        }
+        self
+    }
+}
+
+/// `path.IsValidPathSegmentName`: not `.` or `..`, no `/` or `%`.
+fn is_path_segment_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '%'])
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// method, path, verb, group, namespace, resource, name, subresource
-    type Case<'a> = (
-        Method,
-        &'a str,
-        &'a str,
-        &'a str,
-        Option<&'a str>,
-        &'a str,
-        Option<&'a str>,
-        Option<&'a str>,
-    );
-
-    fn p(m: Method, path: &str) -> RequestInfo {
-        RequestInfo::parse(&m, path, false)
-    }
-
-    #[test]
-    fn parses_the_shapes_kubernetes_uses() {
-        let cases: &[Case<'_>] = &[
-            (
-                Method::GET,
-                "/api/v1/namespaces",
-                "list",
-                "",
-                None,
-                "namespaces",
-                None,
-                None,
-            ),
-            (
-                Method::GET,
-                "/api/v1/namespaces/ns1",
-                "get",
-                "",
-                Some("ns1"),
-                "namespaces",
-                Some("ns1"),
-                None,
-            ),
-            (
-                Method::PUT,
-                "/api/v1/namespaces/ns1/finalize",
-                "update",
-                "",
-                Some("ns1"),
-                "namespaces",
-                Some("ns1"),
-                Some("finalize"),
-            ),
-            (
-                Method::GET,
-                "/api/v1/namespaces/ns1/configmaps",
-                "list",
-                "",
-                Some("ns1"),
-                "configmaps",
-                None,
-                None,
-            ),
-            (
-                Method::POST,
-                "/apis/apps/v1/namespaces/d/deployments",
-                "create",
-                "apps",
-                Some("d"),
-                "deployments",
-                None,
-                None,
-            ),
-            (
-                Method::PATCH,
-                "/apis/apps/v1/namespaces/d/deployments/web/scale",
-                "patch",
-                "apps",
-                Some("d"),
-                "deployments",
-                Some("web"),
-                Some("scale"),
-            ),
-            (
-                Method::DELETE,
-                "/apis/apps/v1/namespaces/d/deployments",
-                "deletecollection",
-                "apps",
-                Some("d"),
-                "deployments",
-                None,
-                None,
-            ),
-            (
-                Method::GET,
-                "/apis/apps/v1/deployments",
-                "list",
-                "apps",
-                None,
-                "deployments",
-                None,
-                None,
-            ),
-            (
-                Method::GET,
-                "/api/v1/watch/namespaces/x/configmaps",
-                "watch",
-                "",
-                Some("x"),
-                "configmaps",
-                None,
-                None,
-            ),
-            (
-                Method::GET,
-                "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin",
-                "get",
-                "rbac.authorization.k8s.io",
-                None,
-                "clusterroles",
-                Some("admin"),
-                None,
-            ),
-        ];
-        for (m, path, verb, group, ns, res, name, sub) in cases {
-            let i = p(m.clone(), path);
-            assert!(i.is_resource_request, "{path}");
-            assert_eq!(i.verb, *verb, "{path}");
-            assert_eq!(i.group, *group, "{path}");
-            assert_eq!(i.namespace.as_deref(), *ns, "{path}");
-            assert_eq!(i.resource, *res, "{path}");
-            assert_eq!(i.name.as_deref(), *name, "{path}");
-            assert_eq!(i.subresource.as_deref(), *sub, "{path}");
-        }
-    }
-
-    #[test]
-    fn discovery_and_other_paths_are_not_resource_requests() {
-        for path in [
-            "/api",
-            "/api/v1",
-            "/apis",
-            "/apis/apps",
-            "/apis/apps/v1",
-            "/version",
-            "/openapi/v2",
-        ] {
-            assert!(!p(Method::GET, path).is_resource_request, "{path}");
-        }
-    }
-
-    #[test]
-    fn watch_query_turns_list_into_watch() {
-        let i = RequestInfo::parse(&Method::GET, "/api/v1/configmaps", true);
-        assert_eq!(i.verb, "watch");
-    }
-}
+mod tests;

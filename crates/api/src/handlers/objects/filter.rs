@@ -6,9 +6,13 @@ use crate::registry::ResourceInfo;
 use crate::request::Query;
 use crate::selector::{field::FieldSelector, label::LabelSelector};
 
-/// A list/watch filter built from `labelSelector` and `fieldSelector`.
+/// A list/watch filter built from `labelSelector` and `fieldSelector`, and the object name a
+/// request is about (a named watch, or a selector pinning `metadata.name`).
 #[derive(Default)]
 pub struct Filter {
+    /// Exactly this `metadata.name`: keys are never used as prefixes for a name, since
+    /// `…/secrets/ns/db` is a prefix of `…/secrets/ns/db-admin`.
+    name: Option<String>,
     labels: Option<LabelSelector>,
     fields: Option<FieldSelector>,
     /// Do the field requirements need more than name and namespace (so the object is parsed)?
@@ -44,19 +48,29 @@ impl Filter {
             None => None,
         };
         Ok(Filter {
+            name: None,
             labels,
             fields,
             deep_fields,
         })
     }
 
+    /// Also require `metadata.name` to be exactly `name` (when there is one).
+    pub fn named(mut self, name: Option<&str>) -> Filter {
+        self.name = name.map(String::from);
+        self
+    }
+
     /// Does this filter select everything?
     pub fn is_everything(&self) -> bool {
-        self.labels.is_none() && self.fields.is_none()
+        self.name.is_none() && self.labels.is_none() && self.fields.is_none()
     }
 
     /// Does the object match?
     pub fn matches(&self, o: &CachedObject) -> bool {
+        if self.name.as_ref().is_some_and(|n| *n != o.name) {
+            return false;
+        }
         if let Some(l) = &self.labels {
             if !l.matches(&o.labels) {
                 return false;

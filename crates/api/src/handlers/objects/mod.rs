@@ -3,6 +3,7 @@
 
 mod delete;
 mod filter;
+pub(crate) mod identity;
 mod read;
 mod scale;
 mod token;
@@ -33,18 +34,27 @@ pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>>
         .get(&ctx.info.group, &ctx.info.version, &ctx.info.resource)
         .cloned()
         .ok_or_else(|| ApiError::unknown_path(&ctx.info.path))?;
-    let ns = ctx.info.object_namespace();
-    if !res.namespaced && ns.is_some() {
+    // Authorization used the path's namespace; what is served must be in that same scope. A
+    // cluster-scoped resource under `namespaces/{ns}/` does not exist there (kube-apiserver
+    // answers 404), whichever kind it is — namespaces included.
+    if !res.namespaced && ctx.info.namespaced_path {
         return Err(ApiError::unknown_path(&ctx.info.path));
     }
+    let ns = ctx.info.object_namespace();
     if res.namespaced && ns.is_none() && !matches!(ctx.info.verb.as_str(), "list" | "watch") {
         return Err(ApiError::unknown_path(&ctx.info.path));
     }
     let sub = ctx.info.subresource.clone();
+    let named = ctx.info.name.is_some();
     match (ctx.info.verb.as_str(), sub.as_deref()) {
         ("get", None) => read::get(api, &ctx, &res).await,
         ("list", None) => read::list(api, &ctx, &res).await,
         ("watch", None) => super::watch::watch(api, &ctx, &res),
+        // A create goes to the collection: `POST …/configmaps/foo` is not a route, as in
+        // kube-apiserver (it would be authorized for `foo` and create whatever the body names).
+        ("create", None) if named => Err(ApiError::method_not_allowed(
+            "the server does not allow this method on the requested resource",
+        )),
         ("create", None) => write::create(api, &ctx, &res).await,
         ("update", None) => write::update(api, &ctx, &res, None).await,
         ("patch", None) => write::patch(api, &ctx, &res, None).await,

@@ -96,7 +96,8 @@ struct Page {
 
 /// LIST, from the cache (latest) or from the store (a continue page or an exact old revision).
 pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
-    let filter = Filter::parse(res, &ctx.query)?;
+    // The name a field selector pins was authorized (RBAC resourceNames): serve that one only.
+    let filter = Filter::parse(res, &ctx.query)?.named(ctx.info.name.as_deref());
     let prefix = res.key_prefix(ctx.info.object_namespace());
     let limit = ctx.query.limit;
     let exact = ctx.query.resource_version_match.as_deref() == Some("Exact");

@@ -189,6 +189,8 @@ pub(super) async fn create(
     }
     crate::access::join::admit_create(&api.cache, &ctx.user, res, &mut obj).await?;
     let warnings = api.validate(res, &mut obj, ctx.query.field_validation)?;
+    api.access
+        .admit_rbac_write(&api.cache, &ctx.user, &ctx.info, res, None, &obj)?;
     let manager = ctx.field_manager();
     let rec = commit_create(api, res, obj, Some(&manager), ctx.query.dry_run).await?;
     let r = match rec {
@@ -510,13 +512,7 @@ pub(super) async fn update(
     check_type(res, &mut obj)?;
     let key = object_key(ctx, res)?;
     let name = ctx.info.name.clone().unwrap_or_default();
-    if let Some(n) = meta_str(&obj, "name") {
-        if n != name {
-            return Err(ApiError::bad_request(format!(
-                "the name of the object ({n}) does not match the name on the URL ({name})"
-            )));
-        }
-    }
+    super::identity::check(res, &ctx.info, &obj)?;
     // Read-your-writes: an object created just before must be found.
     api.cache.sync().await?;
     if api.cache.get(&key).is_none() {
@@ -529,6 +525,8 @@ pub(super) async fn update(
         // Defaults the update adds are the updater's, as in kube-apiserver's field manager.
         crate::defaults::on_update(res, old, &mut new);
         api.track_managed_fields(res, Some(old), &mut new, &manager, sub);
+        api.access
+            .admit_rbac_write(&api.cache, &ctx.user, &ctx.info, res, Some(old), &new)?;
         Ok(new)
     })
     .await?;
@@ -580,6 +578,7 @@ pub(super) async fn patch(
     }
     let outcome = guaranteed_update(api, res, &key, &name, ctx.query.dry_run, |old| {
         let mut patched = api.apply_patch_document(res, format, old, &patch)?;
+        super::identity::check(res, &ctx.info, &patched)?;
         api.validate(res, &mut patched, ctx.query.field_validation)?;
         let mut new = merge_for_subresource(res, sub, old, patched);
         if let Some(o) = new.as_object_mut() {
@@ -588,6 +587,8 @@ pub(super) async fn patch(
         }
         crate::defaults::on_update(res, old, &mut new);
         api.track_managed_fields(res, Some(old), &mut new, &manager, sub);
+        api.access
+            .admit_rbac_write(&api.cache, &ctx.user, &ctx.info, res, Some(old), &new)?;
         Ok(new)
     })
     .await?;
