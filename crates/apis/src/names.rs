@@ -83,6 +83,49 @@ pub fn execution_namespace(cluster: &str) -> String {
     format!("{EXECUTION_NAMESPACE_PREFIX}{cluster}")
 }
 
+/// The longest cluster name: its execution namespace `flotilla-es-<name>` must still be a DNS
+/// label (63 characters), as every namespace name is.
+pub const MAX_CLUSTER_NAME_LEN: usize = 63 - EXECUTION_NAMESPACE_PREFIX.len();
+
+/// Why `name` cannot be a cluster's name, or `None` when it can.
+///
+/// A cluster's name becomes its execution namespace `flotilla-es-<name>`, a Lease and the label
+/// values that mark its objects, so it must be a DNS-1123 label short enough to stay one with the
+/// prefix: lower-case letters, digits and '-', starting and ending with a letter or digit, at
+/// most [`MAX_CLUSTER_NAME_LEN`] characters. A name outside this rule could be asked for but
+/// never approved; the hub refuses it at join time, and so does the CLI before it asks.
+pub fn cluster_name_error(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("a cluster name is required".into());
+    }
+    if name.len() > MAX_CLUSTER_NAME_LEN {
+        return Some(format!(
+            "must be no more than {MAX_CLUSTER_NAME_LEN} characters (it is {}), so that its \
+             execution namespace {EXECUTION_NAMESPACE_PREFIX}<name> is a valid namespace name",
+            name.len()
+        ));
+    }
+    let b = name.as_bytes();
+    let allowed = b
+        .iter()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-');
+    let ends_ok = b[0] != b'-' && b[b.len() - 1] != b'-';
+    if allowed && ends_ok {
+        return None;
+    }
+    let dots = if name.contains('.') {
+        format!(
+            " (no dots: it becomes part of the namespace name {EXECUTION_NAMESPACE_PREFIX}<name>)"
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "a cluster name must be a lowercase RFC 1123 label: lower case alphanumeric characters \
+         or '-', starting and ending with an alphanumeric character (e.g. 'eu-west-1'){dots}"
+    ))
+}
+
 /// The cluster whose execution namespace `namespace` is, if it is one.
 pub fn cluster_of_execution_namespace(namespace: &str) -> Option<&str> {
     namespace
@@ -103,5 +146,34 @@ mod tests {
         );
         assert_eq!(cluster_of_execution_namespace("flotilla-es-"), None);
         assert_eq!(cluster_of_execution_namespace("default"), None);
+    }
+
+    #[test]
+    fn cluster_names_must_make_a_namespace_name() {
+        let longest = "a".repeat(MAX_CLUSTER_NAME_LEN);
+        let too_long = "a".repeat(MAX_CLUSTER_NAME_LEN + 1);
+        for (name, ok) in [
+            ("member-1", true),
+            ("eu-west-1", true),
+            ("1", true),
+            (longest.as_str(), true),
+            (too_long.as_str(), false),
+            ("", false),
+            ("a.b", false),
+            ("Member", false),
+            ("-a", false),
+            ("a-", false),
+            ("a_b", false),
+            ("a:b", false),
+        ] {
+            assert_eq!(cluster_name_error(name).is_none(), ok, "{name:?}");
+            if ok {
+                assert!(execution_namespace(name).len() <= 63, "{name}");
+            }
+        }
+        assert!(cluster_name_error("a.b").unwrap().contains("no dots"));
+        assert!(cluster_name_error(&too_long)
+            .unwrap()
+            .contains("51 characters"));
     }
 }

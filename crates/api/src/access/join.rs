@@ -23,7 +23,7 @@
 use std::sync::Arc;
 
 use flotilla_apis::cluster::v1alpha1::GROUP;
-use flotilla_apis::names::REQUESTED_BY_ANNOTATION;
+use flotilla_apis::names::{cluster_name_error, REQUESTED_BY_ANNOTATION};
 use serde_json::{json, Map, Value};
 
 use crate::auth::bootstrap_token::{self, BootstrapToken, BootstrapTokenError};
@@ -93,6 +93,7 @@ pub(crate) async fn admit_create(
     let Some(id) = bootstrap_token::token_id(&user.name) else {
         set_requested_by(obj, None);
         return Ok(());
+    check_cluster_name(res, obj)?;
     };
     let name = meta_str(obj, "name").unwrap_or_default().to_string();
     let secret = token_secret(cache, id)
@@ -140,6 +141,33 @@ pub(crate) fn keep_requested_by(res: &ResourceInfo, old: &Value, new: &mut Value
 /// Is `res` flotilla's `Cluster`?
 fn is_cluster(res: &ResourceInfo) -> bool {
     res.group == GROUP && res.plural == CLUSTERS
+/// A Cluster's name must make a valid execution namespace name (`flotilla-es-<name>`), or the
+/// cluster could ask to join but never be approved: 422 Invalid on `metadata.name`, whoever
+/// creates it. A `generateName` is checked as the name it would generate (five more characters).
+fn check_cluster_name(res: &ResourceInfo, obj: &Value) -> Result<()> {
+    let (field, name, checked) = match meta_str(obj, "name").filter(|n| !n.is_empty()) {
+        Some(name) => ("metadata.name", name.to_string(), name.to_string()),
+        None => match meta_str(obj, "generateName").filter(|n| !n.is_empty()) {
+            Some(prefix) => (
+                "metadata.generateName",
+                prefix.to_string(),
+                format!("{prefix}x0000"),
+            ),
+            // Neither: the write path's "name or generateName is required" answers.
+            None => return Ok(()),
+        },
+    };
+    match cluster_name_error(&checked) {
+        None => Ok(()),
+        Some(why) => Err(ApiError::invalid(
+            &res.kind,
+            &name,
+            &res.group,
+            vec![(field.to_string(), format!("Invalid value: {name:?}: {why}"))],
+        )),
+    }
+}
+
 }
 
 /// Token `id`'s Secret, read consistently when the cache doesn't hold it yet (the admin may have

@@ -43,6 +43,7 @@ pub struct AgentArgs {
 
 /// Runs the agent until it is stopped (SIGTERM, Ctrl-C) or the hub revokes it.
 pub async fn run(args: AgentArgs, shutdown: impl std::future::Future<Output = ()>) -> Result<()> {
+    super::check_cluster_name(&args.cluster)?;
     let member = member_client(args.kubeconfig.as_ref()).await?;
     let state = StateDir(args.state_dir.clone());
     if !state.joined() {

@@ -34,6 +34,7 @@ pub struct JoinArgs {
 
 /// Runs `flotilla join`.
 pub async fn run(args: JoinArgs) -> Result<()> {
+    super::check_cluster_name(&args.name)?;
     let labels = args.topology.label_map()?;
     let mut member = Kubeconfig::read_from(&args.member_kubeconfig)
         .with_context(|| format!("cannot read {}", args.member_kubeconfig.display()))?;

@@ -9,3 +9,12 @@ pub mod join;
 pub mod token;
 
 pub use client::{hub_client, parse_duration};
+
+/// Refuses a cluster name the hub would refuse (it must make the namespace
+/// `flotilla-es-<name>`), in one line, before anything is asked of the hub or the member.
+fn check_cluster_name(name: &str) -> anyhow::Result<()> {
+    match flotilla_apis::names::cluster_name_error(name) {
+        None => Ok(()),
+        Some(why) => anyhow::bail!("cluster name {name:?} cannot be used: {why}"),
+    }
+}

@@ -74,6 +74,9 @@ fn random(n: usize) -> String {
 }
 
 async fn create(args: CreateArgs) -> Result<()> {
+    if let Some(name) = &args.cluster {
+        super::check_cluster_name(name)?;
+    }
     if args.ttl.is_zero() {
         anyhow::bail!(
             "--ttl must be more than 0: bootstrap credentials always expire (e.g. --ttl 1h)"

@@ -348,3 +348,53 @@ async fn rbac_still_applies_to_bootstrap_users() {
         .as_str()
         .is_some_and(|s| !s.is_empty()));
 }
+
+#[tokio::test]
+async fn a_cluster_name_that_cannot_make_a_namespace_is_invalid() {
+    let (_dir, api) = start().await;
+    token(&api, "dddddd", "0123456789abcdef", json!({})).await;
+    let long = "a".repeat(52);
+    let cases = [
+        (
+            ADMIN,
+            json!({"metadata": {"name": "eu.west"}, "spec": {}}),
+            "metadata.name",
+            "eu.west",
+        ),
+        (
+            ADMIN,
+            json!({"metadata": {"name": long}, "spec": {}}),
+            "metadata.name",
+            long.as_str(),
+        ),
+        (
+            ADMIN,
+            json!({"metadata": {"generateName": "a.b-"}, "spec": {}}),
+            "metadata.generateName",
+            "a.b-",
+        ),
+        (
+            "dddddd.0123456789abcdef",
+            cluster("m.1"),
+            "metadata.name",
+            "m.1",
+        ),
+    ];
+    for (who, body, field, name) in cases {
+        let (code, status) = post(&api, CLUSTERS, who, body).await;
+        assert_eq!(code, 422, "{name}: {status}");
+        assert_eq!(status["reason"], "Invalid", "{status}");
+        let cause = &status["details"]["causes"][0];
+        assert_eq!(cause["field"], field, "{status}");
+        let message = cause["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with(&format!("Invalid value: {name:?}")),
+            "{message}"
+        );
+    }
+    let (_, list) = get(&api, CLUSTERS, ADMIN).await;
+    assert_eq!(list["items"], json!([]), "nothing stored");
+    // The refused request did not use the token up.
+    let (code, body) = post(&api, CLUSTERS, "dddddd.0123456789abcdef", cluster("m1")).await;
+    assert_eq!(code, 201, "{body}");
+}
