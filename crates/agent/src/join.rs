@@ -5,8 +5,10 @@
 //! request a token for the agent's service account in the execution namespace; that token is the
 //! agent's credential from then on, kept in the state directory (`token`, 0600, referenced from
 //! `hub.kubeconfig` as a token file so a renewed token is picked up without a restart). Tokens
-//! are renewed by the agent itself when half their lifetime has passed, and die at once when the
-//! hub removes the cluster (the service account goes with its namespace).
+//! are renewed by the agent itself when half their lifetime has passed (the lifetime the hub
+//! granted, which its `--service-account-max-token-expiration` may make shorter than asked),
+//! and die at once when the hub removes the cluster (the service account goes with its
+//! namespace).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,8 +31,13 @@ pub const TOKEN_FILE: &str = "token";
 /// The file in the state directory holding when the token expires (RFC 3339).
 pub const EXPIRY_FILE: &str = "token-expiration";
 
-/// How long the agent's tokens live (renewed at half-life).
-pub const TOKEN_LIFETIME: Duration = Duration::from_secs(7 * 24 * 3600);
+/// How long the agent asks its tokens to live: the hub's default cap on service-account tokens,
+/// so a default hub grants it in full. A hub with a lower cap grants less; renewal follows the
+/// expiry granted, not this.
+pub const TOKEN_LIFETIME: Duration = Duration::from_secs(24 * 3600);
+
+/// The soonest a renewal is tried again after the last one (also when the expiry is unknown).
+const RENEW_AT_LEAST_AFTER: Duration = Duration::from_secs(10);
 
 /// What the member says of itself when it asks to join.
 #[derive(Clone, Debug, Default)]
@@ -242,6 +249,13 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     write().map_err(|e| Error::Credential(format!("writing {}: {e}", path.display())))
 }
 
+/// How long to wait before renewing a token that has `left` to live: half of it. Right after a
+/// renewal that is half the granted lifetime, whatever the hub capped it to; after a restart it
+/// may renew early, never late.
+fn renew_after(left: Duration) -> Duration {
+    (left / 2).max(RENEW_AT_LEAST_AFTER)
+}
+
 /// Renews the agent's token through `hub` (its own credential) whenever half its lifetime has
 /// passed; runs until the hub refuses (then [`Error::Revoked`]).
 pub async fn renew_tokens(hub: Client, cluster: &str, state: &StateDir) -> Result<()> {
@@ -249,16 +263,11 @@ pub async fn renew_tokens(hub: Client, cluster: &str, state: &StateDir) -> Resul
         let expires = std::fs::read_to_string(state.file(EXPIRY_FILE))
             .ok()
             .and_then(|s| s.trim().parse::<Timestamp>().ok());
-        let wait = match expires {
-            Some(at) => {
-                // Renew once less than half a lifetime is left.
-                let left = at.duration_since(Timestamp::now()).as_secs().max(0);
-                let left = u64::try_from(left).unwrap_or(0);
-                Duration::from_secs(left.saturating_sub(TOKEN_LIFETIME.as_secs() / 2).max(60))
-            }
-            None => Duration::from_secs(60),
-        };
-        tokio::time::sleep(wait).await;
+        let left = expires.map_or(Duration::ZERO, |at| {
+            let secs = at.duration_since(Timestamp::now()).as_secs();
+            Duration::from_secs(u64::try_from(secs).unwrap_or(0))
+        });
+        tokio::time::sleep(renew_after(left)).await;
         match request_token(&hub, cluster).await {
             Ok((token, expires)) => {
                 write_private(&state.file(TOKEN_FILE), token.as_bytes())?;
@@ -272,6 +281,25 @@ pub async fn renew_tokens(hub: Client, cluster: &str, state: &StateDir) -> Resul
                 )))
             }
             Err(e) => tracing::warn!(%cluster, error = %e, "renewing the agent's token"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renewal_comes_at_half_the_time_left() {
+        let h = |n: u64| Duration::from_secs(n * 3600);
+        for (left, want) in [
+            (h(24), h(12)),
+            // A hub capping tokens at an hour: renewed every half hour, not every minute.
+            (h(1), Duration::from_secs(1800)),
+            (Duration::from_secs(4), RENEW_AT_LEAST_AFTER),
+            (Duration::ZERO, RENEW_AT_LEAST_AFTER),
+        ] {
+            assert_eq!(renew_after(left), want, "{left:?}");
         }
     }
 }

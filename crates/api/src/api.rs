@@ -29,6 +29,9 @@ pub struct Config {
     /// The PEM file holding the key that signs service-account tokens, generated there at first
     /// start (normally [`crate::access::signing_key::FILE_NAME`] in the data directory).
     pub signing_key_file: PathBuf,
+    /// The longest lifetime a service-account token gets (`--service-account-max-token-expiration`):
+    /// a TokenRequest asking for more gets this much. `None`: only Kubernetes' 2^32 s limit.
+    pub max_token_expiration: Option<std::time::Duration>,
 }
 
 /// Namespaces every Kubernetes API has, plus flotilla's own.
@@ -80,8 +83,12 @@ impl Api {
     /// flotilla's own kinds.
     pub async fn start(config: Config, store: Store) -> Result<Arc<Api>> {
         let signer = signing_key::load_or_generate(&config.signing_key_file)?;
-        let authority =
+        let mut authority =
             TokenAuthority::new(format!("https://{}", config.advertise_address), signer);
+        if let Some(max) = config.max_token_expiration {
+            authority =
+                authority.with_max_expiration(i64::try_from(max.as_secs()).unwrap_or(i64::MAX));
+        }
         let cache = Cache::start(store.clone()).await?;
         let api = Arc::new(Api {
             access: Access::new(config.admin_token.clone(), authority),
@@ -155,6 +162,7 @@ impl Api {
             advertise_address: "127.0.0.1:6443".into(),
             signing_key_file: dir.join("signing-key.pem"),
         };
+            max_token_expiration: None,
         Api::start(config, store).await.expect("start the test API")
     }
 

@@ -27,6 +27,11 @@ pub struct ServeArgs {
     #[arg(long = "tls-san")]
     tls_san: Vec<String>,
     /// Approve every cluster that asks to join (labs and tests; production approves each with
+    /// The longest a service-account token lives (`kubectl create token`, agents' credentials):
+    /// a request for longer gets this long, as with kube-apiserver's flag. Between 1h and 2^32
+    /// seconds; 0 for no cap. Agents renew their tokens at half-life.
+    #[arg(long, default_value = "24h", value_parser = parse_max_token_expiration)]
+    service_account_max_token_expiration: std::time::Duration,
     /// `flotilla cluster approve`).
     #[arg(long)]
     auto_approve: bool,
@@ -135,6 +140,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             advertise_address: advertise.clone(),
             signing_key_file: dir.join(flotilla_api::access::signing_key::FILE_NAME),
         },
+            max_token_expiration: Some(args.service_account_max_token_expiration)
+                .filter(|d| !d.is_zero()),
         store,
     )
     .await
@@ -201,6 +208,20 @@ fn parse_failback(s: &str) -> Result<Failback, String> {
 }
 
 /// `--header-read-timeout`: a duration, not zero (no connection could ever send a request).
+/// `--service-account-max-token-expiration`: kube-apiserver's bounds (1 hour to 2^32 seconds),
+/// or 0 for no cap.
+fn parse_max_token_expiration(s: &str) -> Result<std::time::Duration, String> {
+    let d = crate::fleet::parse_duration(s)?;
+    let (low, high) = (3600, 1u64 << 32);
+    if !d.is_zero() && !(low..=high).contains(&d.as_secs()) {
+        return Err(format!(
+            "{s:?} is out of range: the longest token lifetime must be between 1h and 2^32 \
+             seconds (or 0 for no cap)"
+        ));
+    }
+    Ok(d)
+}
+
 fn parse_header_read_timeout(s: &str) -> Result<std::time::Duration, String> {
     let d = crate::fleet::parse_duration(s)?;
     if d.is_zero() {

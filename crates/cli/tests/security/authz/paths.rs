@@ -54,6 +54,9 @@ async fn cluster_scoped_kinds_under_a_namespace_path_are_not_found() {
     let ns_body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "c"}});
     let role_body = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
         "metadata": {"name": "made-in-a"}, "rules": []});
+    let policy_body = json!({"apiVersion": "policy.flotilla.io/v1alpha1",
+        "kind": "ClusterPropagationPolicy", "metadata": {"name": "made-in-a"},
+        "spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "Secret"}]}});
     let widget_body =
         json!({"apiVersion": "authz.example.com/v1", "kind": "Widget", "metadata": {"name": "w2"}});
     let cases: Vec<(Method, String, Option<&serde_json::Value>)> = vec![
@@ -87,6 +90,16 @@ async fn cluster_scoped_kinds_under_a_namespace_path_are_not_found() {
         (Method::DELETE, "/apis/authz.example.com/v1/namespaces/a/widgets".into(), None),
         (Method::GET, "/apis/cluster.flotilla.io/v1alpha1/namespaces/a/clusters".into(), None),
         (Method::DELETE, "/apis/cluster.flotilla.io/v1alpha1/namespaces/a/clusters".into(), None),
+        (
+            Method::POST,
+            "/apis/policy.flotilla.io/v1alpha1/namespaces/a/clusterpropagationpolicies".into(),
+            Some(&policy_body),
+        ),
+        (
+            Method::GET,
+            "/apis/work.flotilla.io/v1alpha1/namespaces/a/clusterresourcebindings".into(),
+            None,
+        ),
     ];
     for (method, path, body) in cases {
         let r = match body {
@@ -130,6 +143,7 @@ async fn cluster_scoped_kinds_under_a_namespace_path_are_not_found() {
     for path in [
         "/apis/rbac.authorization.k8s.io/v1/clusterroles/made-in-a",
         "/apis/authz.example.com/v1/widgets/w2",
+        "/apis/policy.flotilla.io/v1alpha1/clusterpropagationpolicies/made-in-a",
     ] {
         assert_eq!(admin.get(path).await.code, 404, "{path} was not created");
     }

@@ -14,6 +14,7 @@ async fn api(dir: &tempfile::TempDir) -> Arc<Api> {
         admin_token: crate::auth::AdminToken::new("test"),
         advertise_address: "127.0.0.1:6443".into(),
         signing_key_file: dir.path().join("signing-key.pem"),
+        max_token_expiration: None,
     };
     Api::start(config, store).await.unwrap()
 }
