@@ -1,6 +1,7 @@
 //! `flotilla serve`: the hub.
 
 mod controllers;
+mod files;
 pub(crate) mod pki;
 
 use std::net::SocketAddr;
@@ -26,12 +27,12 @@ pub struct ServeArgs {
     /// Extra names or IPs for the serving certificate (repeatable).
     #[arg(long = "tls-san")]
     tls_san: Vec<String>,
-    /// Approve every cluster that asks to join (labs and tests; production approves each with
     /// The longest a service-account token lives (`kubectl create token`, agents' credentials):
     /// a request for longer gets this long, as with kube-apiserver's flag. Between 1h and 2^32
     /// seconds; 0 for no cap. Agents renew their tokens at half-life.
     #[arg(long, default_value = "24h", value_parser = parse_max_token_expiration)]
     service_account_max_token_expiration: std::time::Duration,
+    /// Approve every cluster that asks to join (labs and tests; production approves each with
     /// `flotilla cluster approve`).
     #[arg(long)]
     auto_approve: bool,
@@ -78,12 +79,12 @@ pub struct ServeArgs {
 
 /// Run the hub until SIGTERM or Ctrl-C.
 pub async fn run(args: ServeArgs) -> Result<()> {
-    std::fs::create_dir_all(&args.data_dir)
-        .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
+    files::private_dir(&args.data_dir)?;
     let dir = args
         .data_dir
         .canonicalize()
         .context("resolving the data directory")?;
+    files::private_files(&dir);
     let store_url = match &args.store {
         Some(u) => u.clone(),
         None => format!("sqlite:{}", dir.join("flotilla.db").display()),
@@ -139,9 +140,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             admin_token: flotilla_api::auth::AdminToken::new(&creds.admin_token),
             advertise_address: advertise.clone(),
             signing_key_file: dir.join(flotilla_api::access::signing_key::FILE_NAME),
-        },
             max_token_expiration: Some(args.service_account_max_token_expiration)
                 .filter(|d| !d.is_zero()),
+        },
         store,
     )
     .await
@@ -207,7 +208,6 @@ fn parse_failback(s: &str) -> Result<Failback, String> {
         .map_err(|e| format!("{e}, or Never"))
 }
 
-/// `--header-read-timeout`: a duration, not zero (no connection could ever send a request).
 /// `--service-account-max-token-expiration`: kube-apiserver's bounds (1 hour to 2^32 seconds),
 /// or 0 for no cap.
 fn parse_max_token_expiration(s: &str) -> Result<std::time::Duration, String> {
@@ -222,6 +222,7 @@ fn parse_max_token_expiration(s: &str) -> Result<std::time::Duration, String> {
     Ok(d)
 }
 
+/// `--header-read-timeout`: a duration, not zero (no connection could ever send a request).
 fn parse_header_read_timeout(s: &str) -> Result<std::time::Duration, String> {
     let d = crate::fleet::parse_duration(s)?;
     if d.is_zero() {

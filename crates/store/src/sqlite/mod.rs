@@ -2,9 +2,11 @@
 //!
 //! One writer thread owns the only read-write connection and group-commits every write
 //! ([`writer`]); a few read-only connections serve gets, lists and watch replays beside it,
-//! which WAL mode allows ([`read`]). Tables and durability settings are in [`schema`].
+//! which WAL mode allows ([`read`]). Tables and durability settings are in [`schema`]; the
+//! files are kept private to the hub's user ([`files`]).
 
 mod checkpoint;
+mod files;
 mod read;
 mod schema;
 mod writer;
@@ -39,6 +41,7 @@ impl Sqlite {
     }
 
     fn open_blocking(path: &str) -> Result<Sqlite> {
+        files::make_private(path)?;
         let (conn, revision, compacted) = schema::open_writer(path)?;
         let readers = (0..READERS)
             .map(|_| schema::open_reader(path))

@@ -1,0 +1,105 @@
+//! The data directory is private to the hub's user: it holds the CA key, the admin token and
+//! kubeconfig, the service-account signing key and (on SQLite) every object, Secrets included.
+//!
+//! The directory is created 0700 and secret files are written 0600 (`pki::write_private`, the
+//! signing key, the SQLite store); a directory or file an earlier version, or a hand, left open
+//! to other users is tightened at every start, with a log line saying what changed.
+
+use std::fs;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+/// Secret files in the data directory. `ca.crt` is public; the serving key is never written.
+/// `serviceaccount.key` is an earlier hub's signing key, unused but still a secret.
+const SECRET_FILES: &[&str] = &[
+    "ca.key",
+    "admin.token",
+    "admin.kubeconfig",
+    flotilla_api::access::signing_key::FILE_NAME,
+    "serviceaccount.key",
+];
+
+/// Create `dir` (its parents as usual, itself 0700), or tighten it if it exists.
+pub fn private_dir(dir: &Path) -> Result<()> {
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create directory {}", parent.display()))?;
+    }
+    match fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => {
+            tighten(dir, "data directory");
+            Ok(())
+        }
+        Err(e) => Err(e).with_context(|| format!("cannot create data directory {}", dir.display())),
+    }
+}
+
+/// Tighten the secret files that exist in `dir`.
+pub fn private_files(dir: &Path) {
+    for name in SECRET_FILES {
+        tighten(&dir.join(name), "secret file");
+    }
+}
+
+/// Remove group and other permissions from `path` if it exists and has any. What the hub cannot
+/// change (another user's file) is left as it is, with a warning.
+fn tighten(path: &Path, what: &str) {
+    let Ok(meta) = fs::metadata(path) else {
+        return;
+    };
+    let mode = meta.permissions().mode() & 0o7777;
+    if mode & 0o077 == 0 {
+        return;
+    }
+    let private = mode & 0o700;
+    match fs::set_permissions(path, fs::Permissions::from_mode(private)) {
+        Ok(()) => tracing::info!(
+            path = %path.display(),
+            from = format!("{mode:o}"),
+            to = format!("{private:o}"),
+            "tightened the mode of a {what}: it was open to other users"
+        ),
+        Err(e) => tracing::warn!(
+            path = %path.display(),
+            mode = format!("{mode:o}"),
+            error = %e,
+            "a {what} is open to other users and its mode cannot be changed"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mode(p: &Path) -> u32 {
+        fs::metadata(p).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn the_data_directory_and_its_secrets_are_private() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("parent").join("data");
+        private_dir(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700, "created private");
+
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        for name in ["ca.key", "admin.kubeconfig", "ca.crt"] {
+            fs::write(dir.join(name), "x").unwrap();
+            fs::set_permissions(dir.join(name), fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        private_dir(&dir).unwrap();
+        private_files(&dir);
+        assert_eq!(mode(&dir), 0o700, "tightened");
+        assert_eq!(mode(&dir.join("ca.key")), 0o600);
+        assert_eq!(mode(&dir.join("admin.kubeconfig")), 0o600);
+        assert_eq!(
+            mode(&dir.join("ca.crt")),
+            0o644,
+            "the CA certificate is public"
+        );
+    }
+}
