@@ -16,11 +16,15 @@
 //! - RBAC is evaluated against a snapshot of the Roles, ClusterRoles and bindings in the watch
 //!   cache, rebuilt whenever one of them changes (see `access/policy.rs`).
 //! - Writes of those RBAC objects grant nothing the writer does not hold (`access/escalation.rs`).
+//! - A credential that stops being valid ends the watches it opened ([`revocation`]).
 
 mod escalation;
 pub(crate) mod join;
 mod policy;
+pub mod revocation;
 pub mod signing_key;
+
+use std::sync::Arc;
 
 use chrono::Utc;
 use http::HeaderValue;
@@ -28,12 +32,14 @@ use serde_json::{json, Value};
 
 use crate::auth::bootstrap_token::BootstrapToken;
 use crate::auth::rbac::forbidden_status_message;
-use crate::auth::token::{bearer_token, ServiceAccountClaims};
+use crate::auth::token::bearer_token;
 use crate::auth::user::SYSTEM_MASTERS;
 use crate::auth::{authorize, AdminToken, Attributes, Decision, TokenAuthority, UserInfo};
 use crate::cache::Cache;
 use crate::error::{ApiError, Result};
 use crate::request::RequestInfo;
+
+pub use revocation::{Credential, Revocations};
 
 /// The user name the admin token authenticates as.
 pub const ADMIN_USER: &str = "flotilla-admin";
@@ -44,6 +50,16 @@ pub struct Access {
     admin: AdminToken,
     authority: TokenAuthority,
     policy: policy::CachePolicy,
+    revocations: Revocations,
+}
+
+/// Who a request is from, and what their credential depends on.
+#[derive(Debug, Clone)]
+pub struct Authenticated {
+    /// The identity.
+    pub user: UserInfo,
+    /// What ends the credential (for long-lived requests: watches).
+    pub credential: Credential,
 }
 
 // === impl Access ===
@@ -56,7 +72,22 @@ impl Access {
             admin,
             authority,
             policy: policy::CachePolicy::default(),
+            revocations: Revocations::default(),
         }
+    }
+
+    /// Start ending open watches whose credential `cache`'s changes revoke.
+    pub fn start(&self, cache: Arc<Cache>) {
+        self.revocations.start(cache);
+    }
+
+    /// Completes when `credential` stops being valid (its objects deleted, or expired).
+    pub fn until_revoked(
+        &self,
+        cache: &Cache,
+        credential: &Credential,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        self.revocations.until_revoked(cache, credential)
     }
 
     /// The service-account token issuer (TokenRequest, `/openid/v1/jwks`, OIDC discovery).
@@ -69,21 +100,22 @@ impl Access {
         &self,
         cache: &Cache,
         authorization: Option<&HeaderValue>,
-    ) -> Result<UserInfo> {
+    ) -> Result<Authenticated> {
         let token = authorization
             .and_then(|v| v.to_str().ok())
             .and_then(bearer_token)
             .ok_or_else(ApiError::unauthorized)?;
         if self.admin.matches(token) {
-            return Ok(UserInfo::authenticated(
-                ADMIN_USER,
-                vec![SYSTEM_MASTERS.to_string()],
-            ));
+            return Ok(Authenticated {
+                user: UserInfo::authenticated(ADMIN_USER, vec![SYSTEM_MASTERS.to_string()]),
+                credential: Credential::permanent(),
+            });
         }
         if let Some(bootstrap) = BootstrapToken::parse(token) {
             // No other credential has this form, so a refusal is final.
             return join::authenticate(cache, &bootstrap, Utc::now())
                 .await
+                .map(|(user, credential)| Authenticated { user, credential })
                 .map_err(|e| {
                     // Only the public id: the secret part never reaches a log.
                     let id = bootstrap.id();
@@ -96,11 +128,18 @@ impl Access {
             tracing::debug!(reason = %e, "bearer token refused");
             ApiError::unauthorized()
         })?;
-        if let Err(why) = still_valid(cache, &claims) {
-            tracing::debug!(subject = %claims.subject, reason = %why, "bearer token refused");
+        // A token dies with its service account, and with the object it is bound to: both must
+        // still exist with the uids it names. (The hub stores no pods or nodes and issues no
+        // tokens bound to them, so a token bound to one never passes.)
+        let credential = Credential::service_account(&claims);
+        if let Err(gone) = credential.check(cache) {
+            tracing::debug!(subject = %claims.subject, %gone, "bearer token refused: its object is gone or was re-created");
             return Err(ApiError::unauthorized());
         }
-        Ok(claims.user_info())
+        Ok(Authenticated {
+            user: claims.user_info(),
+            credential,
+        })
     }
 
     /// May `user` do what `info` asks? 403 with Kubernetes' wording when not.
@@ -170,50 +209,6 @@ fn details(attrs: &Attributes) -> Value {
         }
     }
     Value::Object(d)
-}
-
-/// Does everything the token names still exist with the uid it names? The service account
-/// always; the Secret, Pod or Node it is bound to, if any. (The hub stores no pods or nodes and
-/// issues no tokens bound to them, so a token bound to one never passes.) Returns what is gone.
-fn still_valid(cache: &Cache, claims: &ServiceAccountClaims) -> std::result::Result<(), String> {
-    let k = &claims.kubernetes;
-    let ns = &k.namespace;
-    let sa = &k.service_account;
-    // (storage key, uid in the token, may the token leave the uid out?)
-    let mut wanted = vec![(
-        format!("/registry/core/serviceaccounts/{ns}/{}", sa.name),
-        &sa.uid,
-        false,
-    )];
-    if let Some(s) = &k.secret {
-        wanted.push((
-            format!("/registry/core/secrets/{ns}/{}", s.name),
-            &s.uid,
-            false,
-        ));
-    }
-    if let Some(p) = &k.pod {
-        wanted.push((
-            format!("/registry/core/pods/{ns}/{}", p.name),
-            &p.uid,
-            false,
-        ));
-    }
-    if let Some(n) = &k.node {
-        // A pod-bound token names its pod's node, with a uid only when it was known.
-        wanted.push((format!("/registry/core/nodes/{}", n.name), &n.uid, true));
-    }
-    for (key, uid, uid_optional) in wanted {
-        let Some(object) = cache.get(&key) else {
-            return Err(format!("{key} no longer exists"));
-        };
-        let value = object.value();
-        let actual = value.pointer("/metadata/uid").and_then(Value::as_str);
-        if !(uid_optional && uid.is_empty()) && actual != Some(uid.as_str()) {
-            return Err(format!("{key} was recreated with another uid"));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -102,6 +102,7 @@ impl Api {
             stopping: tokio::sync::watch::Sender::new(false),
         });
         crate::lifecycle::start(&api);
+        api.access.start(api.cache.clone());
         // Like kube-apiserver: keep about five minutes of history for watches and continue
         // tokens, compacting what is older.
         api.store
@@ -161,8 +162,8 @@ impl Api {
             admin_token: AdminToken::new("test"),
             advertise_address: "127.0.0.1:6443".into(),
             signing_key_file: dir.join("signing-key.pem"),
-        };
             max_token_expiration: None,
+        };
         Api::start(config, store).await.expect("start the test API")
     }
 

@@ -26,6 +26,7 @@ use flotilla_apis::cluster::v1alpha1::GROUP;
 use flotilla_apis::names::{cluster_name_error, REQUESTED_BY_ANNOTATION};
 use serde_json::{json, Map, Value};
 
+use super::Credential;
 use crate::auth::bootstrap_token::{self, BootstrapToken, BootstrapTokenError};
 use crate::auth::UserInfo;
 use crate::cache::{Cache, CachedObject};
@@ -37,16 +38,18 @@ use crate::request::RequestInfo;
 /// The plural of `Cluster` in [`GROUP`].
 const CLUSTERS: &str = "clusters";
 
-/// Who `token` is, when its Secret vouches for it at `now`.
+/// Who `token` is, when its Secret vouches for it at `now`; the credential lasts as long as that
+/// Secret stays as it is.
 pub(super) async fn authenticate(
     cache: &Cache,
     token: &BootstrapToken<'_>,
     now: chrono::DateTime<chrono::Utc>,
-) -> std::result::Result<UserInfo, BootstrapTokenError> {
+) -> std::result::Result<(UserInfo, Credential), BootstrapTokenError> {
     let secret = token_secret(cache, token.id())
         .await
         .ok_or(BootstrapTokenError::NotFound)?;
-    token.verify(&secret.value(), now)
+    let user = token.verify(&secret.value(), now)?;
+    Ok((user, Credential::bootstrap(&secret)))
 }
 
 /// The join-request grants: `Some(reason)` when `user` may do what `info` asks without RBAC;
@@ -90,10 +93,10 @@ pub(crate) async fn admit_create(
     if !is_cluster(res) {
         return Ok(());
     }
+    check_cluster_name(res, obj)?;
     let Some(id) = bootstrap_token::token_id(&user.name) else {
         set_requested_by(obj, None);
         return Ok(());
-    check_cluster_name(res, obj)?;
     };
     let name = meta_str(obj, "name").unwrap_or_default().to_string();
     let secret = token_secret(cache, id)
@@ -138,9 +141,6 @@ pub(crate) fn keep_requested_by(res: &ResourceInfo, old: &Value, new: &mut Value
     }
 }
 
-/// Is `res` flotilla's `Cluster`?
-fn is_cluster(res: &ResourceInfo) -> bool {
-    res.group == GROUP && res.plural == CLUSTERS
 /// A Cluster's name must make a valid execution namespace name (`flotilla-es-<name>`), or the
 /// cluster could ask to join but never be approved: 422 Invalid on `metadata.name`, whoever
 /// creates it. A `generateName` is checked as the name it would generate (five more characters).
@@ -168,6 +168,9 @@ fn check_cluster_name(res: &ResourceInfo, obj: &Value) -> Result<()> {
     }
 }
 
+/// Is `res` flotilla's `Cluster`?
+fn is_cluster(res: &ResourceInfo) -> bool {
+    res.group == GROUP && res.plural == CLUSTERS
 }
 
 /// Token `id`'s Secret, read consistently when the cache doesn't hold it yet (the admin may have

@@ -32,6 +32,8 @@ pub struct Ctx {
     pub user_agent: Option<String>,
     /// Authenticated user.
     pub user: crate::auth::UserInfo,
+    /// What the user's credential depends on: a watch ends when it stops being valid.
+    pub credential: crate::access::Credential,
     /// The body bytes (empty for GET).
     pub body: bytes::Bytes,
 }
@@ -89,7 +91,7 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
     let user_agent = header(&req, http::header::USER_AGENT);
     let authorization = req.headers().get(http::header::AUTHORIZATION).cloned();
     let query = Query::parse(req.uri().query())?;
-    let user = api
+    let crate::access::Authenticated { user, credential } = api
         .access
         .authenticate(&api.cache, authorization.as_ref())
         .await?;
@@ -127,6 +129,7 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
         content_type,
         user_agent,
         user,
+        credential,
         body,
     };
     objects::dispatch(api, ctx).await

@@ -184,11 +184,12 @@ pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Res
             }
         },
     );
-    let body = stream::iter(head)
+    let events = stream::iter(head)
         .chain(live)
         .take_until(tokio::time::sleep(timeout))
-        .take_until(api.stopping())
-        .map(Ok::<Bytes, std::convert::Infallible>);
+        .take_until(api.stopping());
+    let revoked = api.access.until_revoked(&api.cache, &ctx.credential);
+    let body = end_when_revoked(events, revoked).map(Ok::<Bytes, std::convert::Infallible>);
     let mut r = Response::new(Body::from_stream(body));
     r.headers_mut().insert(
         http::header::CONTENT_TYPE,
@@ -197,12 +198,39 @@ pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Res
     Ok(r)
 }
 
-/// A watch that only reports that its resourceVersion is too old.
-fn expired(e: &ApiError) -> Response<Body> {
+/// `events` until `revoked` completes (the credential the watch was opened with is no longer
+/// valid); then one ERROR event with a 401 Status, so the client knows to authenticate again
+/// rather than re-watch.
+fn end_when_revoked(
+    events: impl futures::Stream<Item = Bytes> + Send + 'static,
+    revoked: impl std::future::Future<Output = ()> + Send + 'static,
+) -> impl futures::Stream<Item = Bytes> + Send + 'static {
+    let ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mark = ended.clone();
+    let until = async move {
+        revoked.await;
+        mark.store(true, std::sync::atomic::Ordering::SeqCst);
+    };
+    let last = stream::once(async move {
+        ended
+            .load(std::sync::atomic::Ordering::SeqCst)
+            .then(|| error_event(&ApiError::unauthorized()))
+    })
+    .filter_map(std::future::ready);
+    events.take_until(until).chain(last)
+}
+
+/// A watch `ERROR` event carrying `e`'s Status.
+fn error_event(e: &ApiError) -> Bytes {
     let mut line =
         serde_json::to_vec(&json!({"type": "ERROR", "object": e.to_status()})).unwrap_or_default();
     line.push(b'\n');
-    let mut r = Response::new(Body::from(line));
+    Bytes::from(line)
+}
+
+/// A watch that only reports that its resourceVersion is too old.
+fn expired(e: &ApiError) -> Response<Body> {
+    let mut r = Response::new(Body::from(error_event(e)));
     r.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/json"),

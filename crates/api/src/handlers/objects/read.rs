@@ -306,6 +306,7 @@ mod tests {
             content_type: None,
             user_agent: None,
             user: Default::default(),
+            credential: Default::default(),
             body: Bytes::new(),
         }
     }
