@@ -1,6 +1,9 @@
 //! The joining controller: a Cluster that asked to join and has no answer yet is marked
 //! `Joined=False` with reason `PendingApproval` (so `kubectl get clusters` shows it waiting), or
-//! approved at once when the hub runs with `--auto-approve` (labs and tests).
+//! approved at once when the hub runs with `--auto-approve` (labs and tests). Once the agent
+//! holds its own credential, the join is completed ([`completion`]).
+
+mod completion;
 
 use std::sync::Arc;
 
@@ -17,6 +20,13 @@ use crate::registry;
 
 /// Runs until dropped.
 pub async fn run(hub: Client, auto_approve: bool) {
+    tokio::join!(
+        answer_requests(hub.clone(), auto_approve),
+        completion::run(hub)
+    );
+}
+
+async fn answer_requests(hub: Client, auto_approve: bool) {
     let clusters: Api<Cluster> = Api::all(hub.clone());
     watcher(clusters.clone(), watcher::Config::default())
         .default_backoff()

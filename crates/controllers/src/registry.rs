@@ -3,8 +3,11 @@
 //! Approving a cluster gives it a home on the hub — its execution namespace `flotilla-es-<name>`,
 //! an agent service account there, the RBAC that confines that account to its own namespace, its
 //! own Cluster's status and its own Lease — and marks it `Joined=True`. For a pull cluster that
-//! asked with a bootstrap credential, it also lets that credential fetch the agent's first token.
-//! Every object is server-side applied, so approving twice is harmless.
+//! asked with a bootstrap credential, it also lets that credential fetch the agent's first token;
+//! that grant is owned by the Cluster (it goes when the Cluster goes, also when it was never
+//! completed) and is taken back once the agent renews its Lease with its own credential
+//! ([`complete_join`], from the joining controller). Every object is server-side applied, so
+//! approving twice is harmless; a cluster already joined is not given the grant again.
 //!
 //! Removing a cluster deletes the agent's service account first (its tokens die with it at
 //! once), then everything approval created, and the Cluster. Objects flotilla put into the
@@ -40,14 +43,18 @@ pub async fn approve(hub: &Client, name: &str, approver: &str) -> Result<()> {
         "apiVersion": "v1", "kind": "Namespace",
         "metadata": {"name": ns, "labels": {CLUSTER_LABEL: name}},
     })];
+    let already_joined = cluster
+        .status
+        .as_ref()
+        .is_some_and(|s| conditions::is_true(&s.conditions, CONDITION_JOINED));
     if cluster.spec.sync_mode == SyncMode::Pull {
         objects.extend(agent_rbac(name));
-        if let Some(user) = cluster
+        let requested_by = cluster
             .annotations()
             .get(REQUESTED_BY_ANNOTATION)
-            .filter(|u| u.starts_with(BOOTSTRAP_USER_PREFIX))
-        {
-            objects.extend(bootstrap_rbac(name, user));
+            .filter(|u| u.starts_with(BOOTSTRAP_USER_PREFIX));
+        if let (Some(user), false) = (requested_by, already_joined) {
+            objects.extend(bootstrap_rbac(name, cluster.uid().as_deref(), user));
         }
     }
     for object in &objects {
@@ -130,18 +137,49 @@ fn agent_rbac(name: &str) -> Vec<Value> {
 }
 
 /// Lets the bootstrap user that asked to join fetch the agent's first token, nothing more.
-fn bootstrap_rbac(name: &str, user: &str) -> Vec<Value> {
+/// Owned by the Cluster (uid `owner`), so the garbage collector removes the grant with it.
+fn bootstrap_rbac(name: &str, owner: Option<&str>, user: &str) -> Vec<Value> {
     let ns = execution_namespace(name);
+    let owners = json!([{"apiVersion": "cluster.flotilla.io/v1alpha1", "kind": "Cluster",
+                         "name": name, "uid": owner.unwrap_or_default()}]);
+    let meta = json!({"name": AGENT_BOOTSTRAP_ROLE, "namespace": ns,
+                      "labels": {CLUSTER_LABEL: name}, "ownerReferences": owners});
     vec![
-        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-               "metadata": {"name": AGENT_BOOTSTRAP_ROLE, "namespace": ns},
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": meta,
                "rules": [{"apiGroups": [""], "resources": ["serviceaccounts/token"],
                           "resourceNames": [AGENT_SERVICE_ACCOUNT], "verbs": ["create"]}]}),
-        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-               "metadata": {"name": AGENT_BOOTSTRAP_ROLE, "namespace": ns},
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": meta,
                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": AGENT_BOOTSTRAP_ROLE},
                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]}),
     ]
+}
+
+/// The join of cluster `name` is complete (its agent renews its Lease with its own credential):
+/// takes back the bootstrap credential's grant to fetch the agent's token. Returns whether there
+/// was one to take back.
+pub async fn complete_join(hub: &Client, name: &str) -> Result<bool> {
+    let ns = execution_namespace(name);
+    let mut removed = false;
+    for kind in ["RoleBinding", "Role"] {
+        let api: Api<DynamicObject> = Api::namespaced_with(hub.clone(), &ns, &resource(kind));
+        match api
+            .delete(AGENT_BOOTSTRAP_ROLE, &DeleteParams::background())
+            .await
+        {
+            Ok(_) => removed = true,
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(e) => {
+                return Err(hub_error(
+                    format!("deleting {kind} {ns}/{AGENT_BOOTSTRAP_ROLE}"),
+                    e,
+                ))
+            }
+        }
+    }
+    if removed {
+        tracing::info!(cluster = %name, "join complete: the bootstrap credential's grant is removed");
+    }
+    Ok(removed)
 }
 
 /// The Lease the agent renews; created here because a pull agent may only update it.
