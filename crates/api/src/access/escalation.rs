@@ -106,10 +106,8 @@ impl Access {
             return Ok(());
         }
         let Some(role_ref) = decode::<RoleRef>(res, name, new, "roleRef")? else {
-            return Err(ApiError::bad_request(format!(
-                "{} {name:?} has no roleRef",
-                res.kind
-            )));
+            // Grants nothing; validation refuses it in its own words.
+            return Ok(());
         };
         let role_resource = match role_ref.kind.as_str() {
             "Role" => "roles",
