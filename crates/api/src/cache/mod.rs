@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::StreamExt;
 use parking_lot::RwLock;
 use tokio::sync::{broadcast, watch};
@@ -313,6 +314,74 @@ impl Cache {
         })
     }
 
+    /// As [`Cache::subscribe`], but a resourceVersion older than the history kept in memory
+    /// (for instance from before the hub restarted) is replayed from the store's event log, as
+    /// etcd serves a watch from any revision it has not compacted: informers resume instead of
+    /// re-listing. 410 Gone only for revisions the store has compacted.
+    pub async fn subscribe_replaying(
+        &self,
+        prefix: &str,
+        from: Option<Revision>,
+    ) -> Result<Subscription> {
+        let rv = match (from, self.subscribe(prefix, from)) {
+            (Some(rv), Err(e)) if e.code == 410 => rv,
+            (_, r) => return r,
+        };
+        let gone = |compacted: Revision| {
+            ApiError::gone(format!(
+                "too old resource version: {rv} ({})",
+                compacted + 1
+            ))
+        };
+        if rv < self.store.compacted_revision() {
+            return Err(gone(self.store.compacted_revision()));
+        }
+        // The live feed and the in-memory history are taken together under the lock (every
+        // change is sent under it), so the log only has to fill (rv, history_start].
+        let (mut sub, upto) = {
+            let st = self.state.read();
+            let sub = Subscription {
+                replay: st
+                    .history
+                    .iter()
+                    .filter(|c| c.object.key.starts_with(prefix))
+                    .cloned()
+                    .collect(),
+                live: self.tx.subscribe(),
+                revision: st.revision,
+            };
+            (sub, st.history_start)
+        };
+        let mut older = Vec::new();
+        let mut events = self.store.watch(rv);
+        while let Some(ev) = events.next().await {
+            let ev = match ev {
+                Ok(ev) => ev,
+                Err(flotilla_store::Error::Compacted { .. }) => {
+                    return Err(gone(self.store.compacted_revision()))
+                }
+                Err(e) => {
+                    return Err(ApiError::internal(format!(
+                        "replaying the event log from {rv}: {e}"
+                    )))
+                }
+            };
+            let revision = ev.revision;
+            if revision > upto {
+                break;
+            }
+            if ev.key.starts_with(prefix) {
+                older.push(Arc::new(logged_change(ev)?));
+            }
+            if revision == upto {
+                break;
+            }
+        }
+        older.append(&mut sub.replay);
+        sub.replay = older;
+        Ok(sub)
+    }
+
     /// Number of objects under `prefix` (for metrics and namespace deletion).
     pub fn count(&self, prefix: &str) -> usize {
         let st = self.state.read();
@@ -325,6 +394,30 @@ impl Cache {
     pub fn store(&self) -> &Store {
         &self.store
     }
+}
+
+/// A change read back from the store's event log, as [`Cache::apply`] would have made it.
+fn logged_change(ev: flotilla_store::Event) -> Result<Change> {
+    let decode = |raw: Bytes, revision: Revision| {
+        CachedObject::new(ev.key.clone(), raw, revision)
+            .map_err(|e| ApiError::internal(format!("logged object {} is not JSON: {e}", ev.key)))
+    };
+    let kind = match (ev.kind, &ev.prev_value) {
+        (EventKind::Delete, _) => ChangeKind::Deleted,
+        (EventKind::Put, Some(_)) => ChangeKind::Modified,
+        (EventKind::Put, None) => ChangeKind::Added,
+    };
+    // The previous state's own revision is not in the event; it is only read by selectors.
+    let prev = match ev.prev_value.clone() {
+        Some(raw) => Some(Arc::new(decode(raw, ev.revision)?)),
+        None => None,
+    };
+    Ok(Change {
+        revision: ev.revision,
+        kind,
+        object: Arc::new(decode(ev.value.clone(), ev.revision)?),
+        prev,
+    })
 }
 
 #[cfg(test)]

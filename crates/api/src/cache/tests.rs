@@ -98,6 +98,57 @@ async fn too_old_resource_version_is_gone() {
 }
 
 #[tokio::test]
+async fn history_older_than_the_cache_is_replayed_from_the_store() {
+    let (_d, store, _) = setup().await;
+    let r1 = put(&store, "a", "").await;
+    put(&store, "b", "").await;
+    store
+        .update(
+            "/registry/core/configmaps/ns/a",
+            r1,
+            Box::new(|rev| obj("a", r#""v":"2""#, rev)),
+        )
+        .await
+        .unwrap();
+    // A cache that starts now (as after a restart) has no history of its own before it.
+    let cache = Cache::start(store.clone()).await.unwrap();
+    put(&store, "c", "").await;
+    cache.sync().await.unwrap();
+    let sub = cache
+        .subscribe_replaying("/registry/core/configmaps/ns/", Some(r1))
+        .await
+        .expect("the store still has the log");
+    let seen: Vec<(&str, ChangeKind)> = sub
+        .replay
+        .iter()
+        .map(|c| (c.object.name.as_str(), c.kind))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("b", ChangeKind::Added),
+            ("a", ChangeKind::Modified),
+            ("c", ChangeKind::Added)
+        ],
+        "every change after r1 once, in order: the log's, then the cache's"
+    );
+    assert_eq!(sub.replay[1].object.label("v"), Some("2"));
+    assert!(
+        sub.replay[1].prev.is_some(),
+        "a modification knows its old state"
+    );
+
+    // Compacted history is gone for good.
+    store.compact(store.revision()).await.unwrap();
+    let err = cache
+        .subscribe_replaying("/registry/core/configmaps/ns/", Some(r1))
+        .await
+        .err()
+        .expect("compacted");
+    assert_eq!(err.code, 410);
+}
+
+#[tokio::test]
 async fn list_pages_and_filters() {
     let (_d, store, cache) = setup().await;
     for n in ["a", "b", "c", "d"] {

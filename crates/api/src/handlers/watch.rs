@@ -86,7 +86,7 @@ impl Encoder {
 }
 
 /// Serve a watch.
-pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
+pub(super) async fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
     // A watch on one named object (`…/secrets/db?watch=1`, or a field selector pinning the name
     // as `kubectl get secret db -w` sends) watches its collection for exactly that name: never
     // the object's key as a prefix, which would also match `db-admin`.
@@ -109,7 +109,7 @@ pub(super) fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Res
             )));
         }
     }
-    let sub = match api.cache.subscribe(&prefix, from) {
+    let sub = match api.cache.subscribe_replaying(&prefix, from).await {
         Ok(sub) => sub,
         // As kube-apiserver: the watch starts (200), then says 410 in an ERROR event and ends.
         // Clients (client-go reflectors, kube-rs watchers) re-list on that event; kube-rs does

@@ -49,7 +49,7 @@ pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>>
     match (ctx.info.verb.as_str(), sub.as_deref()) {
         ("get", None) => read::get(api, &ctx, &res).await,
         ("list", None) => read::list(api, &ctx, &res).await,
-        ("watch", None) => super::watch::watch(api, &ctx, &res),
+        ("watch", None) => super::watch::watch(api, &ctx, &res).await,
         // A create goes to the collection: `POST …/configmaps/foo` is not a route, as in
         // kube-apiserver (it would be authorized for `foo` and create whatever the body names).
         ("create", None) if named => Err(ApiError::method_not_allowed(
