@@ -11,6 +11,9 @@
 //! A cluster that goes up and down restarts its stable period every time it turns Ready, so a
 //! flapping cluster never gets workloads back.
 
+#[cfg(test)]
+mod tests;
+
 use std::borrow::Borrow;
 use std::time::Duration;
 
@@ -122,7 +125,3 @@ pub fn ready_since(cluster: &Cluster) -> Option<Timestamp> {
     let ready = flotilla_apis::conditions::find(conditions, CONDITION_READY)?;
     (ready.status == "True").then_some(ready.last_transition_time.0)
 }
-
-#[cfg(test)]
-#[path = "failover_tests.rs"]
-mod tests;
