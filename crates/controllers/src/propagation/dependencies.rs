@@ -1,6 +1,6 @@
 //! The dependencies distributor: with `propagateDeps`, the ConfigMaps, Secrets,
 //! ServiceAccount and PersistentVolumeClaims a workload's pods refer to
-//! ([`super::deps::dependencies`]) follow it into every cluster it is scheduled to, and leave
+//! ([`references::dependencies`]) follow it into every cluster it is scheduled to, and leave
 //! with it.
 //!
 //! For each scheduled workload binding with `propagateDeps`, every dependency that exists on
@@ -21,6 +21,8 @@
 //! Writes are merge patches carrying the resourceVersion read (several workloads can share
 //! one dependency), retried on conflict.
 
+pub mod references;
+
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
@@ -40,7 +42,7 @@ use serde_json::json;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
-use super::deps::{
+use self::references::{
     dependencies, Dependency, CONFIG_MAP, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE_ACCOUNT,
 };
 use super::workload::{binding_name, discover, dynamic_api};

@@ -128,5 +128,4 @@ fn best<'a>(
 }
 
 #[cfg(test)]
-#[path = "select_tests.rs"]
 mod tests;

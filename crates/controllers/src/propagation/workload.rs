@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 use flotilla_apis::quantity;
 use serde_json::Value;
 
-use super::deps::pod_spec;
-
 pub use flotilla_apis::gvk::{group_kind, group_of, split_api_version};
 
 /// How the hub serves `kind` of `api_version` (its resource, and whether it is namespaced),
@@ -162,73 +160,21 @@ pub fn template_hash(template: &Value) -> String {
     format!("{:016x}", fnv64(t.to_string().as_bytes()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn replicas_by_kind() {
-        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": 6}});
-        assert_eq!(replicas(&d), 6);
-        let d1 = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {}});
-        assert_eq!(replicas(&d1), 1);
-        let j = json!({"apiVersion": "batch/v1", "kind": "Job", "spec": {"parallelism": 3}});
-        assert_eq!(replicas(&j), 3);
-        let h = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "spec": {"minReplicas": 2, "maxReplicas": 10}});
-        assert_eq!(replicas(&h), 10);
-        let c = json!({"apiVersion": "v1", "kind": "ConfigMap"});
-        assert_eq!(replicas(&c), 0);
-        assert!(!has_replicas("v1", "Deployment"));
-    }
-
-    #[test]
-    fn requests_sum_containers_and_take_the_largest_init_container() {
-        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": {"spec": {
-            "containers": [
-                {"resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}},
-                {"resources": {"requests": {"cpu": "0.5"}}}
-            ],
-            "initContainers": [{"resources": {"requests": {"cpu": "2"}}}]
-        }}}});
-        let r = replica_request(&d);
-        assert_eq!(r["cpu"], 2000);
-        assert_eq!(r["memory"], 64 * 1024 * 1024 * 1000);
-    }
-
-    #[test]
-    fn names_are_valid_and_stable() {
-        assert_eq!(binding_name("web", "Deployment"), "web-deployment");
-        assert_eq!(
-            binding_name("system:auth", "ClusterRole"),
-            "system.auth-clusterrole"
-        );
-        assert_eq!(
-            work_name(Some("demo"), "web-deployment"),
-            "demo.web-deployment"
-        );
-        assert_eq!(work_name(None, "x-clusterrole"), "x-clusterrole");
-        let long = "a".repeat(300);
-        let n = binding_name(&long, "Deployment");
-        assert!(n.len() <= 253, "{}", n.len());
-        assert_ne!(n, binding_name(&"a".repeat(299), "Deployment"));
-        assert_eq!(binding_label(Some("a"), "b").len(), 16);
-        assert_ne!(
-            binding_label(Some("a"), "b"),
-            binding_label(None, "a/b").replace('x', "y") + "z"
-        );
-    }
-
-    #[test]
-    fn template_hash_ignores_what_the_hub_writes() {
-        let a = json!({"metadata": {"name": "x", "resourceVersion": "1", "generation": 1},
-            "spec": {"replicas": 1}, "status": {"readyReplicas": 0}});
-        let b = json!({"metadata": {"name": "x", "resourceVersion": "9", "generation": 1},
-            "spec": {"replicas": 1}, "status": {"readyReplicas": 1}});
-        let c = json!({"metadata": {"name": "x", "resourceVersion": "9", "generation": 2},
-            "spec": {"replicas": 2}});
-        assert_eq!(template_hash(&a), template_hash(&b));
-        assert_ne!(template_hash(&a), template_hash(&c));
-    }
+/// The pod spec inside `template`: `spec` of a Pod; `spec.template.spec` of a Deployment,
+/// StatefulSet, DaemonSet, ReplicaSet, ReplicationController or Job;
+/// `spec.jobTemplate.spec.template.spec` of a CronJob. `None` for other kinds, or when the
+/// template has no pod spec there.
+pub fn pod_spec(template: &Value) -> Option<&Value> {
+    let pointer = match group_kind(template) {
+        ("", "Pod") => "/spec",
+        ("apps", "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet")
+        | ("", "ReplicationController")
+        | ("batch", "Job") => "/spec/template/spec",
+        ("batch", "CronJob") => "/spec/jobTemplate/spec/template/spec",
+        _ => return None,
+    };
+    template.pointer(pointer).filter(|spec| spec.is_object())
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,7 +10,7 @@
 //!
 //! Status flows back the same way: every change of one of its Works reconciles the binding,
 //! which then writes per-cluster status and `FullyApplied` into the binding, and the members'
-//! statuses summed ([`super::aggregate`]) into the template's status, so `kubectl get` and
+//! statuses summed ([`aggregate`]) into the template's status, so `kubectl get` and
 //! `kubectl rollout status` on the hub tell the truth about the fleet.
 //!
 //! Reach: a ResourceBinding propagates only objects of its own namespace, and every manifest
@@ -22,6 +22,10 @@
 //! Works are deleted, which removes the objects from the members, unless the template was
 //! annotated `propagation.flotilla.io/orphan: "true"` (then the Works say `deletePolicy:
 //! Orphan` and the member copies stay).
+
+pub mod aggregate;
+pub mod eviction;
+pub mod shares;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -48,16 +52,16 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
-use super::aggregate::{self, Member};
+use self::aggregate::Member;
+use self::eviction::{hold_shrinking, pending_tasks, progress, replacement_ready, Progress};
+use self::shares::shares;
 use super::binding::{
     BindingObject, BINDING_FINALIZER, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION,
     BINDING_NAME_ANNOTATION, ORPHAN_ANNOTATION,
 };
-use super::eviction::{hold_shrinking, pending_tasks, progress, replacement_ready, Progress};
 use super::feed::{feed, feed_on_change};
 use super::scope;
 use super::select::{best_match, Subject};
-use super::shares::shares;
 use super::workload::{binding_label, discover, dynamic_api, fnv64, work_name};
 use crate::render::{render, rules_for_cluster, MatchedPolicy, ReplicaShare};
 use crate::{Error, Result};

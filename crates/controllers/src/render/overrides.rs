@@ -281,5 +281,4 @@ fn index(token: &str, len: usize) -> Result<usize, String> {
 }
 
 #[cfg(test)]
-#[path = "overrides_tests.rs"]
 mod tests;

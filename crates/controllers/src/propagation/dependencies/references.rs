@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use super::workload::group_kind;
+use crate::propagation::workload::{group_kind, pod_spec};
 use serde_json::Value;
 
 /// Kind of a [`Dependency`] on a ConfigMap.
@@ -28,22 +28,6 @@ pub struct Dependency {
     pub kind: &'static str,
     /// Its name.
     pub name: String,
-}
-
-/// The pod spec inside `template`: `spec` of a Pod; `spec.template.spec` of a Deployment,
-/// StatefulSet, DaemonSet, ReplicaSet, ReplicationController or Job;
-/// `spec.jobTemplate.spec.template.spec` of a CronJob. `None` for other kinds, or when the
-/// template has no pod spec there.
-pub fn pod_spec(template: &Value) -> Option<&Value> {
-    let pointer = match group_kind(template) {
-        ("", "Pod") => "/spec",
-        ("apps", "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet")
-        | ("", "ReplicationController")
-        | ("batch", "Job") => "/spec/template/spec",
-        ("batch", "CronJob") => "/spec/jobTemplate/spec/template/spec",
-        _ => return None,
-    };
-    template.pointer(pointer).filter(|spec| spec.is_object())
 }
 
 /// Everything `template`'s pod spec refers to, sorted and without duplicates: ConfigMaps and
@@ -156,5 +140,4 @@ fn list<'a>(value: &'a Value, pointer: &str) -> impl Iterator<Item = &'a Value> 
 }
 
 #[cfg(test)]
-#[path = "deps_tests.rs"]
 mod tests;

@@ -152,5 +152,4 @@ pub fn hold_shrinking(
 }
 
 #[cfg(test)]
-#[path = "eviction_tests.rs"]
 mod tests;

@@ -14,7 +14,7 @@
 
 use std::cmp::Ordering;
 
-use super::workload::group_kind;
+use crate::propagation::workload::group_kind;
 use flotilla_apis::conditions;
 use flotilla_apis::work::v1alpha1::{
     AggregatedStatusItem, FieldValue, ManifestStatus, ResourceHealth, CONDITION_APPLIED,
@@ -395,5 +395,4 @@ fn service(template: &Value, members: &[&Member<'_>]) -> Value {
 }
 
 #[cfg(test)]
-#[path = "aggregate_tests.rs"]
 mod tests;
