@@ -31,6 +31,7 @@ mod error;
 mod keys;
 mod pool;
 mod postgres;
+pub mod private;
 mod sql;
 mod sqlite;
 mod store;

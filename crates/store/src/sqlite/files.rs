@@ -5,9 +5,9 @@
 //! (an empty file is an empty SQLite database), and the modes of files an earlier version left
 //! readable by others are tightened at open, with a log line saying so.
 
-use std::fs::{self, OpenOptions};
+use std::fs::OpenOptions;
 use std::io::ErrorKind;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::{Error, Result};
@@ -44,35 +44,15 @@ pub(super) fn make_private(path: &str) -> Result<()> {
     Ok(())
 }
 
-/// Remove group and other permissions from `path` if it exists and has any. A file the hub
-/// cannot change (someone else's) is left as it is, with a warning.
 fn tighten(path: &Path) {
-    let Ok(meta) = fs::metadata(path) else {
-        return;
-    };
-    let mode = meta.permissions().mode() & 0o7777;
-    if mode & 0o077 == 0 {
-        return;
-    }
-    let private = mode & 0o700;
-    match fs::set_permissions(path, fs::Permissions::from_mode(private)) {
-        Ok(()) => tracing::info!(
-            path = %path.display(),
-            from = format!("{mode:o}"),
-            to = format!("{private:o}"),
-            "tightened the mode of a database file: it was readable by other users"
-        ),
-        Err(e) => tracing::warn!(
-            path = %path.display(),
-            mode = format!("{mode:o}"),
-            error = %e,
-            "a database file is readable by other users and its mode cannot be changed"
-        ),
-    }
+    crate::private::tighten(path, "database file");
 }
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     fn mode(p: &Path) -> u32 {
