@@ -9,11 +9,11 @@
 //! # Steps
 //! 1. **Filter** ([`crate::filter`]): affinity, tolerations, API enablement, readiness; the
 //!    first plugin that refuses a cluster gives its reason.
-//! 2. **Score** ([`score`]): 100 for a cluster the binding already uses (stability, so a
+//! 2. **Score** ([`crate::score`]): 100 for a cluster the binding already uses (stability, so a
 //!    cluster joining does not attract running workloads), minus 10 for each `PreferNoSchedule`
 //!    taint no toleration covers. Scores only order clusters where a choice must be made
 //!    (spread constraints); without spread constraints every feasible cluster is selected.
-//! 3. **Select** ([`crate::spread`]): `spreadConstraints` keep clusters within the group bounds.
+//! 3. **Select** ([`crate::select`]): `spreadConstraints` keep clusters within the group bounds.
 //! 4. **Assign** ([`crate::place`]): `Duplicated` or `Divided` replicas (static weights, dynamic
 //!    weights, equal weights), with `clusterReplicaLimits` and the stability rules of
 //!    [`crate::assign`].
@@ -37,6 +37,7 @@ use flotilla_apis::policy::v1alpha1::{ClusterAffinity, Placement};
 
 use crate::assign::Assignment;
 use crate::filter;
+pub use crate::score::{score, SCORE_KEEP, SCORE_PREFER_NO_SCHEDULE};
 
 /// One binding to place.
 #[derive(Clone, Debug)]
@@ -110,11 +111,6 @@ pub struct ClusterVerdict {
     pub replicas: Option<u32>,
 }
 
-/// Score for a cluster the binding already runs in.
-pub const SCORE_KEEP: i64 = 100;
-/// Score taken off for each `PreferNoSchedule` taint no toleration covers.
-pub const SCORE_PREFER_NO_SCHEDULE: i64 = 10;
-
 /// Places one binding over the registered clusters (owned, or shared as a reflector store
 /// hands them out: `Arc<Cluster>`). See the module docs.
 pub fn schedule<C: std::borrow::Borrow<Cluster>>(req: &Request<'_>, clusters: &[C]) -> Decision {
@@ -158,13 +154,6 @@ pub fn schedule<C: std::borrow::Borrow<Cluster>>(req: &Request<'_>, clusters: &[
         }
     }
     unreachable!("the loop returns at the last group, and there is at least one")
-}
-
-/// Score of a feasible cluster (see the module docs).
-pub fn score(placement: &Placement, cluster: &Cluster, kept: bool) -> i64 {
-    let keep = if kept { SCORE_KEEP } else { 0 };
-    let penalties = filter::untolerated_preferences(&placement.cluster_tolerations, cluster);
-    keep - SCORE_PREFER_NO_SCHEDULE * i64::try_from(penalties).unwrap_or(i64::MAX / 100)
 }
 
 pub(crate) fn name(c: &Cluster) -> &str {
@@ -220,7 +209,7 @@ impl Context<'_, '_> {
             );
             return fail(verdicts, error);
         }
-        let selected = match crate::spread::select(
+        let selected = match crate::select::select(
             &p.spread_constraints,
             self.clusters,
             &mut verdicts,

@@ -16,7 +16,8 @@ pub mod filter;
 pub mod framework;
 mod place;
 pub mod quantity;
-mod spread;
+pub mod score;
+mod select;
 #[cfg(test)]
 mod testing;
 
