@@ -1,6 +1,7 @@
 //! Watch feeds for the propagation controllers: a watcher that fills a reflector store and,
 //! optionally, says "something changed" to the controllers that reconcile everything on it;
-//! and [`controller`], a kube-runtime controller whose own store is kept the same way.
+//! and [`controller`], a kube-runtime controller whose own store is kept the same way; and
+//! [`requeue_at`], how a reconciler asks to look again at a given time.
 //!
 //! Every store drops `metadata.managedFields` ([`lean`]): no controller reads them, and with
 //! several field managers per binding and Work they are a large part of each object, kept
@@ -8,8 +9,11 @@
 
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::time::Duration;
 
 use futures::StreamExt;
+use k8s_openapi::jiff::Timestamp;
+use kube::runtime::controller::Action;
 use kube::runtime::reflector::store::Writer;
 use kube::runtime::{reflector, watcher, Controller, WatchStreamExt};
 use kube::{Api, Resource};
@@ -85,4 +89,16 @@ where
         .reflect(writer)
         .applied_objects();
     Controller::for_stream(stream, reader)
+}
+
+/// Look again at `at` (a little after, so a deadline has passed when the reconciler runs
+/// again; at once when `at` is past), or on the next change when `None`.
+pub fn requeue_at(at: Option<Timestamp>, now: Timestamp) -> Action {
+    match at {
+        Some(t) => {
+            let secs = t.duration_since(now).as_secs_f64().max(0.0);
+            Action::requeue(Duration::from_secs_f64(secs) + Duration::from_millis(200))
+        }
+        None => Action::await_change(),
+    }
 }

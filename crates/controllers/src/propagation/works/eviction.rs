@@ -13,16 +13,24 @@
 //! every growing cluster reports its new count ready: the fleet surges for a while instead of
 //! dropping below the ready count it had.
 //!
-//! Pure functions of their arguments (the caller passes the time and the members' reports).
+//! The decisions are pure functions of their arguments (the caller passes the time and the
+//! members' reports); [`end_tasks`] writes the binding when some tasks are done.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use flotilla_apis::work::v1alpha1::{GracefulEvictionTask, ManifestStatus, ResourceHealth};
 use k8s_openapi::jiff::Timestamp;
+use kube::api::{Patch, PatchParams};
+use kube::runtime::controller::Action;
+use kube::{Api, ResourceExt};
+use serde_json::json;
 
 use super::aggregate::{health, item, member_status};
+use crate::propagation::binding::BindingObject;
+use crate::propagation::feed::requeue_at;
 use crate::render::ReplicaShare;
+use crate::{Error, Result};
 
 /// How one target cluster is doing with the object, from its Work's status.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -149,6 +157,83 @@ pub fn hold_shrinking(
     }
     held.sort();
     held
+}
+
+/// What each target cluster must report for the replacement to count as up: its progress
+/// and, for kinds with replicas, how many it should run (its share in `wanted`; the binding's
+/// `replicas` when the share is not a plain count, as for a kind the scheduler does not divide).
+pub fn replacement_targets(
+    targets: &[String],
+    wanted: &HashMap<String, ReplicaShare>,
+    progress: &HashMap<String, Progress>,
+    replicas: i32,
+) -> Vec<(Progress, Option<u32>)> {
+    targets
+        .iter()
+        .map(|c| {
+            let want = match wanted.get(c) {
+                Some(ReplicaShare::Replicas(n)) => Some(*n),
+                Some(_) => None,
+                None => u32::try_from(replicas).ok(),
+            };
+            (progress.get(c).copied().unwrap_or_default(), want)
+        })
+        .collect()
+}
+
+/// Ends the eviction tasks of binding `b` that are done ([`pending_tasks`]; the binding's
+/// update brings the next round, which deletes their Works), and says when to look again: when
+/// the earliest kept task times out.
+pub async fn end_tasks<B: BindingObject>(
+    api: &Api<B>,
+    b: &B,
+    targets: &[String],
+    wanted: &HashMap<String, ReplicaShare>,
+    progress: &HashMap<String, Progress>,
+    default_grace: Duration,
+) -> Result<Action> {
+    let spec = b.spec();
+    let name = b.name_any();
+    let up = replacement_targets(targets, wanted, progress, spec.replicas);
+    let now = Timestamp::now();
+    let (keep, next) = pending_tasks(
+        &spec.graceful_eviction_tasks,
+        targets,
+        replacement_ready(&up),
+        now,
+        default_grace,
+    );
+    if keep != spec.graceful_eviction_tasks {
+        tracing::info!(binding = %name, namespace = ?b.scope_namespace(), kept = keep.len(), "graceful eviction done");
+        let patch = json!({
+            "metadata": {"resourceVersion": b.resource_version()},
+            // null, not []: no tasks left reads as no field.
+            "spec": {"gracefulEvictionTasks": (!keep.is_empty()).then_some(&keep)},
+        });
+        match api
+            .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+        {
+            // The binding's update brings the next round, which deletes the Work.
+            Ok(_) => {
+                let ended = spec
+                    .graceful_eviction_tasks
+                    .len()
+                    .saturating_sub(keep.len());
+                crate::metrics::metrics()
+                    .graceful_evictions_ended
+                    .inc_by(u64::try_from(ended).unwrap_or(0));
+            }
+            // Changed meanwhile: that change brings the next round.
+            Err(kube::Error::Api(s)) if s.code == 409 || s.code == 404 => {}
+            Err(e) => {
+                return Err(Error::hub(format!("end the evictions of binding {name}"))(
+                    e,
+                ));
+            }
+        }
+    }
+    Ok(requeue_at(next, now))
 }
 
 #[cfg(test)]

@@ -1,0 +1,273 @@
+//! Rendering a binding's Works: which clusters its template goes to, the template read from
+//! the hub, the override policies that select it, and one Work per cluster, written only when
+//! what it would say changed (a hash in the annotation `work.flotilla.io/render-hash`); and
+//! which Works go when the binding leaves their cluster.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use flotilla_apis::names::execution_namespace;
+use flotilla_apis::policy::v1alpha1::{
+    ClusterOverridePolicy, ConflictResolution, OverridePolicy, ResourceSelector,
+};
+use flotilla_apis::work::v1alpha1::{GracefulEvictionTask, ResourceBindingSpec, Work};
+use kube::api::{Patch, PatchParams};
+use kube::runtime::reflector::ObjectRef;
+use kube::{Api, Resource, ResourceExt};
+use serde_json::{json, Value};
+
+use super::{cluster_of, Context, MANAGER, RENDER_HASH_ANNOTATION};
+use crate::propagation::binding::{
+    BindingObject, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION, BINDING_NAME_ANNOTATION,
+    ORPHAN_ANNOTATION,
+};
+use crate::propagation::scope;
+use crate::propagation::select::{best_match, Subject};
+use crate::propagation::workload::{binding_label, discover, dynamic_api, fnv64, work_name};
+use crate::render::{render, rules_for_cluster, MatchedPolicy, ReplicaShare};
+use crate::{Error, Result};
+
+/// The clusters a binding's template goes to: the scheduler's choice, and for a dependency
+/// the clusters of the workloads it follows (an attached binding has no placement of its own;
+/// an object a policy selects and a workload needs goes to both).
+pub(super) fn targets(spec: &ResourceBindingSpec) -> Vec<String> {
+    let own = spec.placement.iter().flat_map(|_| &spec.clusters);
+    let set: BTreeSet<String> = own
+        .chain(spec.required_by.iter().flat_map(|r| &r.clusters))
+        .map(|t| t.name.clone())
+        .collect();
+    set.into_iter().collect()
+}
+
+/// The Works to delete: those of clusters neither targeted nor still evicting (a task keeps
+/// its cluster's copy serving until the replacement is up), unless being deleted already.
+pub(super) fn leaving<'a>(
+    works: &'a [Arc<Work>],
+    targets: &[String],
+    tasks: &[GracefulEvictionTask],
+) -> Vec<&'a Arc<Work>> {
+    let keep: BTreeSet<&str> = targets
+        .iter()
+        .map(String::as_str)
+        .chain(tasks.iter().map(|t| t.from_cluster.as_str()))
+        .collect();
+    works
+        .iter()
+        .filter(|w| !keep.contains(cluster_of(w)) && w.meta().deletion_timestamp.is_none())
+        .collect()
+}
+
+/// Whether `current` says what `body` ([`work_body`]) would: then it is not written again.
+pub(super) fn written(current: Option<&Work>, body: &Value) -> bool {
+    let hash = body["metadata"]["annotations"][RENDER_HASH_ANNOTATION]
+        .as_str()
+        .unwrap_or_default();
+    current.is_some_and(|w| {
+        w.annotations()
+            .get(RENDER_HASH_ANNOTATION)
+            .map(String::as_str)
+            == Some(hash)
+    })
+}
+
+/// Renders and applies the Work of every target cluster whose Work would change; returns why
+/// it could not for the others (cluster not registered, a render error, a manifest out of
+/// the binding's reach), by cluster.
+pub(super) async fn write_works<B: BindingObject>(
+    ctx: &Context,
+    b: &B,
+    template: &Value,
+    targets: &[String],
+    shares: &HashMap<String, ReplicaShare>,
+    works: &[Arc<Work>],
+) -> Result<HashMap<String, String>> {
+    let name = b.name_any();
+    let ns = b.scope_namespace();
+    let label = binding_label(ns, &name);
+    let spec = b.spec();
+    let orphan = b.annotations().get(ORPHAN_ANNOTATION).map(String::as_str) == Some("true");
+    let mut failures: HashMap<String, String> = HashMap::new();
+    let overrides = matched_overrides(ctx, template);
+    let matched: Vec<MatchedPolicy<'_>> = overrides.iter().map(Overrides::matched).collect();
+    for cluster_name in targets {
+        let Some(cluster) = ctx.clusters.get(&ObjectRef::new(cluster_name)) else {
+            failures.insert(cluster_name.clone(), "the cluster is not registered".into());
+            continue;
+        };
+        let rules = rules_for_cluster(&matched, &cluster);
+        let manifest = match render(
+            template,
+            &cluster,
+            shares.get(cluster_name).copied(),
+            &rules,
+        ) {
+            Ok(m) => m,
+            Err(e) => {
+                failures.insert(cluster_name.clone(), e.to_string());
+                continue;
+            }
+        };
+        if let Some(why) = scope::refused_manifest(ns, &manifest) {
+            failures.insert(cluster_name.clone(), why);
+            continue;
+        }
+        let body = work_body(
+            ns,
+            &name,
+            &label,
+            cluster_name,
+            manifest,
+            spec.conflict_resolution,
+            orphan,
+        );
+        let current = works
+            .iter()
+            .find(|w| cluster_of(w) == cluster_name.as_str());
+        if !written(current.map(|w| &**w), &body) {
+            let wname = body["metadata"]["name"].as_str().unwrap_or_default();
+            let es = execution_namespace(cluster_name);
+            Api::<Work>::namespaced(ctx.hub.clone(), &es)
+                .patch(
+                    wname,
+                    &PatchParams::apply(MANAGER).force(),
+                    &Patch::Apply(&body),
+                )
+                .await
+                .map_err(Error::hub(format!("apply Work {es}/{wname}")))?;
+        }
+    }
+    Ok(failures)
+}
+
+/// The Work for one cluster, with the hash of its content in an annotation.
+pub(super) fn work_body(
+    ns: Option<&str>,
+    binding: &str,
+    label: &str,
+    cluster: &str,
+    manifest: Value,
+    conflict: ConflictResolution,
+    orphan: bool,
+) -> Value {
+    let conflict = flotilla_apis::work::v1alpha1::ConflictPolicy::from(conflict);
+    let mut annotations = serde_json::Map::new();
+    annotations.insert(BINDING_NAME_ANNOTATION.into(), json!(binding));
+    if let Some(ns) = ns {
+        annotations.insert(BINDING_NAMESPACE_ANNOTATION.into(), json!(ns));
+    }
+    let mut body = json!({
+        "apiVersion": "work.flotilla.io/v1alpha1",
+        "kind": "Work",
+        "metadata": {
+            "name": work_name(ns, binding),
+            "namespace": execution_namespace(cluster),
+            "labels": {BINDING_LABEL: label},
+            "annotations": annotations,
+        },
+        "spec": {
+            "manifests": [manifest],
+            "conflictPolicy": conflict,
+            "deletePolicy": if orphan { "Orphan" } else { "Delete" },
+        },
+    });
+    let hash = format!("{:016x}", fnv64(body.to_string().as_bytes()));
+    body["metadata"]["annotations"][RENDER_HASH_ANNOTATION] = json!(hash);
+    body
+}
+
+/// Override policies that select a template, kept alive for rendering.
+enum Overrides {
+    Namespaced(Arc<OverridePolicy>),
+    Cluster(Arc<ClusterOverridePolicy>),
+}
+
+impl Overrides {
+    fn matched(&self) -> MatchedPolicy<'_> {
+        match self {
+            Self::Namespaced(p) => MatchedPolicy::from(&**p),
+            Self::Cluster(p) => MatchedPolicy::from(&**p),
+        }
+    }
+}
+
+/// The override policies whose `resourceSelectors` select the template (an empty list selects
+/// everything in the policy's reach); an OverridePolicy only reaches its own namespace.
+fn matched_overrides(ctx: &Context, template: &Value) -> Vec<Overrides> {
+    let meta = &template["metadata"];
+    let labels = serde_json::from_value(meta["labels"].clone()).unwrap_or_default();
+    let subject = Subject {
+        api_version: template["apiVersion"].as_str().unwrap_or_default(),
+        kind: template["kind"].as_str().unwrap_or_default(),
+        namespace: meta["namespace"].as_str(),
+        name: meta["name"].as_str().unwrap_or_default(),
+        labels: &labels,
+    };
+    let selects = |selectors: &[ResourceSelector]| {
+        selectors.is_empty() || best_match(selectors, &subject).is_some()
+    };
+    let mut out: Vec<Overrides> = ctx
+        .overrides
+        .state()
+        .into_iter()
+        .filter(|p| subject.namespace.is_some() && p.namespace().as_deref() == subject.namespace)
+        .filter(|p| selects(&p.spec.resource_selectors))
+        .map(Overrides::Namespaced)
+        .collect();
+    out.extend(
+        ctx.cluster_overrides
+            .state()
+            .into_iter()
+            .filter(|p| selects(&p.spec.resource_selectors))
+            .map(Overrides::Cluster),
+    );
+    out
+}
+
+/// A binding's template, as [`template`] found it.
+pub(super) enum Template {
+    Found(Value),
+    Gone,
+    /// Its kind is out of the binding's reach (why).
+    Refused(String),
+}
+
+/// The template of a binding in namespace `ns`, fetched from the hub; not read at all when
+/// its kind is out of the binding's reach.
+pub(super) async fn template(
+    ctx: &Context,
+    ns: Option<&str>,
+    spec: &ResourceBindingSpec,
+) -> Result<Template> {
+    let r = &spec.resource;
+    let key = (r.api_version.clone(), r.kind.clone());
+    let known = ctx.kinds.lock().get(&key).cloned();
+    let (resource, namespaced) = match known {
+        Some(k) => k,
+        None => {
+            let k = discover(&ctx.hub, &r.api_version, &r.kind)
+                .await
+                .map_err(Error::hub(format!("discover {} {}", r.api_version, r.kind)))?;
+            ctx.kinds.lock().insert(key, k.clone());
+            k
+        }
+    };
+    if let Some(why) = scope::refused_kind(ns, &r.kind, namespaced) {
+        return Ok(Template::Refused(why));
+    }
+    let api = dynamic_api(
+        ctx.hub.clone(),
+        &resource,
+        namespaced,
+        r.namespace.as_deref(),
+    );
+    let obj = api
+        .get_opt(&r.name)
+        .await
+        .map_err(Error::hub(format!("read {} {}", r.kind, r.name)))?;
+    Ok(obj.map_or(Template::Gone, |o| {
+        let mut v = serde_json::to_value(o).unwrap_or_default();
+        v["apiVersion"] = json!(resource.api_version);
+        v["kind"] = json!(resource.kind);
+        Template::Found(v)
+    }))
+}

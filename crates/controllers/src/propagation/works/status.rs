@@ -1,0 +1,205 @@
+//! Status flowing back: every change of one of its Works reconciles the binding, which then
+//! writes per-cluster status and `FullyApplied` into the binding, and the members' statuses
+//! summed ([`super::aggregate`]) into the template's status, so `kubectl get` and `kubectl
+//! rollout status` on the hub tell the truth about the fleet.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use flotilla_apis::conditions::{self, Set};
+use flotilla_apis::work::v1alpha1::{
+    AggregatedStatusItem, Work, CONDITION_FULLY_APPLIED, REASON_FULLY_APPLIED,
+    REASON_NOT_FULLY_APPLIED,
+};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Patch, PatchParams};
+use kube::{Api, ResourceExt};
+use serde_json::{json, Value};
+
+use super::aggregate::{self, Member};
+use super::{cluster_of, manifest_status, Context, MANAGER};
+use crate::propagation::binding::BindingObject;
+use crate::propagation::workload::dynamic_api;
+use crate::{Error, Result};
+
+/// One target cluster's part in the template's status: its cluster, the status its member
+/// reported, and whether that status is of the current Work and object generation.
+pub(super) type MemberStatus = (String, Option<Value>, bool);
+
+/// The binding's per-cluster status items and the members' statuses, for `targets` given
+/// their `works` and the clusters whose Work could not be written (`failures`, with why).
+pub(super) fn summarize(
+    targets: &[String],
+    works: &[Arc<Work>],
+    failures: &HashMap<String, String>,
+) -> (Vec<AggregatedStatusItem>, Vec<MemberStatus>) {
+    let mut items: Vec<AggregatedStatusItem> = Vec::new();
+    let mut members: Vec<MemberStatus> = Vec::new();
+    for cluster in targets {
+        if let Some(reason) = failures.get(cluster) {
+            items.push(AggregatedStatusItem {
+                cluster_name: cluster.clone(),
+                applied: false,
+                applied_message: Some(reason.clone()),
+                ..AggregatedStatusItem::default()
+            });
+            members.push((cluster.clone(), None, false));
+            continue;
+        }
+        let work = works.iter().find(|w| cluster_of(w) == cluster.as_str());
+        let status = work.and_then(|w| w.status.as_ref());
+        let manifest = work.and_then(|w| manifest_status(w));
+        items.push(aggregate::item(cluster, manifest));
+        let work_observed = work.is_some_and(|w| {
+            status
+                .and_then(|s| conditions::find(&s.conditions, "Applied"))
+                .and_then(|c| c.observed_generation)
+                == w.metadata.generation
+        });
+        let member_observed = manifest.is_some_and(|m| {
+            let fed = m.feedback.as_ref().and_then(|f| {
+                f.values
+                    .iter()
+                    .find(|v| v.name == "observedGeneration")
+                    .and_then(|v| v.value.integer)
+            });
+            fed.is_none() || fed == m.observed_generation
+        });
+        members.push((
+            cluster.clone(),
+            manifest.and_then(aggregate::member_status),
+            work_observed && member_observed,
+        ));
+    }
+    (items, members)
+}
+
+/// `FullyApplied` for the per-cluster `items`: whether every scheduled cluster applied the
+/// object (none scheduled counts as not), and the message saying which did not.
+pub(super) fn fully_applied(items: &[AggregatedStatusItem]) -> (bool, String) {
+    let all_applied = !items.is_empty() && items.iter().all(|i| i.applied);
+    let pending: Vec<&str> = items
+        .iter()
+        .filter(|i| !i.applied)
+        .map(|i| i.cluster_name.as_str())
+        .collect();
+    let message = if all_applied {
+        "applied in every scheduled cluster".to_owned()
+    } else if items.is_empty() {
+        "not scheduled to any cluster".to_owned()
+    } else {
+        format!("not yet applied in {}", pending.join(", "))
+    };
+    (all_applied, message)
+}
+
+/// Per-cluster status and `FullyApplied` into the binding; the members' statuses summed into
+/// the template's.
+pub(super) async fn write_status<B: BindingObject>(
+    ctx: &Context,
+    b: &B,
+    api: &Api<B>,
+    template: &Value,
+    targets: &[String],
+    works: &[Arc<Work>],
+    failures: &HashMap<String, String>,
+) -> Result<()> {
+    let (items, members) = summarize(targets, works, failures);
+    let (all_applied, message) = fully_applied(&items);
+    let now = Timestamp::now();
+    let mut conds = b.status().map(|s| s.conditions.clone()).unwrap_or_default();
+    let changed = conditions::set(
+        &mut conds,
+        Set {
+            type_: CONDITION_FULLY_APPLIED,
+            status: if all_applied { "True" } else { "False" },
+            reason: if all_applied {
+                REASON_FULLY_APPLIED
+            } else {
+                REASON_NOT_FULLY_APPLIED
+            },
+            message: &message,
+        },
+        now,
+    );
+    let before = b
+        .status()
+        .map(|s| s.aggregated_status.clone())
+        .unwrap_or_default();
+    if changed || before != items {
+        let fully = conds
+            .iter()
+            .find(|c| c.type_ == CONDITION_FULLY_APPLIED)
+            .cloned();
+        let mut body = json!({
+            "apiVersion": "work.flotilla.io/v1alpha1",
+            "kind": B::kind(&()),
+            "metadata": {"name": b.name_any()},
+            "status": {"aggregatedStatus": items, "conditions": [fully]},
+        });
+        if let Some(ns) = b.scope_namespace() {
+            body["metadata"]["namespace"] = json!(ns);
+        }
+        api.patch_status(
+            &b.name_any(),
+            &PatchParams::apply(MANAGER).force(),
+            &Patch::Apply(&body),
+        )
+        .await
+        .map_err(Error::hub(format!(
+            "write the status of binding {}",
+            b.name_any()
+        )))?;
+    }
+    let view: Vec<Member<'_>> = members
+        .iter()
+        .map(|(c, s, up)| Member {
+            cluster: c,
+            status: s.as_ref(),
+            up_to_date: *up,
+        })
+        .collect();
+    let stamp = now.to_string();
+    if let Some(status) = aggregate::aggregate(template, &view, &stamp) {
+        if template.get("status") != Some(&status) {
+            write_template_status(ctx, b, status).await?;
+        }
+    }
+    Ok(())
+}
+
+async fn write_template_status<B: BindingObject>(
+    ctx: &Context,
+    b: &B,
+    status: Value,
+) -> Result<()> {
+    let r = &b.spec().resource;
+    let Some((resource, namespaced)) = ctx
+        .kinds
+        .lock()
+        .get(&(r.api_version.clone(), r.kind.clone()))
+        .cloned()
+    else {
+        return Ok(());
+    };
+    let api = dynamic_api(
+        ctx.hub.clone(),
+        &resource,
+        namespaced,
+        r.namespace.as_deref(),
+    );
+    let patch: json_patch::Patch =
+        serde_json::from_value(json!([{"op": "add", "path": "/status", "value": status}]))
+            .map_err(|e| Error::Invalid(format!("status patch: {e}")))?;
+    match api
+        .patch_status(&r.name, &PatchParams::default(), &Patch::<()>::Json(patch))
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => Err(Error::hub(format!(
+            "write the status of {} {}",
+            r.kind, r.name
+        ))(e)),
+    }
+}

@@ -1,0 +1,430 @@
+//! The binding controller's decisions, from plain values: which Works to write and delete, what
+//! the binding's status says, when eviction tasks end (on a paused clock).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use flotilla_apis::names::execution_namespace;
+use flotilla_apis::policy::v1alpha1::{ConflictResolution, Placement};
+use flotilla_apis::work::v1alpha1::{
+    AggregatedStatusItem, BindingSnapshot, GracefulEvictionTask, ObjectReference,
+    ResourceBindingSpec, ResourceBindingStatus, TargetCluster, Work,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use kube::runtime::controller::Action;
+use serde_json::{json, Value};
+
+use super::deletion::finalizers_to_write;
+use super::eviction::{pending_tasks, replacement_ready, replacement_targets, Progress};
+use super::render::{leaving, targets, work_body, written};
+use super::status::{fully_applied, summarize};
+use super::*;
+use crate::propagation::feed::requeue_at;
+use crate::render::ReplicaShare;
+
+fn target(name: &str, replicas: i32) -> TargetCluster {
+    TargetCluster {
+        name: name.to_owned(),
+        replicas,
+    }
+}
+
+fn snapshot(name: &str, clusters: &[&str]) -> BindingSnapshot {
+    BindingSnapshot {
+        namespace: Some("shop".to_owned()),
+        name: name.to_owned(),
+        clusters: clusters.iter().map(|c| target(c, 0)).collect(),
+    }
+}
+
+/// A Work of binding `web` in `cluster`'s execution namespace, with `extra` merged over it.
+fn work(cluster: &str, extra: Value) -> Arc<Work> {
+    let mut v = json!({
+        "apiVersion": "work.flotilla.io/v1alpha1",
+        "kind": "Work",
+        "metadata": {"name": "shop.web-deployment", "namespace": execution_namespace(cluster)},
+        "spec": {"manifests": [{"kind": "Deployment", "spec": {"replicas": 2}}]},
+    });
+    json_patch::merge(&mut v, &extra);
+    Arc::new(serde_json::from_value(v).expect("a Work"))
+}
+
+fn deleting() -> Value {
+    json!({"metadata": {"deletionTimestamp": "2026-03-01T12:00:00Z"}})
+}
+
+fn task(cluster: &str) -> GracefulEvictionTask {
+    GracefulEvictionTask {
+        from_cluster: cluster.to_owned(),
+        ..GracefulEvictionTask::default()
+    }
+}
+
+fn names(works: &[&Arc<Work>]) -> Vec<String> {
+    works.iter().map(|w| cluster_of(w).to_owned()).collect()
+}
+
+#[test]
+fn targets_are_the_placement_and_the_followed_workloads() {
+    let placed = ResourceBindingSpec {
+        placement: Some(Placement::default()),
+        clusters: vec![target("b", 1), target("a", 2)],
+        ..ResourceBindingSpec::default()
+    };
+    // (spec, targets): sorted, each once; clusters without a placement are not the binding's.
+    let cases = [
+        (placed.clone(), vec!["a", "b"]),
+        (
+            ResourceBindingSpec {
+                clusters: vec![target("stale", 1)],
+                required_by: vec![snapshot("web", &["c", "a"]), snapshot("api", &["a"])],
+                ..ResourceBindingSpec::default()
+            },
+            vec!["a", "c"],
+        ),
+        (
+            ResourceBindingSpec {
+                required_by: vec![snapshot("web", &["c"])],
+                ..placed
+            },
+            vec!["a", "b", "c"],
+        ),
+        (ResourceBindingSpec::default(), vec![]),
+    ];
+    for (spec, want) in cases {
+        assert_eq!(targets(&spec), want, "{spec:?}");
+    }
+}
+
+#[test]
+fn works_of_clusters_left_go_unless_an_eviction_keeps_them() {
+    let works = vec![
+        work("a", json!({})),
+        work("b", json!({})),
+        work("c", json!({})),
+        work("d", deleting()),
+    ];
+    let t = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    // (targets, eviction tasks, Works deleted)
+    let cases = [
+        (t(&["a", "b", "c"]), vec![], vec![]),
+        (t(&["a"]), vec![], vec!["b", "c"]),
+        (t(&["a"]), vec![task("b")], vec!["c"]),
+        (t(&[]), vec![task("a"), task("b"), task("c")], vec![]),
+        // Not a Work being deleted already.
+        (t(&[]), vec![], vec!["a", "b", "c"]),
+    ];
+    for (targets, tasks, want) in cases {
+        assert_eq!(
+            names(&leaving(&works, &targets, &tasks)),
+            want,
+            "{targets:?} {tasks:?}"
+        );
+    }
+}
+
+fn body(cluster: &str, replicas: i64, conflict: ConflictResolution, orphan: bool) -> Value {
+    work_body(
+        Some("shop"),
+        "web-deployment",
+        "label",
+        cluster,
+        json!({"kind": "Deployment", "spec": {"replicas": replicas}}),
+        conflict,
+        orphan,
+    )
+}
+
+#[test]
+fn work_body_names_its_binding_and_hashes_its_content() {
+    let b = body("a", 2, ConflictResolution::Abort, false);
+    assert_eq!(b["metadata"]["namespace"], json!(execution_namespace("a")));
+    assert_eq!(
+        b["metadata"]["name"],
+        json!(work_name(Some("shop"), "web-deployment"))
+    );
+    assert_eq!(b["metadata"]["labels"][BINDING_LABEL], json!("label"));
+    let a = &b["metadata"]["annotations"];
+    assert_eq!(a[BINDING_NAME_ANNOTATION], json!("web-deployment"));
+    assert_eq!(a[BINDING_NAMESPACE_ANNOTATION], json!("shop"));
+    assert_eq!(b["spec"]["deletePolicy"], json!("Delete"));
+    assert_eq!(
+        body("a", 2, ConflictResolution::Abort, true)["spec"]["deletePolicy"],
+        json!("Orphan")
+    );
+    // Same input, same hash; any change of content, another.
+    let hash = |b: &Value| b["metadata"]["annotations"][RENDER_HASH_ANNOTATION].clone();
+    assert_eq!(
+        hash(&b),
+        hash(&body("a", 2, ConflictResolution::Abort, false))
+    );
+    for other in [
+        body("b", 2, ConflictResolution::Abort, false),
+        body("a", 3, ConflictResolution::Abort, false),
+        body("a", 2, ConflictResolution::Overwrite, false),
+        body("a", 2, ConflictResolution::Abort, true),
+    ] {
+        assert_ne!(hash(&b), hash(&other));
+    }
+    // A ClusterResourceBinding's Works name no namespace.
+    let cluster_scoped = work_body(
+        None,
+        "web-deployment",
+        "label",
+        "a",
+        json!({}),
+        ConflictResolution::Abort,
+        false,
+    );
+    assert!(cluster_scoped["metadata"]["annotations"]
+        .get(BINDING_NAMESPACE_ANNOTATION)
+        .is_none());
+}
+
+#[test]
+fn a_work_is_written_only_when_its_content_changed() {
+    let b = body("a", 2, ConflictResolution::Abort, false);
+    let hash = b["metadata"]["annotations"][RENDER_HASH_ANNOTATION].clone();
+    let same = work(
+        "a",
+        json!({"metadata": {"annotations": {RENDER_HASH_ANNOTATION: hash}}}),
+    );
+    let other = work(
+        "a",
+        json!({"metadata": {"annotations": {RENDER_HASH_ANNOTATION: "0"}}}),
+    );
+    assert!(written(Some(&same), &b));
+    assert!(!written(Some(&other), &b));
+    assert!(!written(Some(&work("a", json!({}))), &b));
+    assert!(!written(None, &b));
+}
+
+#[test]
+fn works_wait_for_the_scheduler_and_for_the_right_object() {
+    let spec = |placement: bool, uid: Option<&str>| ResourceBindingSpec {
+        placement: placement.then(Placement::default),
+        resource: ObjectReference {
+            uid: uid.map(str::to_owned),
+            ..ObjectReference::default()
+        },
+        ..ResourceBindingSpec::default()
+    };
+    let observed = |g: i64| ResourceBindingStatus {
+        scheduler_observed_generation: Some(g),
+        ..ResourceBindingStatus::default()
+    };
+    // (spec, generation, status, placed?)
+    let cases = [
+        (spec(true, None), Some(2), Some(observed(2)), true),
+        (spec(true, None), Some(3), Some(observed(2)), false),
+        (spec(true, None), Some(1), None, false),
+        // Attached to workloads: not the scheduler's.
+        (spec(false, None), Some(3), None, true),
+    ];
+    for (spec, generation, status, want) in cases {
+        assert_eq!(
+            placed(&spec, generation, status.as_ref()),
+            want,
+            "{generation:?} {status:?}"
+        );
+    }
+    let template = json!({"metadata": {"uid": "u1"}});
+    assert!(same_object(&spec(true, None), &template));
+    assert!(same_object(&spec(true, Some("u1")), &template));
+    assert!(!same_object(&spec(true, Some("u0")), &template));
+}
+
+#[test]
+fn current_replicas_of_each_cluster() {
+    let works = vec![
+        work("a", json!({})),
+        work("b", json!({"spec": {"manifests": [{"kind": "ConfigMap"}]}})),
+    ];
+    assert_eq!(
+        current_replicas(&works),
+        HashMap::from([("a".to_owned(), 2)])
+    );
+}
+
+fn applied(cluster: &str, generation: i64, observed: i64) -> Arc<Work> {
+    work(
+        cluster,
+        json!({
+            "metadata": {"generation": generation},
+            "status": {
+                "conditions": [{"type": "Applied", "status": "True", "reason": "Applied", "message": "",
+                    "observedGeneration": observed, "lastTransitionTime": "2026-03-01T12:00:00Z"}],
+                "manifestStatuses": [{
+                    "identifier": {"ordinal": 0, "group": "apps", "version": "v1", "kind": "Deployment",
+                        "resource": "deployments", "namespace": "shop", "name": "web"},
+                    "conditions": [{"type": "Applied", "status": "True", "reason": "Applied", "message": "",
+                        "lastTransitionTime": "2026-03-01T12:00:00Z"}],
+                }],
+            },
+        }),
+    )
+}
+
+#[test]
+fn binding_status_per_target_cluster() {
+    let works = vec![applied("a", 2, 2), applied("b", 3, 2), work("c", json!({}))];
+    let t = ["a", "b", "c", "d", "e"].map(str::to_owned);
+    let failures = HashMap::from([("e".to_owned(), "the cluster is not registered".to_owned())]);
+    let (items, members) = summarize(&t, &works, &failures);
+    let row =
+        |i: &AggregatedStatusItem| (i.cluster_name.clone(), i.applied, i.applied_message.clone());
+    let not_yet = Some("not yet applied in the member".to_owned());
+    assert_eq!(
+        items.iter().map(row).collect::<Vec<_>>(),
+        vec![
+            ("a".to_owned(), true, None),
+            ("b".to_owned(), true, None),
+            ("c".to_owned(), false, not_yet.clone()),
+            ("d".to_owned(), false, not_yet),
+            (
+                "e".to_owned(),
+                false,
+                Some("the cluster is not registered".to_owned())
+            ),
+        ]
+    );
+    // Up to date: the Work's generation applied, and the member reported on it.
+    let up: Vec<(&str, bool)> = members.iter().map(|(c, _, up)| (c.as_str(), *up)).collect();
+    assert_eq!(
+        up,
+        vec![
+            ("a", true),
+            ("b", false),
+            ("c", false),
+            ("d", false),
+            ("e", false)
+        ]
+    );
+}
+
+#[test]
+fn fully_applied_says_which_clusters_are_missing() {
+    let item = |c: &str, applied: bool| AggregatedStatusItem {
+        cluster_name: c.to_owned(),
+        applied,
+        ..AggregatedStatusItem::default()
+    };
+    let cases = [
+        (vec![], false, "not scheduled to any cluster"),
+        (
+            vec![item("a", true), item("b", true)],
+            true,
+            "applied in every scheduled cluster",
+        ),
+        (
+            vec![item("a", false), item("b", true), item("c", false)],
+            false,
+            "not yet applied in a, c",
+        ),
+    ];
+    for (items, all, message) in cases {
+        assert_eq!(
+            fully_applied(&items),
+            (all, message.to_owned()),
+            "{items:?}"
+        );
+    }
+}
+
+#[test]
+fn finalizer_is_added_and_removed_once() {
+    let f = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    let cases = [
+        (f(&[]), true, Some(f(&[BINDING_FINALIZER]))),
+        (f(&["other"]), true, Some(f(&["other", BINDING_FINALIZER]))),
+        (f(&[BINDING_FINALIZER]), true, None),
+        (f(&[BINDING_FINALIZER, "other"]), false, Some(f(&["other"]))),
+        (f(&["other"]), false, None),
+    ];
+    for (before, on, want) in cases {
+        assert_eq!(finalizers_to_write(&before, on), want, "{before:?} {on}");
+    }
+}
+
+#[test]
+fn the_replacement_counts_the_shares_each_target_should_run() {
+    let up = Progress {
+        applied: true,
+        healthy: true,
+        ready: Some(3),
+    };
+    let progress = HashMap::from([("a".to_owned(), up)]);
+    let wanted = HashMap::from([
+        ("a".to_owned(), ReplicaShare::Replicas(3)),
+        ("b".to_owned(), ReplicaShare::Replicas(2)),
+    ]);
+    let t = ["a", "b", "c"].map(str::to_owned);
+    assert_eq!(
+        replacement_targets(&t, &wanted, &progress, 5),
+        vec![
+            (up, Some(3)),
+            (Progress::default(), Some(2)),
+            // No share: the binding's replicas.
+            (Progress::default(), Some(5)),
+        ]
+    );
+    assert!(!replacement_ready(&replacement_targets(
+        &t, &wanted, &progress, 5
+    )));
+}
+
+/// The controller's loop over an eviction task whose replacement never comes up: it is kept,
+/// with a wake-up just after its grace period, and ends when that wake-up comes.
+#[tokio::test(start_paused = true)]
+async fn an_eviction_ends_when_its_requeue_fires() {
+    let began = Timestamp::from_second(1_772_366_400).expect("a time");
+    let task = GracefulEvictionTask {
+        grace_period_seconds: Some(30),
+        creation_timestamp: Some(Time(began)),
+        ..task("gone")
+    };
+    let targets = ["a".to_owned()];
+    let start = tokio::time::Instant::now();
+    let now = |started: tokio::time::Instant| {
+        began
+            .checked_add(SignedDuration::try_from(started.elapsed()).expect("short"))
+            .expect("in range")
+    };
+    let (keep, next) = pending_tasks(
+        std::slice::from_ref(&task),
+        &targets,
+        false,
+        now(start),
+        Duration::from_secs(600),
+    );
+    assert_eq!(keep, vec![task.clone()]);
+    let action = requeue_at(next, now(start));
+    assert_eq!(action, Action::requeue(Duration::from_millis(30_200)));
+    // Just before the wake-up nothing changes; at it the task is done.
+    tokio::time::sleep(Duration::from_secs(29)).await;
+    let (keep, _) = pending_tasks(
+        std::slice::from_ref(&task),
+        &targets,
+        false,
+        now(start),
+        Duration::from_secs(600),
+    );
+    assert_eq!(keep.len(), 1);
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let (keep, next) = pending_tasks(
+        std::slice::from_ref(&task),
+        &targets,
+        false,
+        now(start),
+        Duration::from_secs(600),
+    );
+    assert_eq!((keep, next), (vec![], None));
+    assert_eq!(requeue_at(None, now(start)), Action::await_change());
+    // A wake-up already due comes at once (plus the margin).
+    assert_eq!(
+        requeue_at(Some(began), now(start)),
+        Action::requeue(Duration::from_millis(200))
+    );
+}
