@@ -1,222 +1,185 @@
-//! Replica apportionment: how many replicas of a `Divided` workload each selected cluster runs.
+//! The assign step: how many replicas each selected cluster runs.
 //!
-//! This is the last step of scheduling (filter → score → select → **assign**). It is pure
-//! arithmetic over small local types ([`Target`], [`Assignment`]) so it can be checked against
-//! reference tables; the policy types are mapped onto it by the caller.
+//! This module maps `placement.replicaScheduling` onto [`apportion`], the pure replica
+//! arithmetic (Webster), which is also public here for the controllers that split Jobs and
+//! HorizontalPodAutoscalers the same way.
 //!
-//! # Method
-//! Webster / Sainte-Laguë highest averages: seats are handed out one at a time, each to the
-//! cluster with the highest `weight / (2s + 1)` where `s` is the seats it holds (divisors
-//! 1, 3, 5, …). Webster rather than D'Hondt or largest remainders because it is unbiased between
-//! large and small weights and never shows the Alabama paradox (a larger total never takes a
-//! replica away from a cluster), which is what makes scale-up stable.
+//! - No `replicaScheduling`, `Duplicated`, or a kind without replicas: every selected cluster
+//!   gets the whole object (Karmada's default is `Duplicated` too).
+//! - `Divided` with `weightPreference.staticWeightList`: a cluster's weight is that of the first
+//!   entry whose `targetCluster` selects it; a cluster no entry selects weighs 0 and is not
+//!   selected.
+//! - `Divided` with `weightPreference.dynamicWeight: AvailableReplicas`: the weight is the
+//!   cluster's free capacity in replicas of this workload ([`available_replicas`]).
+//! - `Divided` otherwise (no weight preference, or `Aggregated`): equal weights.
+//! - `clusterReplicaLimits`: the first entry that selects a cluster gives its min/max.
 //!
-//! # Rules
-//! - **Deterministic.** Equal priorities go to the cluster with fewer replicas so far, then to the
-//!   cluster whose name sorts first (byte order). So 7 replicas over weights 1:1:1 on `a`, `b`,
-//!   `c` give 3/2/2: after 2/2/2 the three tie on replicas and `a` wins by name.
-//! - **Bounds.** Every cluster's `min` is seated first, whatever its weight; a cluster at its
-//!   `max` takes no more seats; a cluster of weight 0 gets nothing beyond its `min`. Minimums
-//!   above the total, or maximums too small to hold it, are errors ([`crate::Error`]).
-//! - **Stable under churn** (unless [`Options::rebalance`]). Each cluster keeps its `current`
-//!   replicas, clipped into `[min, max]` (a cluster that left is simply not among the targets, so
-//!   its replicas are dropped and re-divided). Only the difference is apportioned:
-//!   - scale-up adds seats by the same method, starting from the kept counts; a cluster that joins
-//!     with `current: 0` only receives replicas that are added, so running workloads are not
-//!     reshuffled;
-//!   - scale-down removes seats one at a time from the cluster holding the most replicas relative
-//!     to its weight (lowest `weight / (2s − 1)`), never below its `min`; ties go to the cluster
-//!     with more replicas, then to the name that sorts last (the exact inverse of adding).
-//!
-//!   The weight of a kept cluster does not drain it: to move replicas away, remove the cluster from
-//!   the placement or ask for rebalancing. With rebalancing, `current` is ignored and the result is
-//!   the fresh apportionment. With every `current` at 0 both modes agree.
-//! - **Dynamic weights** ([`divide_dynamic`], Karmada's `dynamicWeight: AvailableReplicas`): the
-//!   weight is the cluster's free capacity in replicas. Because that capacity is already net of
-//!   what runs there, the divisor counts only the seats this decision adds, not the kept ones.
-//!   Free capacity is a weight, not a cap: use `max` to cap. Clusters with no free capacity get
-//!   nothing, unless no cluster with free capacity can take the replicas (all have none, or are
-//!   at their `max`): then every cluster weighs 1, so the workload is still placed and the
-//!   member's own scheduler reports what does not fit.
-//!
-//! Cost: O(n log n + seats · log n) for n clusters, with a binary heap (see the `webster` module).
+//! The current placement is kept unless the request asks for rebalancing (see
+//! [`apportion`]'s stability rules).
 
-mod kinds;
-#[cfg(test)]
-mod tests;
-pub(crate) mod webster;
+pub mod apportion;
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap};
 
-use crate::{Error, Result};
-pub use kinds::{divide_hpa, divide_job, HpaAssignment, JobAssignment};
-use webster::Slot;
+use flotilla_apis::cluster::v1alpha1::{Cluster, ReplicaEstimate};
+use flotilla_apis::policy::v1alpha1::{
+    ClusterPreferences, ReplicaSchedulingType, StaticClusterWeight,
+};
 
-/// A selected cluster as apportionment sees it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Target {
-    /// The member cluster's name.
-    pub cluster: String,
-    /// Static weight (ignored by [`divide_dynamic`], which weighs by free capacity).
-    pub weight: u32,
-    /// Replicas this cluster gets whatever its weight.
-    pub min: Option<u32>,
-    /// Replicas this cluster never exceeds.
-    pub max: Option<u32>,
-    /// Replicas the current decision gives it (0 for a cluster new to the binding).
-    pub current: u32,
-}
+use crate::filter::selector::matches;
+use crate::framework::{name, ClusterVerdict, Outcome, Request};
+use crate::quantity::millis;
+pub use apportion::{
+    divide_dynamic, divide_dynamic_with, divide_hpa, divide_job, divide_static, divide_static_with,
+    Assignment, HpaAssignment, JobAssignment, Options, Target,
+};
 
-impl Target {
-    /// A target with a weight and no bounds, new to the binding.
-    pub fn new(cluster: impl Into<String>, weight: u32) -> Self {
-        Self {
-            cluster: cluster.into(),
+/// Assigns replicas to the `selected` clusters (indices into `clusters`, name order) and
+/// records them in `verdicts`; verdicts are only marked selected on success.
+pub(crate) fn assign(
+    req: &Request<'_>,
+    clusters: &[&Cluster],
+    selected: &[usize],
+    current: &HashMap<&str, u32>,
+    verdicts: &mut [ClusterVerdict],
+) -> Result<Vec<Assignment>, String> {
+    let strategy = req.placement.replica_scheduling.as_ref();
+    let divided =
+        strategy.is_some_and(|s| s.replica_scheduling_type == ReplicaSchedulingType::Divided);
+    let total = match (divided, req.replicas) {
+        (true, Some(total)) => total,
+        _ => {
+            for &i in selected {
+                verdicts[i].outcome = Outcome::Selected;
+                verdicts[i].replicas = req.replicas;
+            }
+            return Ok(selected
+                .iter()
+                .map(|&i| Assignment {
+                    cluster: name(clusters[i]).to_owned(),
+                    replicas: req.replicas.unwrap_or(0),
+                })
+                .collect());
+        }
+    };
+    let strategy = strategy.expect("divided implies a strategy (checked just above)");
+    let prefs = strategy.weight_preference.as_ref();
+    let statics = prefs
+        .map(|p| p.static_weight_list.as_slice())
+        .unwrap_or_default();
+    let dynamic = prefs.is_some_and(|p: &ClusterPreferences| p.dynamic_weight.is_some())
+        && statics.is_empty();
+
+    let mut targets: Vec<(usize, Target, i64)> = Vec::with_capacity(selected.len());
+    let mut unweighted = Vec::new();
+    for &i in selected {
+        let c = clusters[i];
+        let weight = if statics.is_empty() {
+            1
+        } else {
+            static_weight(statics, c)
+        };
+        if weight == 0 {
+            unweighted.push(i);
+            continue;
+        }
+        let limit = strategy
+            .cluster_replica_limits
+            .iter()
+            .find(|l| matches(&l.target_cluster, c));
+        let bound = |v: Option<i32>| v.map(|v| u32::try_from(v).unwrap_or(0));
+        let target = Target {
+            cluster: name(c).to_owned(),
             weight,
-            ..Self::default()
-        }
+            min: limit.and_then(|l| bound(l.min_replicas)),
+            max: limit.and_then(|l| bound(l.max_replicas)),
+            current: current.get(name(c)).copied().unwrap_or(0),
+        };
+        let free = if dynamic {
+            available_replicas(c, &req.replica_request)
+        } else {
+            0
+        };
+        targets.push((i, target, free));
     }
-}
-
-/// The replicas one cluster runs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Assignment {
-    /// The member cluster's name.
-    pub cluster: String,
-    /// Its share of the replicas (may be 0).
-    pub replicas: u32,
-}
-
-/// How a division treats the current placement.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Options {
-    /// Ignore `current` and divide afresh (the policy asked for rebalancing). Default: keep.
-    pub rebalance: bool,
-}
-
-/// Divides `total` replicas by static weights, keeping the current placement (see the module
-/// docs). One assignment per target, in the targets' order, zeros included.
-pub fn divide_static(total: u32, targets: &[Target]) -> Result<Vec<Assignment>> {
-    divide_static_with(total, targets, Options::default())
-}
-
-/// [`divide_static`] with explicit [`Options`].
-pub fn divide_static_with(
-    total: u32,
-    targets: &[Target],
-    opts: Options,
-) -> Result<Vec<Assignment>> {
-    let weights: Vec<u64> = targets.iter().map(|t| u64::from(t.weight)).collect();
-    divide(total, targets, &weights, false, opts)
-}
-
-/// Divides `total` replicas by each cluster's available replicas (free capacity; negative counts
-/// as 0), keeping the current placement (see the module docs). One assignment per target, in the
-/// targets' order, zeros included.
-pub fn divide_dynamic(total: u32, targets: &[(Target, i64)]) -> Result<Vec<Assignment>> {
-    divide_dynamic_with(total, targets, Options::default())
-}
-
-/// [`divide_dynamic`] with explicit [`Options`].
-pub fn divide_dynamic_with(
-    total: u32,
-    targets: &[(Target, i64)],
-    opts: Options,
-) -> Result<Vec<Assignment>> {
-    let plain: Vec<Target> = targets.iter().map(|(t, _)| t.clone()).collect();
-    let free: Vec<u64> = targets
-        .iter()
-        .map(|&(_, available)| u64::try_from(available).unwrap_or(0))
-        .collect();
-    let equal = vec![1; plain.len()];
-    if free.iter().all(|&w| w == 0) {
-        return divide(total, &plain, &equal, true, opts);
+    if targets.is_empty() {
+        return Err(
+            "no selected cluster is named by weightPreference.staticWeightList; add an entry \
+             that selects one of them"
+                .to_owned(),
+        );
     }
-    match divide(total, &plain, &free, true, opts) {
-        // The clusters with free capacity are all at their max: fall back to equal weights.
-        Err(Error::MaxesTooSmall { .. }) => divide(total, &plain, &equal, true, opts),
-        other => other,
+    let opts = Options {
+        rebalance: req.rebalance,
+    };
+    let assigned = if dynamic {
+        let pairs: Vec<(Target, i64)> = targets.iter().map(|(_, t, f)| (t.clone(), *f)).collect();
+        apportion::divide_dynamic_with(total, &pairs, opts)
+    } else {
+        let plain: Vec<Target> = targets.iter().map(|(_, t, _)| t.clone()).collect();
+        apportion::divide_static_with(total, &plain, opts)
     }
+    .map_err(|e| e.to_string())?;
+
+    for i in unweighted {
+        verdicts[i].filtered =
+            Some("no weightPreference.staticWeightList entry selects it (weight 0)".to_owned());
+    }
+    for ((i, _, _), a) in targets.iter().zip(&assigned) {
+        verdicts[*i].outcome = Outcome::Selected;
+        verdicts[*i].replicas = Some(a.replicas);
+    }
+    Ok(assigned.into_iter().filter(|a| a.replicas > 0).collect())
 }
 
-/// The common core: validate, seat the kept replicas, then add or remove the difference.
-fn divide(
-    total: u32,
-    targets: &[Target],
-    weights: &[u64],
-    dynamic: bool,
-    opts: Options,
-) -> Result<Vec<Assignment>> {
-    let mut seen = HashSet::with_capacity(targets.len());
-    let mut mins = 0u64;
-    for t in targets {
-        if !seen.insert(t.cluster.as_str()) {
-            return Err(Error::DuplicateCluster {
-                cluster: t.cluster.clone(),
-            });
-        }
-        if let (Some(min), Some(max)) = (t.min, t.max) {
-            if min > max {
-                return Err(Error::MinAboveMax {
-                    cluster: t.cluster.clone(),
-                    min,
-                    max,
-                });
-            }
-        }
-        mins += u64::from(t.min.unwrap_or(0));
-    }
-    if mins > u64::from(total) {
-        return Err(Error::MinsExceedTotal { total, mins });
-    }
+fn static_weight(list: &[StaticClusterWeight], c: &Cluster) -> u32 {
+    list.iter()
+        .find(|w| matches(&w.target_cluster, c))
+        .map_or(0, |w| u32::try_from(w.weight.max(0)).unwrap_or(u32::MAX))
+}
 
-    let mut slots: Vec<Slot> = targets
-        .iter()
-        .zip(weights)
-        .map(|(t, &weight)| {
-            let floor = t.min.unwrap_or(0);
-            let cap = t.max.unwrap_or(u32::MAX);
-            let current = if opts.rebalance { 0 } else { t.current };
-            let kept = current.clamp(floor, cap);
-            Slot {
-                weight,
-                seats: kept,
-                // Dynamic: only the min top-up counts, the running replicas are already
-                // subtracted from the free capacity that serves as weight.
-                counted: if dynamic {
-                    kept - current.min(kept)
-                } else {
-                    kept
-                },
-                floor,
-                cap,
-            }
+/// How many more replicas of `request` (milli-units per resource) the cluster can take.
+///
+/// From `status.resourceSummary.replicaEstimates`: of the estimates whose request shape is at
+/// least the workload's in every resource it asks for, the one giving the most replicas. A
+/// shape at least as large as ours fits no more often than ours, so each such estimate is a
+/// lower bound, and the largest lower bound is the tightest (it belongs to the smallest such
+/// shape when estimates are consistent). With no such estimate: `allocatable − allocated`
+/// divided by the request, the smallest quotient over the requested resources. Unknown (no
+/// summary, empty request, a resource the cluster does not report) counts as 0, which
+/// [`apportion::divide_dynamic`] handles by falling back to equal weights if all are 0.
+pub fn available_replicas(c: &Cluster, request: &BTreeMap<String, i64>) -> i64 {
+    let Some(summary) = c.status.as_ref().and_then(|s| s.resource_summary.as_ref()) else {
+        return 0;
+    };
+    let covers = |e: &ReplicaEstimate| {
+        request.iter().all(|(r, want)| {
+            e.request
+                .get(r)
+                .and_then(millis)
+                .is_some_and(|have| have >= *want)
         })
-        .collect();
-
-    let ranks = webster::name_ranks(&targets.iter().map(|t| &t.cluster).collect::<Vec<_>>());
-    let held: u64 = slots.iter().map(|s| u64::from(s.seats)).sum();
-    let want = u64::from(total);
-    if held < want {
-        let room = webster::room(&slots);
-        if want - held > room {
-            return Err(Error::MaxesTooSmall {
-                total,
-                capacity: held + room,
-            });
-        }
-        webster::add(&mut slots, &ranks, want - held);
-    } else if held > want {
-        // The floors sum to `mins <= total`, so there are enough seats above them.
-        webster::remove(&mut slots, &ranks, held - want);
-    }
-
-    Ok(targets
+    };
+    if let Some(best) = summary
+        .replica_estimates
         .iter()
-        .zip(slots)
-        .map(|(t, s)| Assignment {
-            cluster: t.cluster.clone(),
-            replicas: s.seats,
-        })
-        .collect())
+        .filter(|e| covers(e))
+        .map(|e| e.replicas)
+        .max()
+    {
+        return best.max(0);
+    }
+    let mut fit: Option<i64> = None;
+    for (r, want) in request {
+        if *want <= 0 {
+            continue;
+        }
+        let Some(alloc) = summary.allocatable.get(r).and_then(millis) else {
+            return 0;
+        };
+        let used = summary.allocated.get(r).and_then(millis).unwrap_or(0);
+        let n = (alloc - used).max(0) / want;
+        fit = Some(fit.map_or(n, |f| f.min(n)));
+    }
+    fit.unwrap_or(0)
 }

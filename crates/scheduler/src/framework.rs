@@ -14,9 +14,9 @@
 //!    taint no toleration covers. Scores only order clusters where a choice must be made
 //!    (spread constraints); without spread constraints every feasible cluster is selected.
 //! 3. **Select** ([`crate::select`]): `spreadConstraints` keep clusters within the group bounds.
-//! 4. **Assign** ([`crate::place`]): `Duplicated` or `Divided` replicas (static weights, dynamic
+//! 4. **Assign** ([`crate::assign`]): `Duplicated` or `Divided` replicas (static weights, dynamic
 //!    weights, equal weights), with `clusterReplicaLimits` and the stability rules of
-//!    [`crate::assign`].
+//!    [`crate::assign::apportion`].
 //!
 //! With `placement.clusterAffinities`, the groups are tried in order and the first one that
 //! schedules without error wins ([`Decision::affinity_name`]); `clusterAffinity` is then ignored.
@@ -218,7 +218,7 @@ impl Context<'_, '_> {
             Ok(s) => s,
             Err(e) => return fail(verdicts, e),
         };
-        match crate::place::assign(
+        match crate::assign::assign(
             self.req,
             self.clusters,
             &selected,
