@@ -4,20 +4,9 @@
 use flotilla_apis::work::v1alpha1::Manifest;
 use serde_json::{Map, Value};
 
-use flotilla_apis::names::{MANAGED_LABEL, OWNER_ANNOTATION};
+use flotilla_apis::names::{MANAGED_LABEL, OWNER_ANNOTATION, SERVER_SET_METADATA};
 
 use crate::{Error, Result};
-
-/// Metadata fields the hub sets for its own copy; a member must assign its own.
-const HUB_METADATA: [&str; 7] = [
-    "resourceVersion",
-    "uid",
-    "creationTimestamp",
-    "generation",
-    "managedFields",
-    "ownerReferences",
-    "selfLink",
-];
 
 /// What a manifest names, before discovery says which resource it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,8 +85,8 @@ pub fn strip_hub_fields(object: &mut Value) {
     if let Some(obj) = object.as_object_mut() {
         obj.remove("status");
         if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
-            for field in HUB_METADATA {
-                meta.remove(field);
+            for field in SERVER_SET_METADATA {
+                meta.remove(*field);
             }
         }
     }

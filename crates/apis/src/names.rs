@@ -25,6 +25,30 @@ pub const MANAGED_LABEL: &str = "work.flotilla.io/managed";
 /// (or orphans) what it applied in the member.
 pub const WORK_FINALIZER: &str = "work.flotilla.io/cleanup";
 
+/// Metadata fields an API server sets on the object it stores (version, identity, history,
+/// owners in that server): a copy written into a member must not carry them, the member sets its
+/// own. The agent removes these, and only these, from every Work manifest it applies.
+pub const SERVER_SET_METADATA: &[&str] = &[
+    "resourceVersion",
+    "uid",
+    "creationTimestamp",
+    "generation",
+    "managedFields",
+    "ownerReferences",
+    "selfLink",
+];
+
+/// Metadata fields about a hub object's own deletion: whether it is being deleted and what holds
+/// it back. The binding controller removes these as well as [`SERVER_SET_METADATA`] when it
+/// renders a template into a Work, so a terminating template or a hub-side finalizer does not
+/// reach a member. The agent leaves them in a Work manifest: a rendered one no longer has them,
+/// and one written by hand keeps what its author put there.
+pub const HUB_DELETION_METADATA: &[&str] = &[
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "finalizers",
+];
+
 /// The service account of a member's agent, in the member's execution namespace. Its tokens die
 /// with it (`flotilla cluster remove` deletes the namespace).
 pub const AGENT_SERVICE_ACCOUNT: &str = "flotilla-agent";

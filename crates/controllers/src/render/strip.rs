@@ -2,21 +2,8 @@
 //! server-set metadata and status, and the fields a member allocates for itself (a Service's
 //! cluster IPs and node ports, a Job's generated selector, a claim's bound volume).
 
+use flotilla_apis::names::{HUB_DELETION_METADATA, SERVER_SET_METADATA};
 use serde_json::{Map, Value};
-
-/// Metadata fields the hub's API server sets; a member sets its own.
-const HUB_METADATA: &[&str] = &[
-    "resourceVersion",
-    "uid",
-    "creationTimestamp",
-    "generation",
-    "managedFields",
-    "ownerReferences",
-    "selfLink",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "finalizers",
-];
 
 /// kubectl's copy of the last applied manifest: it describes the hub object, not the member's.
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -43,7 +30,7 @@ pub fn strip_hub_fields(obj: &mut Value) {
     };
     root.shift_remove("status");
     if let Some(meta) = root.get_mut("metadata").and_then(Value::as_object_mut) {
-        for field in HUB_METADATA {
+        for field in SERVER_SET_METADATA.iter().chain(HUB_DELETION_METADATA) {
             meta.shift_remove(*field);
         }
         remove_key(meta, "annotations", LAST_APPLIED);
