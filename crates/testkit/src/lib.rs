@@ -1,9 +1,17 @@
-//! Test helpers shared by the end-to-end suites.
+//! Test helpers shared by the end-to-end suites and the benchmarks.
 //!
-//! [`Members`] gives a test real Kubernetes member clusters (kube-apiserver, kube-controller-manager,
-//! kube-scheduler and KWOK on a shared etcd) started by `scripts/members`, and kube-rs clients for
-//! them.
+//! * [`hub`]: a `flotilla serve` process — [`hub::Serve`] starts one (the suites and `flotilla
+//!   bench` share it), [`hub::Hub`] is the hub-in-a-test with kubectl at hand.
+//! * [`process`]: a child process that logs to a file and is stopped (SIGTERM, then SIGKILL) when
+//!   dropped.
+//! * [`kubectl`]: kubectl on a kubeconfig, and short forms for table-like suites.
+//! * [`Members`]: real Kubernetes member clusters (kube-apiserver, kube-controller-manager,
+//!   kube-scheduler and KWOK on a shared etcd) started by `scripts/members`, and kube-rs clients
+//!   for them.
 
+pub mod hub;
+pub mod kubectl;
 pub mod members;
+pub mod process;
 
 pub use members::{Member, Members};
