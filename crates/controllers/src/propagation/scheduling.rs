@@ -16,24 +16,24 @@
 //! status (server-side apply, manager `flotilla-scheduler`): `schedulerObservedGeneration`,
 //! `Scheduled`, `lastScheduledTime`, and the `clusterAffinities` group used. Bindings without a
 //! placement (dependencies that follow a workload) are not the scheduler's.
+//!
+//! This file wires the controller and orders the reconcile's steps; what to write given what
+//! was read (the rebalance, the spec and status writes, eviction tasks, the clusters failed
+//! over from) are functions of plain values in `plan`.
+
+mod plan;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use flotilla_apis::cluster::v1alpha1::Cluster;
-use flotilla_apis::conditions::{self, Set};
-use flotilla_apis::policy::v1alpha1::PurgeMode;
+use flotilla_apis::conditions;
 use flotilla_apis::quantity;
-use flotilla_apis::work::v1alpha1::{
-    ClusterResourceBinding, FailedOverCluster, GracefulEvictionTask, ResourceBinding,
-    ResourceBindingSpec, TargetCluster, CONDITION_SCHEDULED, REASON_BINDING_SCHEDULED,
-    REASON_NO_CLUSTER_FIT, REASON_UNSCHEDULABLE,
-};
+use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding, ResourceBindingSpec};
 use flotilla_scheduler::failover::{self, Failback};
-use flotilla_scheduler::{filter, schedule, Decision, Eviction, Outcome, Request};
+use flotilla_scheduler::{filter, schedule, Eviction, Request};
 use futures::StreamExt;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::controller::Action;
@@ -43,8 +43,9 @@ use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
+use self::plan::{failed_over, placement_hash, rebalance, spec_write, status_write, SpecWrite};
 use super::binding::BindingObject;
-use super::feed::feed_on_change;
+use super::feed::{feed_on_change, requeue_at};
 use super::workload::fnv64;
 use crate::{Error, Result};
 
@@ -185,11 +186,7 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
     };
     let placement_hash = placement_hash(b.spec());
     let last_placement = b.annotations().get(PLACEMENT_HASH_ANNOTATION).cloned();
-    // A binding scheduled before this annotation existed keeps its placement (no reshuffle on
-    // upgrade); one whose placement changed since it was scheduled is divided afresh.
-    req.rebalance = last_placement
-        .as_deref()
-        .is_some_and(|h| h != placement_hash);
+    req.rebalance = rebalance(last_placement.as_deref(), &placement_hash);
     let clusters = ctx.clusters.state();
     let mut decision = schedule(&req, &clusters);
     // Look again when a running toleration window ends.
@@ -202,12 +199,12 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
     let name = b.name_any();
     let ns = b.scope_namespace().map(str::to_owned);
     let evicted = failover::evicted(&req, &decision, &clusters, eviction);
-    let mut failed_over = b
+    let failed_over_before = b
         .status()
         .map(|s| s.failed_over.clone())
         .unwrap_or_default();
     if let Some(stable) = ctx.options.failback_after {
-        let from: Vec<&str> = failed_over.iter().map(|f| f.name.as_str()).collect();
+        let from: Vec<&str> = failed_over_before.iter().map(|f| f.name.as_str()).collect();
         match failover::failback(&req, &decision, &clusters, &from, stable, eviction.now) {
             Failback::Now(fresh, back) => {
                 tracing::info!(binding = %name, namespace = ?ns, clusters = ?back, "failback");
@@ -218,117 +215,78 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
             Failback::None => {}
         }
     }
-    let registered = |c: &str| clusters.iter().any(|k| k.name_any() == c);
-    let placed = |c: &str| decision.clusters.iter().any(|a| a.cluster == c);
-    failed_over.retain(|f| registered(&f.name) && !placed(&f.name));
-    // Also the clusters of running evictions, in case the status write after one failed.
-    let evicting = b
-        .spec()
-        .graceful_eviction_tasks
-        .iter()
-        .filter(|t| t.producer == MANAGER)
-        .map(|t| &t.from_cluster);
-    for c in evicted.iter().map(|(c, _)| c).chain(evicting) {
-        if !placed(c) && !failed_over.iter().any(|f| f.name == *c) {
-            failed_over.push(FailedOverCluster {
-                name: c.clone(),
-                since: Time(eviction.now),
-            });
-        }
-    }
-    let api = B::api(ctx.hub.clone(), ns.as_deref());
-    let mut generation = b.meta().generation.unwrap_or(0);
-    let status_set = status_condition(&decision);
-    if decision.error.is_none() {
-        let chosen: Vec<TargetCluster> = decision
-            .clusters
-            .iter()
-            .map(|a| TargetCluster {
-                name: a.cluster.clone(),
-                replicas: i32::try_from(a.replicas).unwrap_or(i32::MAX),
-            })
-            .collect();
-        let tasks = eviction_tasks(b.spec(), &chosen, &evicted, eviction.now);
-        let moved = chosen != b.spec().clusters || tasks != b.spec().graceful_eviction_tasks;
-        if moved || last_placement.as_deref() != Some(placement_hash.as_str()) {
-            if moved {
-                tracing::info!(binding = %name, namespace = ?ns, clusters = ?chosen, evicted = ?evicted, rebalance = req.rebalance, "scheduled");
-            }
-            let patch = json!({
-                "metadata": {
-                    "resourceVersion": b.resource_version(),
-                    "annotations": {PLACEMENT_HASH_ANNOTATION: placement_hash},
-                },
-                "spec": {
-                    "clusters": chosen,
-                    "gracefulEvictionTasks": (!tasks.is_empty()).then_some(&tasks),
-                },
-            });
-            match api
-                .patch(&name, &PatchParams::default(), &Patch::Merge(patch))
-                .await
-            {
-                Ok(patched) => {
-                    generation = patched.meta().generation.unwrap_or(generation);
-                    let evictions = u64::try_from(evicted.len()).unwrap_or(0);
-                    crate::metrics::metrics()
-                        .failover_evictions
-                        .inc_by(evictions);
-                }
-                // Changed since it was read: decide again on the new version.
-                Err(kube::Error::Api(s)) if s.code == 409 => {
-                    return Ok(Action::requeue(Duration::from_millis(100)))
-                }
-                Err(e) => {
-                    return Err(Error::hub(format!("write the placement of binding {name}"))(e))
-                }
-            }
-        }
-    }
-    let status = b.status();
-    let before = status.map(|s| s.conditions.clone()).unwrap_or_default();
-    let mut conds = before.clone();
-    let (reason, message, state) = (&status_set.0, &status_set.1, status_set.2);
-    let changed = conditions::set(
-        &mut conds,
-        Set {
-            type_: CONDITION_SCHEDULED,
-            status: state,
-            reason,
-            message,
-        },
+    let registered: Vec<String> = clusters.iter().map(|c| c.name_any()).collect();
+    let failed_over = failed_over(
+        &failed_over_before,
+        &registered,
+        &decision,
+        &evicted,
+        &b.spec().graceful_eviction_tasks,
         eviction.now,
     );
-    let observed = status.and_then(|s| s.scheduler_observed_generation);
-    let affinity = status.and_then(|s| s.scheduler_observed_affinity_name.clone());
-    let failed_over_before = status.map(|s| s.failed_over.as_slice()).unwrap_or_default();
-    if changed
-        || observed != Some(generation)
-        || affinity != decision.affinity_name
-        || failed_over_before != failed_over.as_slice()
+    let api = B::api(ctx.hub.clone(), ns.as_deref());
+    let mut generation = b.meta().generation.unwrap_or(0);
+    let write = spec_write(
+        b.spec(),
+        &decision,
+        &evicted,
+        eviction.now,
+        last_placement.as_deref(),
+        &placement_hash,
+    );
+    if let Some(SpecWrite {
+        chosen,
+        tasks,
+        moved,
+    }) = write
     {
-        let scheduled = conds
-            .iter()
-            .find(|c| c.type_ == CONDITION_SCHEDULED)
-            .cloned();
+        if moved {
+            tracing::info!(binding = %name, namespace = ?ns, clusters = ?chosen, evicted = ?evicted, rebalance = req.rebalance, "scheduled");
+        }
+        let patch = json!({
+            "metadata": {
+                "resourceVersion": b.resource_version(),
+                "annotations": {PLACEMENT_HASH_ANNOTATION: placement_hash},
+            },
+            "spec": {
+                "clusters": chosen,
+                "gracefulEvictionTasks": (!tasks.is_empty()).then_some(&tasks),
+            },
+        });
+        match api
+            .patch(&name, &PatchParams::default(), &Patch::Merge(patch))
+            .await
+        {
+            Ok(patched) => {
+                generation = patched.meta().generation.unwrap_or(generation);
+                let evictions = u64::try_from(evicted.len()).unwrap_or(0);
+                crate::metrics::metrics()
+                    .failover_evictions
+                    .inc_by(evictions);
+            }
+            // Changed since it was read: decide again on the new version.
+            Err(kube::Error::Api(s)) if s.code == 409 => {
+                return Ok(Action::requeue(Duration::from_millis(100)))
+            }
+            Err(e) => return Err(Error::hub(format!("write the placement of binding {name}"))(e)),
+        }
+    }
+    let status = status_write(
+        b.status(),
+        &decision,
+        generation,
+        &failed_over,
+        eviction.now,
+    );
+    if let Some(status) = status {
         let mut body = json!({
             "apiVersion": "work.flotilla.io/v1alpha1",
             "kind": B::kind(&()),
             "metadata": {"name": name},
-            "status": {
-                "schedulerObservedGeneration": generation,
-                "conditions": [scheduled],
-                "failedOver": failed_over,
-            },
+            "status": status,
         });
         if let Some(ns) = &ns {
             body["metadata"]["namespace"] = json!(ns);
-        }
-        if decision.error.is_none() {
-            body["status"]["lastScheduledTime"] = json!(Time(eviction.now));
-        }
-        if let Some(a) = &decision.affinity_name {
-            body["status"]["schedulerObservingAffinityName"] = json!(a);
         }
         api.patch_status(
             &name,
@@ -340,76 +298,8 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
             "write the scheduling status of binding {name}"
         )))?;
     }
-    Ok(match wake {
-        Some(t) => {
-            let secs = t.duration_since(eviction.now).as_secs_f64().max(0.0);
-            Action::requeue(Duration::from_secs_f64(secs) + Duration::from_millis(200))
-        }
-        None => Action::await_change(),
-    })
+    Ok(requeue_at(wake, eviction.now))
 }
 
-/// The binding's eviction tasks after a decision: a task for each cluster just evicted (unless
-/// the policy's `failover.cluster.purgeMode` is `Directly`), none for a cluster the object is
-/// placed in again.
-fn eviction_tasks(
-    spec: &ResourceBindingSpec,
-    chosen: &[TargetCluster],
-    evicted: &[(String, u32)],
-    now: Timestamp,
-) -> Vec<GracefulEvictionTask> {
-    let mut tasks = spec.graceful_eviction_tasks.clone();
-    tasks.retain(|t| !chosen.iter().any(|c| c.name == t.from_cluster));
-    let directly = spec
-        .failover
-        .as_ref()
-        .and_then(|f| f.cluster.as_ref())
-        .is_some_and(|c| c.purge_mode == PurgeMode::Directly);
-    if directly {
-        return tasks;
-    }
-    for (cluster, replicas) in evicted {
-        if tasks.iter().any(|t| t.from_cluster == *cluster) {
-            continue;
-        }
-        tasks.push(GracefulEvictionTask {
-            from_cluster: cluster.clone(),
-            replicas: (*replicas > 0).then(|| i32::try_from(*replicas).unwrap_or(i32::MAX)),
-            reason: REASON_TAINT_UNTOLERATED.to_owned(),
-            message: Some(format!(
-                "{cluster} has a NoExecute taint the policy does not tolerate any more; its copy \
-                 stays until the replacement is available"
-            )),
-            producer: MANAGER.to_owned(),
-            creation_timestamp: Some(Time(now)),
-            ..GracefulEvictionTask::default()
-        });
-    }
-    tasks
-}
-
-/// The hash of a binding's placement, as remembered in [`PLACEMENT_HASH_ANNOTATION`].
-fn placement_hash(spec: &ResourceBindingSpec) -> String {
-    let placement = serde_json::to_string(&spec.placement).unwrap_or_default();
-    format!("{:016x}", fnv64(placement.as_bytes()))
-}
-
-/// `Scheduled`'s reason, message and status for a decision.
-fn status_condition(d: &Decision) -> (String, String, &'static str) {
-    match &d.error {
-        None => (
-            REASON_BINDING_SCHEDULED.to_owned(),
-            format!("placed in {} cluster(s)", d.clusters.len()),
-            "True",
-        ),
-        Some(e) => {
-            let none_fit = d.explanation.iter().all(|v| v.outcome == Outcome::Filtered);
-            let reason = if none_fit {
-                REASON_NO_CLUSTER_FIT
-            } else {
-                REASON_UNSCHEDULABLE
-            };
-            (reason.to_owned(), e.clone(), "False")
-        }
-    }
-}
+#[cfg(test)]
+mod tests;
