@@ -14,8 +14,9 @@ use crate::access::{signing_key, Access};
 use crate::auth::{AdminToken, TokenAuthority};
 use crate::cache::Cache;
 use crate::error::{ApiError, Result};
-use crate::handlers::{objects, response, Ctx};
+use crate::handlers::response;
 use crate::metrics::Metrics;
+use crate::objects;
 use crate::registry::{Registry, ResourceInfo};
 use crate::request::{BodyFormat, FieldValidation};
 
@@ -244,19 +245,6 @@ impl Api {
         patch: &Value,
     ) -> Result<Value> {
         self.schemas.patch(res, format, old, patch)
-    }
-
-    /// Server-side apply.
-    pub(crate) async fn server_side_apply(
-        self: &Arc<Self>,
-        ctx: &Ctx,
-        res: &ResourceInfo,
-        sub: Option<&str>,
-        key: &str,
-        name: &str,
-        patch: Value,
-    ) -> Result<Response<Body>> {
-        crate::schemas::serve_apply(self, ctx, res, sub, key, name, patch).await
     }
 
     /// `/openapi/v2`.

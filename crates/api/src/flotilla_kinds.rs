@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::error::{ApiError, Result};
-use crate::handlers::objects::{commit_create, system_update};
+use crate::objects::{commit_create, system_update};
 use crate::registry::crd::is_established;
 use crate::Api;
 

@@ -4,7 +4,8 @@
 //! does — discovery, OpenAPI, CRUD, watch, patch and server-side apply, RBAC, CRDs — and runs
 //! no business logic; every flotilla controller is an ordinary client of this API.
 //!
-//! Layout: [`request`] parses what is asked, [`handlers`] answer it, [`cache`] serves reads
+//! Layout: [`request`] parses what is asked, [`handlers`] answer it (writes through the write
+//! engine, `objects`), [`cache`] serves reads
 //! and watches from memory, [`registry`] knows what is served, [`validation`] refuses what
 //! kube-apiserver's validation would, [`error`] maps every failure to a `Status`; [`auth`]
 //! decides who is calling and what they may do, and [`access`] applies it to each request;
@@ -23,6 +24,7 @@ pub mod lifecycle;
 pub mod limits;
 pub mod meta;
 pub mod metrics;
+pub(crate) mod objects;
 pub mod patch;
 pub mod protobuf;
 pub mod registry;

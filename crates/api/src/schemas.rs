@@ -10,18 +10,17 @@ use parking_lot::Mutex;
 
 use axum::body::Body;
 use http::Response;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::apply::{Applier, ApplyError, Scope};
+use crate::apply::{Applier, Scope};
 use crate::meta::now_rfc3339;
 use crate::schema::lookup::SchemaLookup;
 use crate::schema::SchemaSet;
 
 use crate::error::{ApiError, Result};
-use crate::handlers::{response, Ctx};
+use crate::handlers::response;
 use crate::registry::{ResourceInfo, Snapshot};
 use crate::request::{BodyFormat, FieldValidation};
-use crate::Api;
 
 /// Schemas of every served kind.
 pub struct Schemas {
@@ -224,130 +223,10 @@ impl Schemas {
     }
 }
 
-fn scope(res: &ResourceInfo, sub: Option<&str>) -> Scope {
+/// Which fields a write of `sub` (or of the main resource) owns.
+pub(crate) fn scope(res: &ResourceInfo, sub: Option<&str>) -> Scope {
     match sub {
         None if !res.status => Scope::whole(),
         other => Scope::for_subresource(other),
     }
-}
-
-fn apply_error(e: ApplyError) -> ApiError {
-    match e {
-        ApplyError::Conflicts(cs) => {
-            let mut err = ApiError::new(409, "Conflict", crate::apply::conflicts_message(&cs));
-            let causes: Vec<Value> = cs
-                .iter()
-                .map(|c| json!({"reason": "FieldManagerConflict", "message": c.cause_message(), "field": c.field}))
-                .collect();
-            err.details = Some(json!({"causes": causes}));
-            err
-        }
-        ApplyError::InvalidManagedFields(m) => {
-            ApiError::internal(format!("stored managedFields are invalid: {m}"))
-        }
-        other => ApiError::bad_request(other.to_string()),
-    }
-}
-
-/// Server-side apply of `patch` to the object at `key`: create it when absent, otherwise merge
-/// the configuration by field ownership (409 with the conflicting fields unless `force`).
-pub async fn serve_apply(
-    api: &Arc<Api>,
-    ctx: &Ctx,
-    res: &ResourceInfo,
-    sub: Option<&str>,
-    key: &str,
-    name: &str,
-    patch: Value,
-) -> Result<Response<Body>> {
-    let Some(manager) = ctx.query.field_manager.clone() else {
-        return Err(ApiError::bad_request("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"));
-    };
-    if !patch.is_object() {
-        return Err(ApiError::bad_request(
-            "the apply configuration must be an object",
-        ));
-    }
-    if patch["apiVersion"].as_str() != Some(res.api_version().as_str())
-        || patch["kind"].as_str() != Some(res.kind.as_str())
-    {
-        return Err(ApiError::bad_request(format!(
-            "the apply configuration must have apiVersion {:?} and kind {:?}",
-            res.api_version(),
-            res.kind
-        )));
-    }
-    if let Some(n) = patch.pointer("/metadata/name").and_then(Value::as_str) {
-        if n != name {
-            return Err(ApiError::bad_request(format!(
-                "the name of the object ({n}) does not match the name on the URL ({name})"
-            )));
-        }
-    }
-    crate::handlers::objects::identity::check_namespace(res, &ctx.info, &patch)?;
-    let root = api.schemas.root_type(res);
-    let lookup = api.schemas.lookup(res);
-    let applier = Applier::new(lookup, &root).with_scope(scope(res, sub));
-    let force = ctx.query.force;
-    api.cache.sync().await?;
-    if api.cache.get(key).is_none() {
-        if sub.is_some() {
-            return Err(ApiError::not_found(crate::error::Target {
-                group: &res.group,
-                resource: &res.plural,
-                name,
-            }));
-        }
-        // An apply that creates is a create (kube-apiserver authorizes it as one): `patch`
-        // alone must not bring objects into being.
-        let mut as_create = ctx.info.clone();
-        as_create.verb = "create".into();
-        api.access
-            .authorize(&api.cache, &ctx.user, &as_create)
-            .await?;
-        let mut obj = applier
-            .apply(None, &patch, &manager, force, &now_rfc3339())
-            .map_err(apply_error)?;
-        if res.namespaced {
-            crate::meta::set_meta(&mut obj, "namespace", json!(ctx.info.object_namespace()));
-        }
-        crate::meta::set_meta(&mut obj, "name", json!(name));
-        crate::access::join::admit_create(&api.cache, &ctx.user, res, &mut obj).await?;
-        let warnings = api.validate(res, &mut obj, ctx.query.field_validation)?;
-        api.access
-            .admit_rbac_write(&api.cache, &ctx.user, &ctx.info, res, None, &obj)?;
-        let outcome =
-            match crate::handlers::objects::commit_create(api, res, obj, None, ctx.query.dry_run)
-                .await
-            {
-                Err(e) if e.code == 409 => None, // raced with a create: fall through to update
-                other => Some(other?),
-            };
-        if let Some(o) = outcome {
-            let mut r = crate::handlers::objects::outcome_response(res, o);
-            *r.status_mut() = http::StatusCode::CREATED;
-            return Ok(crate::handlers::response::with_warnings(r, &warnings));
-        }
-    }
-    let outcome = crate::handlers::objects::guaranteed_update(
-        api,
-        res,
-        key,
-        name,
-        ctx.query.dry_run,
-        |old| {
-            let mut new = applier
-                .apply(Some(old), &patch, &manager, force, &now_rfc3339())
-                .map_err(apply_error)?;
-            // The precondition is the client's only if its configuration named a resourceVersion.
-            if patch.pointer("/metadata/resourceVersion").is_none() {
-                crate::meta::set_meta(&mut new, "resourceVersion", json!(""));
-            }
-            api.access
-                .admit_rbac_write(&api.cache, &ctx.user, &ctx.info, res, Some(old), &new)?;
-            Ok(new)
-        },
-    )
-    .await?;
-    Ok(crate::handlers::objects::outcome_response(res, outcome))
 }

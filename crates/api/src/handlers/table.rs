@@ -295,7 +295,7 @@ fn row(res: &ResourceInfo, o: &Value, include: Option<&str>) -> Value {
     cells.extend(res.columns.iter().map(|c| cell(c, o)));
     let object = match include {
         Some("None") => Value::Null,
-        Some("Object") => super::objects::output_value(res, o.clone()),
+        Some("Object") => super::objects::encode::output_value(res, o.clone()),
         _ => {
             json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.get("metadata").cloned().unwrap_or(json!({}))})
         }

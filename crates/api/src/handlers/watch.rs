@@ -10,7 +10,8 @@ use http::Response;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
-use super::objects::{output, Filter};
+use super::objects::encode::{output, partial_metadata};
+use super::objects::filter::Filter;
 use super::{table, Ctx};
 use crate::cache::{Change, ChangeKind};
 use crate::error::{ApiError, Result};
@@ -60,8 +61,7 @@ impl Encoder {
                 .unwrap_or_default(),
             ),
             Want::Metadata => Bytes::from(
-                serde_json::to_vec(&super::objects::partial_metadata(&self.res, &c.object))
-                    .unwrap_or_default(),
+                serde_json::to_vec(&partial_metadata(&self.res, &c.object)).unwrap_or_default(),
             ),
         };
         let mut buf = Vec::with_capacity(obj.len() + 32);

@@ -13,8 +13,8 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 
 use crate::cache::{CachedObject, ChangeKind};
-use crate::handlers::objects::{delete_object, system_update, DeleteOptions};
 use crate::meta::finalizers;
+use crate::objects::{delete_object, system_update, DeleteOptions};
 use crate::registry::ResourceInfo;
 use crate::Api;
 

@@ -10,22 +10,9 @@ mod namespace;
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use crate::registry::ResourceInfo;
 use crate::Api;
 
 pub use crd::CRD_CLEANUP_FINALIZER;
-
-/// Finalizers in `spec` (only namespaces have them) that keep a terminating object alive.
-pub fn has_spec_finalizers(res: &ResourceInfo, obj: &Value) -> bool {
-    res.plural == "namespaces"
-        && !res.custom
-        && obj
-            .pointer("/spec/finalizers")
-            .and_then(Value::as_array)
-            .is_some_and(|a| !a.is_empty())
-}
 
 /// Start every loop.
 pub fn start(api: &Arc<Api>) {

@@ -11,8 +11,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::cache::ChangeKind;
-use crate::handlers::objects::{delete_object, system_update, DeleteOptions};
 use crate::meta::{finalizers, now_rfc3339};
+use crate::objects::{delete_object, system_update, DeleteOptions};
 use crate::Api;
 use conditions::Remaining;
 

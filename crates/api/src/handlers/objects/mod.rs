@@ -1,9 +1,10 @@
 //! Handlers for objects: get, list, watch, create, update, patch, delete, deletecollection, and
-//! the `status`, `scale` and `serviceaccounts/token` subresources.
+//! the `status`, `scale` and `serviceaccounts/token` subresources. Writes decode the request,
+//! call the write engine ([`crate::objects`]) and encode its answer.
 
 mod delete;
-mod filter;
-pub(crate) mod identity;
+pub(crate) mod encode;
+pub(crate) mod filter;
 mod read;
 mod scale;
 mod token;
@@ -12,20 +13,15 @@ mod write;
 use std::sync::Arc;
 
 use axum::body::Body;
-use bytes::Bytes;
 use http::Response;
-use serde_json::Value;
 
 use super::Ctx;
-use crate::cache::CachedObject;
 use crate::error::{ApiError, Result};
-use crate::registry::{storage, ResourceInfo};
+use crate::registry::ResourceInfo;
 use crate::Api;
 
-pub(crate) use delete::{delete_object, DeleteOptions};
+pub(crate) use encode::{output, output_raw, output_value};
 pub(crate) use filter::Filter;
-pub(crate) use read::partial_metadata;
-pub(crate) use write::{commit_create, guaranteed_update, outcome_response, system_update};
 
 /// Route a resource request.
 pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>> {
@@ -86,42 +82,9 @@ pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>>
     }
 }
 
-/// The object's bytes as served at `res`'s version. Custom resources are stored at one version
-/// and served at all of theirs (conversion strategy None: only apiVersion changes); a resource
-/// sharing another API's storage is converted (see [`crate::registry::storage`]).
-pub(crate) fn output(res: &ResourceInfo, o: &CachedObject) -> Bytes {
-    output_raw(res, &o.raw)
-}
-
-/// As [`output`], for stored bytes.
-pub(crate) fn output_raw(res: &ResourceInfo, raw: &Bytes) -> Bytes {
-    if !res.custom && !storage::converts(res) {
-        return raw.clone();
-    }
-    let v: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
-    if res.custom && v["apiVersion"].as_str() == Some(res.api_version().as_str()) {
-        return raw.clone();
-    }
-    Bytes::from(serde_json::to_vec(&output_value(res, v)).unwrap_or_default())
-}
-
-/// As [`output`], for an object already parsed (stored or already served: both are fine).
-pub(crate) fn output_value(res: &ResourceInfo, mut v: Value) -> Value {
-    if res.custom {
-        v["apiVersion"] = Value::String(res.api_version());
-        return v;
-    }
-    storage::from_storage(res, v)
-}
-
 /// The storage key of the object a request names.
 pub(crate) fn object_key(ctx: &Ctx, res: &ResourceInfo) -> Result<String> {
-    let name = ctx
-        .info
-        .name
-        .as_deref()
-        .ok_or_else(|| ApiError::bad_request("the request names no object"))?;
-    Ok(res.key(ctx.info.object_namespace(), name))
+    crate::objects::object_key(&ctx.info, res)
 }
 
 /// The `not found` error for the object a request names.

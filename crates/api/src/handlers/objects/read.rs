@@ -8,6 +8,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 use http::Response;
 use serde_json::{json, Value};
 
+use super::encode::partial_metadata;
 use super::{not_found, object_key, output, Ctx, Filter};
 use crate::cache::CachedObject;
 use crate::error::{ApiError, Result};
@@ -39,18 +40,6 @@ pub(super) async fn get(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result
         Want::Object => response::raw(200, output(res, &o)),
         Want::Table => response::json(200, &table::table(res, &[o], ctx, None)),
         Want::Metadata => response::json(200, &partial_metadata(res, &o)),
-    })
-}
-
-/// The `PartialObjectMetadata` view of an object.
-pub(crate) fn partial_metadata(res: &ResourceInfo, o: &CachedObject) -> Value {
-    let v = o.value();
-    json!({
-        "kind": "PartialObjectMetadata",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": v.get("metadata").cloned().unwrap_or(json!({})),
-        // Clients use the object's own GVK from the list; keep it on each item too.
-        "__gvk": res.api_version(),
     })
 }
 
@@ -331,7 +320,7 @@ mod tests {
                 .store
                 .create(
                     &res.key(Some("default"), &name),
-                    super::super::write::render(obj),
+                    crate::objects::render(obj),
                 )
                 .await
                 .unwrap();
@@ -395,7 +384,7 @@ mod tests {
             api.store
                 .create(
                     &res.key(Some("default"), &name),
-                    super::super::write::render(obj),
+                    crate::objects::render(obj),
                 )
                 .await
                 .unwrap();

@@ -6,10 +6,10 @@ use axum::body::Body;
 use http::Response;
 use serde_json::{json, Value};
 
-use super::write::{guaranteed_update, Outcome};
 use super::{not_found, object_key, Ctx};
 use crate::error::{ApiError, Result};
 use crate::handlers::response;
+use crate::objects::{guaranteed_update, Outcome};
 use crate::registry::{ResourceInfo, ScaleSpec};
 use crate::request::{decode_body, decode_typed_body, BodyFormat, Expect};
 use crate::Api;

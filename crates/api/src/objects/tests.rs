@@ -1,10 +1,13 @@
-//! Create against a real API state on SQLite in a temp dir.
+//! The write engine against a real API state on SQLite in a temp dir.
 
 use std::sync::Arc;
 
 use serde_json::json;
 
+use super::create::terminating;
 use super::*;
+use crate::handlers::objects::output_raw;
+use crate::Api;
 
 async fn api(dir: &tempfile::TempDir) -> Arc<Api> {
     let store = flotilla_store::Store::open(&format!("sqlite:{}", dir.path().join("db").display()))

@@ -1,0 +1,272 @@
+//! Update and patch, and the compare-and-swap loop every change of a stored object goes
+//! through (the server's own changes too: finalizers, deletion marks, conditions).
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::create::check_type;
+use super::{identity, render, target, Outcome, Write, Written};
+use crate::error::{ApiError, Result};
+use crate::meta::{self, meta_str, remove_meta, set_meta};
+use crate::registry::ResourceInfo;
+use crate::request::BodyFormat;
+use crate::Api;
+
+/// PUT: replace the object (or its `status` / `finalize` part) with `obj`.
+pub(crate) async fn update(api: &Arc<Api>, w: &Write<'_>, mut obj: Value) -> Result<Written> {
+    let res = w.res;
+    check_type(res, &mut obj)?;
+    let key = w.key()?;
+    let name = w.name();
+    identity::check(res, w.info, &obj)?;
+    // Read-your-writes: an object created just before must be found.
+    api.cache.sync().await?;
+    if api.cache.get(&key).is_none() {
+        return Err(ApiError::not_found(target(res, &name)));
+    }
+    let warnings = api.validate(res, &mut obj, w.query.field_validation)?;
+    let outcome = guaranteed_update(api, res, &key, &name, w.query.dry_run, |old| {
+        let mut new = merge_for_subresource(res, w.sub, old, obj.clone());
+        // Defaults the update adds are the updater's, as in kube-apiserver's field manager.
+        crate::defaults::on_update(res, old, &mut new);
+        api.track_managed_fields(res, Some(old), &mut new, &w.manager, w.sub);
+        api.access
+            .admit_rbac_write(&api.cache, w.user, w.info, res, Some(old), &new)?;
+        Ok(new)
+    })
+    .await?;
+    Ok(Written {
+        outcome,
+        created: false,
+        warnings,
+    })
+}
+
+/// PATCH with a JSON, merge or strategic merge patch document (apply is [`super::apply`]).
+pub(crate) async fn patch(
+    api: &Arc<Api>,
+    w: &Write<'_>,
+    format: BodyFormat,
+    patch: Value,
+) -> Result<Written> {
+    let res = w.res;
+    let key = w.key()?;
+    let name = w.name();
+    // Read-your-writes: an object created just before must be found.
+    api.cache.sync().await?;
+    if api.cache.get(&key).is_none() {
+        return Err(ApiError::not_found(target(res, &name)));
+    }
+    let outcome = guaranteed_update(api, res, &key, &name, w.query.dry_run, |old| {
+        let mut patched = api.apply_patch_document(res, format, old, &patch)?;
+        identity::check(res, w.info, &patched)?;
+        api.validate(res, &mut patched, w.query.field_validation)?;
+        let mut new = merge_for_subresource(res, w.sub, old, patched);
+        if let Some(o) = new.as_object_mut() {
+            o.insert("apiVersion".into(), old["apiVersion"].clone());
+            o.insert("kind".into(), old["kind"].clone());
+        }
+        crate::defaults::on_update(res, old, &mut new);
+        api.track_managed_fields(res, Some(old), &mut new, &w.manager, w.sub);
+        api.access
+            .admit_rbac_write(&api.cache, w.user, w.info, res, Some(old), &new)?;
+        Ok(new)
+    })
+    .await?;
+    Ok(Written {
+        outcome,
+        created: false,
+        warnings: Vec::new(),
+    })
+}
+
+/// Read-modify-write with compare-and-swap, retried on conflicts the client didn't ask for.
+/// `change` gets the current object and returns the desired one; a resourceVersion inside the
+/// desired object that differs from the current one is the client's precondition → 409.
+pub(crate) async fn guaranteed_update<F>(
+    api: &Arc<Api>,
+    res: &ResourceInfo,
+    key: &str,
+    name: &str,
+    dry_run: bool,
+    change: F,
+) -> Result<Outcome>
+where
+    F: FnMut(&Value) -> Result<Value>,
+{
+    update_loop(api, res, key, name, dry_run, false, change).await
+}
+
+/// As [`guaranteed_update`], for the server itself: `change` may set `deletionTimestamp`.
+pub(crate) async fn system_update<F>(
+    api: &Arc<Api>,
+    res: &ResourceInfo,
+    key: &str,
+    name: &str,
+    dry_run: bool,
+    change: F,
+) -> Result<Outcome>
+where
+    F: FnMut(&Value) -> Result<Value>,
+{
+    update_loop(api, res, key, name, dry_run, true, change).await
+}
+
+async fn update_loop<F>(
+    api: &Arc<Api>,
+    res: &ResourceInfo,
+    key: &str,
+    name: &str,
+    dry_run: bool,
+    system: bool,
+    mut change: F,
+) -> Result<Outcome>
+where
+    F: FnMut(&Value) -> Result<Value>,
+{
+    api.cache.sync().await?;
+    for _ in 0..32 {
+        let cur = api
+            .cache
+            .get(key)
+            .ok_or_else(|| ApiError::not_found(target(res, name)))?;
+        let stored = cur.value();
+        // `change` works on the object as `res` serves it; it is stored in storage's shape.
+        let mut old = crate::registry::storage::from_storage(res, stored.clone());
+        // As kube-apiserver defaults what it reads from etcd: a default is never a change.
+        crate::defaults::apply(res, &mut old);
+        let mut new = change(&old)?;
+        crate::defaults::on_update(res, &old, &mut new);
+        crate::access::join::keep_requested_by(res, &old, &mut new);
+        let cur_rv = cur.mod_revision.to_string();
+        // A resourceVersion the change sets (a PUT's body, a patch naming one) is the client's
+        // precondition. One the change merely kept from `old` (a patch without it) matches by
+        // construction, and on a lost race below the change is applied again to the newer
+        // object, as kube-apiserver's GuaranteedUpdate does.
+        if let Some(rv) = meta_str(&new, "resourceVersion").filter(|rv| !rv.is_empty()) {
+            if rv != cur_rv {
+                return Err(ApiError::conflict(
+                    target(res, name),
+                    "the object has been modified; please apply your changes to the latest version and try again",
+                ));
+            }
+        }
+        // Fields only the server sets.
+        let owned: &[&str] = if system {
+            &["uid", "creationTimestamp", "name", "namespace"]
+        } else {
+            &[
+                "uid",
+                "creationTimestamp",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "name",
+                "namespace",
+            ]
+        };
+        for f in owned.iter().copied() {
+            match old.pointer(&format!("/metadata/{f}")) {
+                Some(v) => set_meta(&mut new, f, v.clone()),
+                None => {
+                    remove_meta(&mut new, f);
+                }
+            }
+        }
+        set_meta(&mut new, "resourceVersion", json!(cur_rv));
+        match meta::generation::after_update(res, &old, &new) {
+            Some(gen) => set_meta(&mut new, "generation", json!(gen)),
+            None => {
+                remove_meta(&mut new, "generation");
+            }
+        }
+        crate::validation::check_update(res, &old, &new)?;
+        let new = crate::registry::storage::to_storage(res, new);
+        if new == stored {
+            return Ok(Outcome::Unchanged(cur));
+        }
+        // Whatever produced it (a patch, an apply, a controller), refused if unreadable.
+        crate::limits::check_storable(&new)?;
+        let terminating = old.pointer("/metadata/deletionTimestamp").is_some();
+        if dry_run {
+            return Ok(Outcome::DryRun(new));
+        }
+        let result = if terminating
+            && meta::finalizers(&new).is_empty()
+            && !super::has_spec_finalizers(res, &new)
+        {
+            api.store
+                .delete(key, cur.mod_revision, render(new))
+                .await
+                .map(Outcome::Deleted)
+        } else {
+            api.store
+                .update(key, cur.mod_revision, render(new))
+                .await
+                .map(Outcome::Written)
+        };
+        match result {
+            Ok(o) => return Ok(o),
+            Err(flotilla_store::Error::Conflict { .. }) => {
+                api.cache.sync().await?;
+                continue;
+            }
+            Err(flotilla_store::Error::NotFound { .. }) => {
+                return Err(ApiError::not_found(target(res, name)))
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::conflict(
+        target(res, name),
+        "too many concurrent writers; try again",
+    ))
+}
+
+/// What an update of `sub` may change: the main resource leaves status alone, the status
+/// subresource changes only status (and, as in Kubernetes, nothing of metadata but
+/// labels/annotations/finalizers/ownerReferences... none of them, in fact: only status).
+fn merge_for_subresource(
+    res: &ResourceInfo,
+    sub: Option<&str>,
+    old: &Value,
+    mut new: Value,
+) -> Value {
+    match sub {
+        None if res.status => {
+            match old.get("status") {
+                Some(s) => new["status"] = s.clone(),
+                None => {
+                    if let Some(o) = new.as_object_mut() {
+                        o.remove("status");
+                    }
+                }
+            }
+            new
+        }
+        Some("status") => {
+            let mut out = old.clone();
+            match new.get("status") {
+                Some(s) => out["status"] = s.clone(),
+                None => {
+                    if let Some(o) = out.as_object_mut() {
+                        o.remove("status");
+                    }
+                }
+            }
+            if let Some(rv) = new.pointer("/metadata/resourceVersion") {
+                set_meta(&mut out, "resourceVersion", rv.clone());
+            }
+            out
+        }
+        Some("finalize") => {
+            let mut out = old.clone();
+            out["spec"]["finalizers"] = new
+                .pointer("/spec/finalizers")
+                .cloned()
+                .unwrap_or(json!([]));
+            out
+        }
+        _ => new,
+    }
+}
