@@ -1,6 +1,5 @@
 //! `flotilla`: one binary for the hub, the agent and the CLI.
 
-mod bench;
 mod fleet;
 mod serve;
 
@@ -39,7 +38,7 @@ enum Command {
     /// Explain flotilla's decisions, e.g. `explain placement deployment/web -n demo`.
     Explain(fleet::explain::ExplainArgs),
     /// Measure a server and append the figures to BENCHMARKS.md.
-    Bench(bench::BenchArgs),
+    Bench(flotilla_bench::BenchArgs),
 }
 
 fn init_logging() {
@@ -65,7 +64,7 @@ fn main() -> anyhow::Result<()> {
             Command::Join(args) => fleet::join::run(args).await,
             Command::Agent(args) => fleet::agent::run(args, serve::shutdown_signal()).await,
             Command::Explain(args) => fleet::explain::run(args).await,
-            Command::Bench(args) => bench::run(args).await,
+            Command::Bench(args) => flotilla_bench::run(args).await,
         }
     })
 }

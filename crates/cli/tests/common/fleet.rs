@@ -8,7 +8,7 @@ use super::{kubectl_bin, Hub};
 
 /// Runs the flotilla CLI against the hub.
 pub fn flotilla(hub: &Hub, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flotilla"))
+    Command::new(super::FLOTILLA)
         .args(args)
         .env("KUBECONFIG", &hub.kubeconfig)
         .env("RUST_LOG", "warn")

@@ -14,10 +14,10 @@ use kube::api::{DeleteParams, ListParams};
 use kube::Api;
 
 use super::objects::BENCH_NAMESPACE;
-use crate::bench::fleet::Fleet;
-use crate::bench::procs::{self, Rss};
-use crate::bench::progress::Progress;
-use crate::bench::track;
+use crate::fleet::Fleet;
+use crate::procs::{self, Rss};
+use crate::progress::Progress;
+use crate::track;
 
 /// How long the phase waits for the next Work to go before it gives up on the rest.
 const STALL: Duration = Duration::from_secs(120);

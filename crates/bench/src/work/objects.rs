@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use flotilla_apis::work::v1alpha1::{Manifest, Work, WorkSpec};
 use serde_json::json;
 
-use crate::bench::track::RUN_LABEL;
+use crate::track::RUN_LABEL;
 
 /// The namespace the ConfigMaps are applied to in the members.
 pub const BENCH_NAMESPACE: &str = "bench-work";
@@ -75,7 +75,7 @@ mod tests {
         assert_eq!(m[1]["metadata"]["labels"][RUN_LABEL], "bench-1");
         assert_eq!(m[0]["data"]["payload"].as_str().unwrap().len(), DATA_BYTES);
         assert_eq!(
-            crate::bench::track::selector("bench-1"),
+            crate::track::selector("bench-1"),
             "bench.flotilla.io/run=bench-1"
         );
     }

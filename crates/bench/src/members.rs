@@ -73,7 +73,7 @@ impl Drop for StartedMembers {
 
 /// `scripts/members` of the flotilla checkout the current directory is in.
 fn members_script() -> Result<PathBuf> {
-    let root = crate::bench::report::repo_root();
+    let root = crate::report::repo_root();
     let script = root.map(|r| r.join("scripts/members"));
     match script {
         Some(s) if s.exists() => Ok(s),

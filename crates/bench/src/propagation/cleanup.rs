@@ -15,9 +15,9 @@ use kube::api::{DeleteParams, ListParams};
 use kube::{Api, ResourceExt};
 
 use super::count_in;
-use crate::bench::fleet::Fleet;
-use crate::bench::procs::{self, Rss};
-use crate::bench::progress::Progress;
+use crate::fleet::Fleet;
+use crate::procs::{self, Rss};
+use crate::progress::Progress;
 
 /// How long the phase waits without anything more going before it gives up on the rest.
 const STALL: Duration = Duration::from_secs(180);

@@ -13,7 +13,7 @@ use kube::api::{ObjectMeta, PostParams};
 use kube::{Api, Client};
 use serde_json::json;
 
-use crate::bench::track::RUN_LABEL;
+use crate::track::RUN_LABEL;
 
 /// The annotation on a template (and so on its copies) that counts its changes: `0` when
 /// created, the change's sequence number after.

@@ -6,10 +6,10 @@
 use super::cleanup::Cleanup;
 use super::latency::{Latency, TIMEOUT};
 use super::memory::{Memory, CONCURRENCY, SETTLE};
-use crate::bench::figures::{mib, thousands};
-use crate::bench::procs::Rss;
-use crate::bench::report::{one_line, phase, summary_cells, Head};
-use crate::bench::stats::Summary;
+use crate::figures::{mib, thousands};
+use crate::procs::Rss;
+use crate::report::{one_line, phase, summary_cells, Head};
+use crate::stats::Summary;
 
 /// Issue 6's target for a template change to reach every member.
 pub const TARGET_MS: u128 = 1_000;
@@ -196,7 +196,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::bench::fleet::Mode;
+    use crate::fleet::Mode;
 
     fn summary(p99: u64) -> Option<Summary> {
         let ms = Duration::from_millis;

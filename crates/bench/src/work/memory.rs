@@ -12,11 +12,11 @@ use kube::api::PostParams;
 use kube::Api;
 
 use super::objects;
-use crate::bench::figures::{mib, thousands};
-use crate::bench::fleet::{Fleet, Mode};
-use crate::bench::procs::{self, Rss};
-use crate::bench::progress::Progress;
-use crate::bench::track::{self, Key, Tracker};
+use crate::figures::{mib, thousands};
+use crate::fleet::{Fleet, Mode};
+use crate::procs::{self, Rss};
+use crate::progress::Progress;
+use crate::track::{self, Key, Tracker};
 
 /// ConfigMaps per Work.
 pub const PER_WORK: usize = 100;

@@ -1,15 +1,15 @@
 //! The hub `bench api` starts for itself: this binary's `serve` on a free loopback port with a
-//! fresh data directory, stopped with SIGTERM when the benchmark ends, also on error (a
-//! [`Proc`]).
+//! fresh data directory (started by `flotilla_testkit`'s [`Serve`], the launcher the end-to-end
+//! suites use too), stopped with SIGTERM when the benchmark ends, also on error (a [`Proc`]).
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use flotilla_testkit::hub::Serve;
 
 use super::kubeconfig::{self, Target};
-use super::procs::Proc;
+use super::procs::{self, Proc};
 
 /// How long the hub gets to write its kubeconfig.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -54,17 +54,7 @@ impl Hub {
                 (Some(t), p)
             }
         };
-        let process = Proc::start(
-            "hub",
-            &[
-                OsStr::new("serve"),
-                OsStr::new("--data-dir"),
-                dir.as_os_str(),
-                OsStr::new("--listen"),
-                OsStr::new("127.0.0.1:0"),
-            ],
-            &dir.join("hub.log"),
-        )?;
+        let process = Serve::new(&procs::flotilla_binary()?, &dir).start()?;
         let mut hub = Hub {
             process,
             data_dir: dir,

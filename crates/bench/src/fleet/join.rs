@@ -6,14 +6,26 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use kube::Client;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
 
 use super::MEMBERS;
-use crate::bench::procs::Proc;
-use crate::bench::progress::Progress;
+use crate::procs::{self, Proc};
+use crate::progress::Progress;
 
 /// How long the hub gets to answer after it starts.
 const HUB_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A client of the server of `kubeconfig` (its current context), with the words `flotilla`'s
+/// own commands use when a kubeconfig is unreadable or unusable.
+async fn client_of(kubeconfig: &Path) -> Result<Client> {
+    let kc = Kubeconfig::read_from(kubeconfig)
+        .with_context(|| format!("cannot read the kubeconfig {}", kubeconfig.display()))?;
+    let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .context("the kubeconfig is not usable")?;
+    Client::try_from(config).context("cannot build a client for the hub")
+}
 
 pub fn member_kubeconfig(dir: &Path, k: usize) -> PathBuf {
     dir.join(format!("member-{k}")).join("kubeconfig")
@@ -33,7 +45,7 @@ pub async fn member_client(kubeconfig: &Path, k: usize) -> Result<Client> {
             kubeconfig.display()
         );
     }
-    let client = crate::fleet::hub_client(Some(kubeconfig)).await?;
+    let client = client_of(kubeconfig).await?;
     client.apiserver_version().await.with_context(|| {
         format!(
             "member-{k} does not answer: is the set running? (`scripts/members status {dir}`; \
@@ -51,7 +63,7 @@ pub async fn wait_for_hub(hub: &mut Proc, admin: &Path) -> Result<Client> {
         hub.check_alive()?;
         // The kubeconfig is written before the store opens, and may be seen half-written.
         if admin.exists() {
-            match crate::fleet::hub_client(Some(admin)).await {
+            match client_of(admin).await {
                 Ok(client) => match client.apiserver_version().await {
                     Ok(_) => return Ok(client),
                     Err(e) => last = Some(e.to_string()),
@@ -85,7 +97,7 @@ pub async fn start_agent(name: &str, member: &Path, admin: &Path, dir: &Path) ->
     .await
     .with_context(|| format!("creating a bootstrap token for {name}"))?;
     let state = dir.join(format!("agent-{name}"));
-    Proc::start(
+    procs::start(
         &format!("{name} agent"),
         &[
             OsStr::new("agent"),
@@ -135,7 +147,7 @@ pub async fn join_push(name: &str, admin: &Path, member: &Path, progress: &Progr
 
 /// Run a short `flotilla …` command to its end; an error quotes its output.
 async fn flotilla(args: &[&OsStr]) -> Result<()> {
-    let exe = std::env::current_exe().context("cannot locate the flotilla binary")?;
+    let exe = procs::flotilla_binary()?;
     let out = tokio::process::Command::new(exe)
         .args(args)
         .env("RUST_LOG", "warn")

@@ -16,11 +16,11 @@ use kube::api::PostParams;
 use kube::Api;
 
 use super::objects::{self, BENCH_NAMESPACE};
-use crate::bench::fleet::{Fleet, Mode};
-use crate::bench::open_loop::OpenLoop;
-use crate::bench::progress::Progress;
-use crate::bench::stats::{self, Summary};
-use crate::bench::track::{self, Key, Tracker, Verdict};
+use crate::fleet::{Fleet, Mode};
+use crate::open_loop::OpenLoop;
+use crate::progress::Progress;
+use crate::stats::{self, Summary};
+use crate::track::{self, Key, Tracker, Verdict};
 
 /// How long the phase waits for the next Work to turn Applied before it gives up on the rest.
 const STALL: Duration = Duration::from_secs(60);

@@ -18,11 +18,11 @@ use kube::api::{Patch, PatchParams, PostParams};
 use kube::Api;
 
 use super::objects::{self, seq, seq_patch};
-use crate::bench::fleet::{Fleet, Mode};
-use crate::bench::open_loop::OpenLoop;
-use crate::bench::progress::Progress;
-use crate::bench::stats::{self, Summary};
-use crate::bench::track::{self, key, met_in_all, Key, Tracker, Verdict};
+use crate::fleet::{Fleet, Mode};
+use crate::open_loop::OpenLoop;
+use crate::progress::Progress;
+use crate::stats::{self, Summary};
+use crate::track::{self, key, met_in_all, Key, Tracker, Verdict};
 
 /// How long a wait goes on without anything new being seen before the rest is given up.
 const STALL: Duration = Duration::from_secs(60);

@@ -1,7 +1,11 @@
+//! `flotilla-bench`: the benchmark programs behind `flotilla bench …`. The `flotilla` binary
+//! parses [`BenchArgs`] into its command line and calls [`run`]; the hubs and agents a benchmark
+//! starts are that same binary (`std::env::current_exe`) with `serve`, `agent` or `join`.
+//!
 //! `flotilla bench api`: drive a Kubernetes API server over HTTPS, print throughput, latency and
 //! memory figures next to the targets, and append them to BENCHMARKS.md.
 //!
-//! By default it measures a hub it starts itself (this binary's `serve`, SQLite in a temporary
+//! By default it measures a hub it starts itself (the binary's `serve`, SQLite in a temporary
 //! directory) and stops it at the end, also on error or Ctrl-C. `--kubeconfig` measures another
 //! server instead; `--peer-kubeconfig` measures a second server after the first (e.g. a
 //! kube-apiserver with etcd) and adds its figures and the ratios to the report.

@@ -7,9 +7,9 @@ use super::cleanup::Cleanup;
 use super::latency::{Latency, Split, SLOW};
 use super::memory::Memory;
 use super::objects::DATA_BYTES;
-use crate::bench::figures::{mib, thousands};
-use crate::bench::procs::Rss;
-use crate::bench::report::{one_line, phase, summary_cells, Head};
+use crate::figures::{mib, thousands};
+use crate::procs::Rss;
+use crate::report::{one_line, phase, summary_cells, Head};
 
 /// Karmada's published figure for the same path, printed as the reference.
 pub const KARMADA: &str = "Karmada publishes p99 ≈ 1.3 s from template to applied at 100 \
@@ -172,7 +172,7 @@ mod tests {
 
     use super::super::latency::Slow;
     use super::*;
-    use crate::bench::stats::Summary;
+    use crate::stats::Summary;
 
     fn summary(p99: u64) -> Option<Summary> {
         Some(Summary {

@@ -8,16 +8,16 @@
 
 mod join;
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use flotilla_apis::cluster::v1alpha1::{Cluster, CONDITION_READY};
+use flotilla_testkit::hub::Serve;
 use kube::{Api, Client, ResourceExt};
 
 use super::members::StartedMembers;
-use super::procs::Proc;
+use super::procs::{self, Proc};
 use super::progress::Progress;
 use super::report::{self, Head};
 use join::{join_push, member_client, member_kubeconfig, start_agent, wait_for_hub};
@@ -104,19 +104,11 @@ impl Fleet {
 
         progress.note("starting `flotilla serve --auto-approve` (SQLite)");
         let hub_dir = dir.path().join("hub");
-        let mut hub = Proc::start(
-            "hub",
-            &[
-                OsStr::new("serve"),
-                OsStr::new("--data-dir"),
-                hub_dir.as_os_str(),
-                OsStr::new("--listen"),
-                OsStr::new("127.0.0.1:0"),
-                OsStr::new("--auto-approve"),
-            ],
-            &dir.path().join("hub.log"),
-        )?;
-        let admin = hub_dir.join("admin.kubeconfig");
+        let serve = Serve::new(&procs::flotilla_binary()?, &hub_dir)
+            .args(["--auto-approve"])
+            .log(&dir.path().join("hub.log"));
+        let mut hub = serve.start()?;
+        let admin = serve.kubeconfig();
         let client = wait_for_hub(&mut hub, &admin).await?;
         progress.note(&format!("hub ready, pid {}", hub.pid()));
 

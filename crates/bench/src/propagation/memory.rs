@@ -19,11 +19,11 @@ use kube::{Api, ResourceExt};
 
 use super::count_in;
 use super::objects;
-use crate::bench::figures::thousands;
-use crate::bench::fleet::{self, Fleet};
-use crate::bench::procs::{self, Rss};
-use crate::bench::progress::Progress;
-use crate::bench::track::{self, Key, Tracker, Verdict};
+use crate::figures::thousands;
+use crate::fleet::{self, Fleet};
+use crate::procs::{self, Rss};
+use crate::progress::Progress;
+use crate::track::{self, Key, Tracker, Verdict};
 
 /// How long the wait goes on without another binding turning FullyApplied.
 const STALL: Duration = Duration::from_secs(180);
