@@ -158,10 +158,7 @@ pub(super) async fn migrate(conn: &PgConn) -> Result<(Revision, Revision)> {
         .map_err(err)?;
     let row = conn
         .client
-        .query_one(
-            &format!("SELECT revision, compacted FROM {META} WHERE id = 1"),
-            &[],
-        )
+        .query_one(&crate::sql::counters(), &[])
         .await
         .map_err(err)?;
     Ok((row.get(0), row.get(1)))

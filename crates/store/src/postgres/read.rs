@@ -7,8 +7,8 @@ use tokio_postgres::{GenericClient, Row};
 
 use super::conn::{decode_key, prepare, PgConn, PgError};
 use crate::keys::Range;
-use crate::sql::{self, EVENTS, KIND_DELETE, KIND_PUT, META, OBJECTS};
-use crate::{Error, Event, EventKind, ListResult, Record, Result, Revision};
+use crate::sql;
+use crate::{Error, Event, ListResult, Record, Result, Revision};
 
 fn query_err(e: PgError) -> Error {
     Error::Query {
@@ -28,19 +28,14 @@ fn record(row: &Row) -> Result<Record> {
 
 async fn counters<C: GenericClient>(tx: &C) -> Result<(Revision, Revision)> {
     let row = tx
-        .query_one(
-            &format!("SELECT revision, compacted FROM {META} WHERE id = 1"),
-            &[],
-        )
+        .query_one(&sql::counters(), &[])
         .await
         .map_err(query_err)?;
     Ok((row.get(0), row.get(1)))
 }
 
 pub(super) async fn get(conn: &mut PgConn, key: &str) -> Result<Option<Record>> {
-    let sql =
-        format!("SELECT key, create_revision, mod_revision, value FROM {OBJECTS} WHERE key = $1");
-    let stmt = conn.prepared(&sql).await.map_err(query_err)?;
+    let stmt = conn.prepared(&sql::get('$')).await.map_err(query_err)?;
     let row = conn
         .client
         .query_opt(&stmt, &[&key.as_bytes()])
@@ -104,16 +99,10 @@ pub(super) async fn events_after(
 ) -> Result<Vec<Event>> {
     let (tx, cache) = conn.begin(true).await.map_err(query_err)?;
     let (_, compacted) = counters(&tx).await?;
-    if after < compacted {
-        return Err(Error::Compacted {
-            requested: after,
-            compacted,
-        });
-    }
-    let sql = format!(
-        "SELECT {EVENT_COLUMNS} FROM {EVENTS} WHERE revision > $1 ORDER BY revision LIMIT $2"
-    );
-    let stmt = prepare(&tx, cache, &sql).await.map_err(query_err)?;
+    sql::log_readable(after, compacted)?;
+    let stmt = prepare(&tx, cache, &sql::events_after('$'))
+        .await
+        .map_err(query_err)?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let rows = tx
         .query(&stmt, &[&after, &limit])
@@ -123,23 +112,12 @@ pub(super) async fn events_after(
     decode_events(rows)
 }
 
-/// The columns [`decode_events`] reads, in its order.
-pub(super) const EVENT_COLUMNS: &str = "revision, key, kind, value, prev_value, create_revision";
-
-/// Event-log rows (selected as [`EVENT_COLUMNS`]) back into events.
+/// Event-log rows (selected as [`sql::EVENT_COLUMNS`]) back into events.
 pub(super) fn decode_events(rows: Vec<Row>) -> Result<Vec<Event>> {
     rows.into_iter()
         .map(|row| {
             let revision: Revision = row.get(0);
-            let kind = match row.get::<_, i16>(2) {
-                KIND_PUT => EventKind::Put,
-                KIND_DELETE => EventKind::Delete,
-                other => {
-                    return Err(Error::DecodeRow {
-                        detail: format!("event {revision} has unknown kind {other}"),
-                    })
-                }
-            };
+            let kind = sql::event_kind(revision, row.get(2))?;
             let value: Vec<u8> = row.get(3);
             let prev: Option<Vec<u8>> = row.get(4);
             Ok(Event {

@@ -17,10 +17,10 @@ use std::time::Duration;
 use tokio_postgres::error::SqlState;
 
 use super::conn::{PgConn, PgError, Target};
-use super::read::{decode_events, EVENT_COLUMNS};
+use super::read::decode_events;
 use crate::backend::Reporter;
 use crate::batch::Plan;
-use crate::sql::{EVENTS, META};
+use crate::sql::{self, EVENTS, EVENT_COLUMNS};
 use crate::{Error, Event, Result, Revision};
 
 /// How long a catch-up waits for the meta row lock (a lost transaction still finishing on the
@@ -144,10 +144,7 @@ impl Feed {
             .await
             .map_err(err)?;
         let current: Revision = tx
-            .query_one(
-                &format!("SELECT revision FROM {META} WHERE id = 1 FOR UPDATE"),
-                &[],
-            )
+            .query_one(&format!("{} FOR UPDATE", sql::revision()), &[])
             .await
             .map_err(err)?
             .get(0);

@@ -24,8 +24,8 @@ use super::conn::{decode_key, PgConn, PgError, Target};
 use super::settle::{self, Feed};
 use crate::backend::{Reporter, WriterEnd};
 use crate::batch::{self, Op, Plan, Step};
-use crate::sql::{EVENTS, KIND_DELETE, KIND_PUT, META, OBJECTS};
-use crate::{Error, EventKind, Record, Result, Revision};
+use crate::sql::{self, OBJECTS, RECORD_COLUMNS};
+use crate::{Error, Record, Result, Revision};
 
 /// Run until every request sender is gone and the queue is drained. `revision` is the last
 /// revision committed when the store opened.
@@ -163,38 +163,31 @@ struct Statements {
 async fn statements(conn: &mut PgConn) -> Result<Statements, PgError> {
     Ok(Statements {
         lock: conn
-            .prepared(&format!(
-                "SELECT revision FROM {META} WHERE id = 1 FOR UPDATE"
-            ))
+            .prepared(&format!("{} FOR UPDATE", sql::revision()))
             .await?,
         select: conn
             .prepared(&format!(
-                "SELECT key, create_revision, mod_revision, value FROM {OBJECTS} \
-                 WHERE key = ANY($1)"
+                "SELECT {RECORD_COLUMNS} FROM {OBJECTS} WHERE key = ANY($1)"
             ))
             .await?,
         upsert: conn
-            .prepared(&format!(
-                "INSERT INTO {OBJECTS} (key, create_revision, mod_revision, value) \
-                 SELECT * FROM UNNEST($1::BYTEA[], $2::BIGINT[], $3::BIGINT[], $4::BYTEA[]) \
-                 ON CONFLICT (key) DO UPDATE SET create_revision = excluded.create_revision, \
-                   mod_revision = excluded.mod_revision, value = excluded.value"
+            .prepared(&sql::upsert(
+                "SELECT * FROM UNNEST($1::BYTEA[], $2::BIGINT[], $3::BIGINT[], $4::BYTEA[])",
             ))
             .await?,
         delete: conn
             .prepared(&format!("DELETE FROM {OBJECTS} WHERE key = ANY($1)"))
             .await?,
         log: conn
-            .prepared(&format!(
-                "INSERT INTO {EVENTS} \
-                 (revision, key, kind, value, prev_value, prev_mod_revision, create_revision) \
-                 SELECT * FROM UNNEST($1::BIGINT[], $2::BYTEA[], $3::SMALLINT[], $4::BYTEA[], \
-                                      $5::BYTEA[], $6::BIGINT[], $7::BIGINT[])"
+            .prepared(&sql::log(
+                "SELECT * FROM UNNEST($1::BIGINT[], $2::BYTEA[], $3::SMALLINT[], $4::BYTEA[], \
+                                      $5::BYTEA[], $6::BIGINT[], $7::BIGINT[])",
             ))
             .await?,
         bump: conn
             .prepared(&format!(
-                "UPDATE {META} SET revision = revision + $1 WHERE id = 1 RETURNING revision"
+                "UPDATE {} SET revision = revision + $1 WHERE id = 1 RETURNING revision",
+                sql::META
             ))
             .await?,
     })
@@ -263,10 +256,7 @@ async fn commit_group(conn: &mut PgConn, keys: &[String], ops: Vec<Op>) -> Resul
         let e = &entry.event;
         revs.push(e.revision);
         keys.push(e.key.as_bytes());
-        kinds.push(match e.kind {
-            EventKind::Put => KIND_PUT,
-            EventKind::Delete => KIND_DELETE,
-        });
+        kinds.push(sql::kind_code(e.kind));
         values.push(&e.value[..]);
         prevs.push(e.prev_value.as_deref());
         prev_mods.push(entry.prev_mod_revision);
@@ -320,35 +310,20 @@ async fn compact(conn: &mut PgConn, report: &Reporter, revision: Revision) -> Re
     };
     let tx = conn.client.transaction().await.map_err(txn_err)?;
     let row = tx
-        .query_one(
-            &format!("SELECT revision, compacted FROM {META} WHERE id = 1 FOR UPDATE"),
-            &[],
-        )
+        .query_one(&format!("{} FOR UPDATE", sql::counters()), &[])
         .await
         .map_err(txn_err)?;
     let (current, compacted): (Revision, Revision) = (row.get(0), row.get(1));
-    if revision > current {
-        return Err(Error::FutureRevision {
-            requested: revision,
-            current,
-        });
-    }
-    if revision <= compacted {
+    if !sql::compaction_due(revision, current, compacted)? {
         return Ok(());
     }
     let dropped = tx
-        .execute(
-            &format!("DELETE FROM {EVENTS} WHERE revision <= $1"),
-            &[&revision],
-        )
+        .execute(&sql::drop_events('$'), &[&revision])
         .await
         .map_err(txn_err)?;
-    tx.execute(
-        &format!("UPDATE {META} SET compacted = $1 WHERE id = 1"),
-        &[&revision],
-    )
-    .await
-    .map_err(txn_err)?;
+    tx.execute(&sql::set_compacted('$'), &[&revision])
+        .await
+        .map_err(txn_err)?;
     tx.commit().await.map_err(txn_err)?;
     report.compacted_to(revision);
     tracing::debug!(revision, dropped, "compacted PostgreSQL event log");

@@ -6,8 +6,8 @@ use rusqlite::types::Value;
 use rusqlite::{params_from_iter, Connection, OptionalExtension, Row};
 
 use crate::keys::Range;
-use crate::sql::{self, EVENTS, KIND_DELETE, KIND_PUT, META, OBJECTS};
-use crate::{Error, Event, EventKind, ListResult, Record, Result, Revision};
+use crate::sql;
+use crate::{Error, Event, ListResult, Record, Result, Revision};
 
 fn query_err(e: rusqlite::Error) -> Error {
     Error::Query {
@@ -25,19 +25,15 @@ fn record(r: &Row<'_>) -> rusqlite::Result<Record> {
 }
 
 fn counters(conn: &Connection) -> Result<(Revision, Revision)> {
-    conn.prepare_cached(&format!(
-        "SELECT revision, compacted FROM {META} WHERE id = 1"
-    ))
-    .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
-    .map_err(query_err)
+    conn.prepare_cached(&sql::counters())
+        .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
+        .map_err(query_err)
 }
 
 pub(super) fn get(conn: &Connection, key: &str) -> Result<Option<Record>> {
-    conn.prepare_cached(&format!(
-        "SELECT key, create_revision, mod_revision, value FROM {OBJECTS} WHERE key = ?1"
-    ))
-    .and_then(|mut s| s.query_row([key], record).optional())
-    .map_err(query_err)
+    conn.prepare_cached(&sql::get('?'))
+        .and_then(|mut s| s.query_row([key], record).optional())
+        .map_err(query_err)
 }
 
 pub(super) fn list(
@@ -95,17 +91,9 @@ pub(super) fn events_after(
 ) -> Result<Vec<Event>> {
     let tx = conn.transaction().map_err(query_err)?;
     let (_, compacted) = counters(&tx)?;
-    if after < compacted {
-        return Err(Error::Compacted {
-            requested: after,
-            compacted,
-        });
-    }
+    sql::log_readable(after, compacted)?;
     let mut stmt = tx
-        .prepare_cached(&format!(
-            "SELECT revision, key, kind, value, prev_value, create_revision FROM {EVENTS} \
-             WHERE revision > ?1 ORDER BY revision LIMIT ?2"
-        ))
+        .prepare_cached(&sql::events_after('?'))
         .map_err(query_err)?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let rows = stmt
@@ -123,19 +111,10 @@ pub(super) fn events_after(
         .map_err(query_err)?;
     rows.into_iter()
         .map(|(revision, key, kind, value, prev, create_revision)| {
-            let kind = match kind {
-                KIND_PUT => EventKind::Put,
-                KIND_DELETE => EventKind::Delete,
-                other => {
-                    return Err(Error::DecodeRow {
-                        detail: format!("event {revision} has unknown kind {other}"),
-                    })
-                }
-            };
             Ok(Event {
                 revision,
                 key,
-                kind,
+                kind: sql::event_kind(revision, kind)?,
                 value: value.into(),
                 prev_value: prev.map(Into::into),
                 create_revision,

@@ -55,11 +55,7 @@ pub(super) fn open_writer(path: &str) -> Result<(Connection, Revision, Revision)
     conn.set_prepared_statement_cache_capacity(64);
     migrate(&conn)?;
     let (revision, compacted) = conn
-        .query_row(
-            &format!("SELECT revision, compacted FROM {META} WHERE id = 1"),
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+        .query_row(&crate::sql::counters(), [], |r| Ok((r.get(0)?, r.get(1)?)))
         .map_err(migrate_err)?;
     Ok((conn, revision, compacted))
 }

@@ -8,8 +8,8 @@ use tokio::sync::oneshot;
 
 use crate::backend::{Reporter, WriterEnd};
 use crate::batch::{self, Op, Plan, Step};
-use crate::sql::{EVENTS, KIND_DELETE, KIND_PUT, META, OBJECTS};
-use crate::{Error, EventKind, Record, Result, Revision};
+use crate::sql::{self, META, OBJECTS};
+use crate::{Error, Record, Result, Revision};
 
 /// Run until every request sender is gone and the queue is drained.
 pub(super) fn run(mut conn: Connection, end: WriterEnd) {
@@ -63,21 +63,19 @@ fn commit_group(conn: &mut Connection, keys: &[String], ops: Vec<Op>) -> rusqlit
     // Read the counter inside the transaction rather than trusting memory, so a second process
     // writing the same file makes this commit fail instead of reusing revisions.
     let base: Revision = tx
-        .prepare_cached(&format!("SELECT revision FROM {META} WHERE id = 1"))?
+        .prepare_cached(&sql::revision())?
         .query_row([], |r| r.get(0))?;
     let mut current = HashMap::with_capacity(keys.len());
     {
-        let mut get = tx.prepare_cached(&format!(
-            "SELECT create_revision, mod_revision, value FROM {OBJECTS} WHERE key = ?1"
-        ))?;
+        let mut get = tx.prepare_cached(&sql::get('?'))?;
         for key in keys {
             let row = get
                 .query_row([key], |r| {
                     Ok(Record {
                         key: key.clone(),
-                        create_revision: r.get(0)?,
-                        mod_revision: r.get(1)?,
-                        value: r.get::<_, Vec<u8>>(2)?.into(),
+                        create_revision: r.get(1)?,
+                        mod_revision: r.get(2)?,
+                        value: r.get::<_, Vec<u8>>(3)?.into(),
                     })
                 })
                 .optional()?;
@@ -92,12 +90,7 @@ fn commit_group(conn: &mut Connection, keys: &[String], ops: Vec<Op>) -> rusqlit
         return Ok(plan);
     }
     {
-        let mut upsert = tx.prepare_cached(&format!(
-            "INSERT INTO {OBJECTS} (key, create_revision, mod_revision, value) \
-             VALUES (?1, ?2, ?3, ?4) \
-             ON CONFLICT (key) DO UPDATE SET create_revision = excluded.create_revision, \
-               mod_revision = excluded.mod_revision, value = excluded.value"
-        ))?;
+        let mut upsert = tx.prepare_cached(&sql::upsert("VALUES (?1, ?2, ?3, ?4)"))?;
         let mut delete = tx.prepare_cached(&format!("DELETE FROM {OBJECTS} WHERE key = ?1"))?;
         for (key, row) in &plan.rows {
             match row {
@@ -110,21 +103,13 @@ fn commit_group(conn: &mut Connection, keys: &[String], ops: Vec<Op>) -> rusqlit
                 None => delete.execute([key])?,
             };
         }
-        let mut log = tx.prepare_cached(&format!(
-            "INSERT INTO {EVENTS} \
-             (revision, key, kind, value, prev_value, prev_mod_revision, create_revision) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-        ))?;
+        let mut log = tx.prepare_cached(&sql::log("VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"))?;
         for entry in &plan.log {
             let e = &entry.event;
-            let kind = match e.kind {
-                EventKind::Put => KIND_PUT,
-                EventKind::Delete => KIND_DELETE,
-            };
             log.execute(params![
                 e.revision,
                 e.key,
-                kind,
+                sql::kind_code(e.kind),
                 &e.value[..],
                 e.prev_value.as_deref(),
                 entry.prev_mod_revision,
@@ -146,32 +131,16 @@ fn compact(conn: &mut Connection, report: &Reporter, revision: Revision) -> Resu
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(txn_err)?;
     let (current, compacted): (Revision, Revision) = tx
-        .query_row(
-            &format!("SELECT revision, compacted FROM {META} WHERE id = 1"),
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+        .query_row(&sql::counters(), [], |r| Ok((r.get(0)?, r.get(1)?)))
         .map_err(txn_err)?;
-    if revision > current {
-        return Err(Error::FutureRevision {
-            requested: revision,
-            current,
-        });
-    }
-    if revision <= compacted {
+    if !sql::compaction_due(revision, current, compacted)? {
         return Ok(());
     }
     let dropped = tx
-        .execute(
-            &format!("DELETE FROM {EVENTS} WHERE revision <= ?1"),
-            [revision],
-        )
+        .execute(&sql::drop_events('?'), [revision])
         .map_err(txn_err)?;
-    tx.execute(
-        &format!("UPDATE {META} SET compacted = ?1 WHERE id = 1"),
-        [revision],
-    )
-    .map_err(txn_err)?;
+    tx.execute(&sql::set_compacted('?'), [revision])
+        .map_err(txn_err)?;
     tx.commit().map_err(txn_err)?;
     report.compacted_to(revision);
     tracing::debug!(revision, dropped, "compacted SQLite event log");
