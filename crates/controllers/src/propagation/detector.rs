@@ -16,13 +16,13 @@
 //! deleting or narrowing a policy never removes running workloads from the fleet (delete the
 //! object, or its binding, for that).
 
+mod desired;
+
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use flotilla_apis::names::{EXECUTION_NAMESPACE_PREFIX, SYSTEM_NAMESPACE};
 use flotilla_apis::policy::v1alpha1::{ClusterPropagationPolicy, PropagationPolicy};
-use flotilla_apis::quantity;
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding};
 use futures::StreamExt;
 use kube::api::{DynamicObject, Patch, PatchParams};
@@ -30,36 +30,21 @@ use kube::discovery::ApiResource;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{watcher, Controller, WatchStreamExt};
-use kube::{Api, Client, Resource};
-use serde_json::{json, Value};
+use kube::{Api, Client};
+use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
-use super::binding::{
-    BindingObject, DETECTOR_HASH_ANNOTATION, ORPHAN_ANNOTATION, TEMPLATE_HASH_ANNOTATION,
-};
+pub use self::desired::{desired, excluded_namespace};
+use self::desired::{named_kinds, own_group, up_to_date};
+use super::binding::{BindingObject, DETECTOR_HASH_ANNOTATION};
 use super::feed::feed;
-use super::select::{choose, Chosen, Subject};
-use super::workload::{binding_name, discover, fnv64, replica_request, replicas, template_hash};
+use super::select::{choose, Subject};
+use super::workload::discover;
 use crate::{Error, Result};
 
 /// Field manager of the detector's writes.
 pub const MANAGER: &str = "flotilla-detector";
-
-/// Namespaces whose objects are never propagated: the hub's own and Kubernetes' system ones.
-pub fn excluded_namespace(ns: &str) -> bool {
-    ns == SYSTEM_NAMESPACE
-        || ns.starts_with(EXECUTION_NAMESPACE_PREFIX)
-        || matches!(ns, "kube-system" | "kube-public" | "kube-node-lease")
-}
-
-/// flotilla's own API groups: never propagated (a policy naming them is ignored).
-fn own_group(api_version: &str) -> bool {
-    api_version
-        .split('/')
-        .next()
-        .is_some_and(|g| g.ends_with(".flotilla.io"))
-}
 
 struct Shared {
     hub: Client,
@@ -124,7 +109,9 @@ async fn supervise(shared: Arc<Shared>, changed: broadcast::Sender<()>) {
     let mut started: HashSet<(String, String)> = HashSet::new();
     let mut tasks = tokio::task::JoinSet::new();
     loop {
-        for (api_version, kind) in named_kinds(&shared) {
+        for (api_version, kind) in
+            named_kinds(&shared.policies.state(), &shared.cluster_policies.state())
+        {
             if started.contains(&(api_version.clone(), kind.clone())) || own_group(&api_version) {
                 continue;
             }
@@ -155,21 +142,6 @@ async fn supervise(shared: Arc<Shared>, changed: broadcast::Sender<()>) {
             _ = tokio::time::sleep(Duration::from_secs(60)) => {}
         }
     }
-}
-
-fn named_kinds(shared: &Shared) -> std::collections::BTreeSet<(String, String)> {
-    let mut kinds = std::collections::BTreeSet::new();
-    for p in shared.policies.state() {
-        for s in &p.spec.resource_selectors {
-            kinds.insert((s.api_version.clone(), s.kind.clone()));
-        }
-    }
-    for p in shared.cluster_policies.state() {
-        for s in &p.spec.resource_selectors {
-            kinds.insert((s.api_version.clone(), s.kind.clone()));
-        }
-    }
-    kinds
 }
 
 async fn watch_kind(ctx: Arc<KindContext>, changed: broadcast::Receiver<()>) {
@@ -250,86 +222,5 @@ async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Result<Act
     Ok(Action::await_change())
 }
 
-fn up_to_date<B: Resource>(current: Option<&B>, hash: &str) -> bool {
-    current.is_some_and(|b| {
-        b.meta()
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get(DETECTOR_HASH_ANNOTATION))
-            .is_some_and(|h| h == hash)
-    })
-}
-
-/// The binding the detector applies for `template` (with `apiVersion` and `kind` set) under
-/// `chosen`, with its own hash in the `work.flotilla.io/detector-hash` annotation.
-pub fn desired(template: &Value, namespaced: bool, chosen: &Chosen<'_>) -> Value {
-    let meta = &template["metadata"];
-    let name = meta["name"].as_str().unwrap_or_default();
-    let api_version = template["apiVersion"].as_str().unwrap_or_default();
-    let kind = template["kind"].as_str().unwrap_or_default();
-    let spec = chosen.spec;
-    let mut annotations = serde_json::Map::new();
-    annotations.insert(
-        TEMPLATE_HASH_ANNOTATION.into(),
-        json!(template_hash(template)),
-    );
-    if meta["annotations"][ORPHAN_ANNOTATION].as_str() == Some("true")
-        || chosen.spec.preserve_resources_on_deletion
-    {
-        annotations.insert(ORPHAN_ANNOTATION.into(), json!("true"));
-    }
-    let mut resource =
-        json!({"apiVersion": api_version, "kind": kind, "name": name, "uid": meta["uid"]});
-    let mut metadata = json!({
-        "name": binding_name(name, kind),
-        "ownerReferences": [{
-            "apiVersion": api_version, "kind": kind, "name": name, "uid": meta["uid"],
-            "controller": true, "blockOwnerDeletion": true,
-        }],
-    });
-    if namespaced {
-        resource["namespace"] = meta["namespace"].clone();
-        metadata["namespace"] = meta["namespace"].clone();
-    }
-    let mut body_spec = json!({
-        "resource": resource,
-        "placement": spec.placement,
-        "conflictResolution": spec.conflict_resolution,
-        "policyRef": {"kind": chosen.kind, "name": chosen.name, "uid": chosen.uid},
-    });
-    if let Some(ns) = chosen.namespace {
-        body_spec["policyRef"]["namespace"] = json!(ns);
-    }
-    if spec.propagate_deps {
-        body_spec["propagateDeps"] = json!(true);
-    }
-    if let Some(f) = &spec.failover {
-        body_spec["failover"] = json!(f);
-    }
-    let n = replicas(template);
-    if n > 0 {
-        body_spec["replicas"] = json!(n);
-        let request: BTreeMap<String, String> = replica_request(template)
-            .into_iter()
-            .map(|(k, v)| (k, quantity::format_millis(v)))
-            .collect();
-        if !request.is_empty() {
-            body_spec["replicaRequirements"] = json!({"resourceRequest": request});
-        }
-    }
-    let kind_of_binding = if namespaced {
-        "ResourceBinding"
-    } else {
-        "ClusterResourceBinding"
-    };
-    let mut body = json!({
-        "apiVersion": "work.flotilla.io/v1alpha1",
-        "kind": kind_of_binding,
-        "metadata": metadata,
-        "spec": body_spec,
-    });
-    body["metadata"]["annotations"] = Value::Object(annotations);
-    let hash = format!("{:016x}", fnv64(body.to_string().as_bytes()));
-    body["metadata"]["annotations"][DETECTOR_HASH_ANNOTATION] = json!(hash);
-    body
-}
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,138 @@
+//! The binding the detector wants for an object under the policy chosen for it, and which
+//! objects and kinds it looks at: functions of plain values.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use flotilla_apis::names::{EXECUTION_NAMESPACE_PREFIX, SYSTEM_NAMESPACE};
+use flotilla_apis::policy::v1alpha1::{ClusterPropagationPolicy, PropagationPolicy};
+use flotilla_apis::quantity;
+use kube::Resource;
+use serde_json::{json, Value};
+
+use crate::propagation::binding::{
+    DETECTOR_HASH_ANNOTATION, ORPHAN_ANNOTATION, TEMPLATE_HASH_ANNOTATION,
+};
+use crate::propagation::select::Chosen;
+use crate::propagation::workload::{binding_name, fnv64, replica_request, replicas, template_hash};
+
+/// Namespaces whose objects are never propagated: the hub's own and Kubernetes' system ones.
+pub fn excluded_namespace(ns: &str) -> bool {
+    ns == SYSTEM_NAMESPACE
+        || ns.starts_with(EXECUTION_NAMESPACE_PREFIX)
+        || matches!(ns, "kube-system" | "kube-public" | "kube-node-lease")
+}
+
+/// flotilla's own API groups: never propagated (a policy naming them is ignored).
+pub(super) fn own_group(api_version: &str) -> bool {
+    api_version
+        .split('/')
+        .next()
+        .is_some_and(|g| g.ends_with(".flotilla.io"))
+}
+
+/// The `apiVersion`s and kinds the `policies`' and `cluster_policies`' resource selectors
+/// name: those the detector watches.
+pub(super) fn named_kinds(
+    policies: &[Arc<PropagationPolicy>],
+    cluster_policies: &[Arc<ClusterPropagationPolicy>],
+) -> BTreeSet<(String, String)> {
+    let mut kinds = BTreeSet::new();
+    for p in policies {
+        for s in &p.spec.resource_selectors {
+            kinds.insert((s.api_version.clone(), s.kind.clone()));
+        }
+    }
+    for p in cluster_policies {
+        for s in &p.spec.resource_selectors {
+            kinds.insert((s.api_version.clone(), s.kind.clone()));
+        }
+    }
+    kinds
+}
+
+/// Whether binding `current` is the one [`desired`] with `hash` describes: then it is not
+/// written again.
+pub(super) fn up_to_date<B: Resource>(current: Option<&B>, hash: &str) -> bool {
+    current.is_some_and(|b| {
+        b.meta()
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(DETECTOR_HASH_ANNOTATION))
+            .is_some_and(|h| h == hash)
+    })
+}
+
+/// The binding the detector applies for `template` (with `apiVersion` and `kind` set) under
+/// `chosen`, with its own hash in the `work.flotilla.io/detector-hash` annotation.
+pub fn desired(template: &Value, namespaced: bool, chosen: &Chosen<'_>) -> Value {
+    let meta = &template["metadata"];
+    let name = meta["name"].as_str().unwrap_or_default();
+    let api_version = template["apiVersion"].as_str().unwrap_or_default();
+    let kind = template["kind"].as_str().unwrap_or_default();
+    let spec = chosen.spec;
+    let mut annotations = serde_json::Map::new();
+    annotations.insert(
+        TEMPLATE_HASH_ANNOTATION.into(),
+        json!(template_hash(template)),
+    );
+    if meta["annotations"][ORPHAN_ANNOTATION].as_str() == Some("true")
+        || chosen.spec.preserve_resources_on_deletion
+    {
+        annotations.insert(ORPHAN_ANNOTATION.into(), json!("true"));
+    }
+    let mut resource =
+        json!({"apiVersion": api_version, "kind": kind, "name": name, "uid": meta["uid"]});
+    let mut metadata = json!({
+        "name": binding_name(name, kind),
+        "ownerReferences": [{
+            "apiVersion": api_version, "kind": kind, "name": name, "uid": meta["uid"],
+            "controller": true, "blockOwnerDeletion": true,
+        }],
+    });
+    if namespaced {
+        resource["namespace"] = meta["namespace"].clone();
+        metadata["namespace"] = meta["namespace"].clone();
+    }
+    let mut body_spec = json!({
+        "resource": resource,
+        "placement": spec.placement,
+        "conflictResolution": spec.conflict_resolution,
+        "policyRef": {"kind": chosen.kind, "name": chosen.name, "uid": chosen.uid},
+    });
+    if let Some(ns) = chosen.namespace {
+        body_spec["policyRef"]["namespace"] = json!(ns);
+    }
+    if spec.propagate_deps {
+        body_spec["propagateDeps"] = json!(true);
+    }
+    if let Some(f) = &spec.failover {
+        body_spec["failover"] = json!(f);
+    }
+    let n = replicas(template);
+    if n > 0 {
+        body_spec["replicas"] = json!(n);
+        let request: BTreeMap<String, String> = replica_request(template)
+            .into_iter()
+            .map(|(k, v)| (k, quantity::format_millis(v)))
+            .collect();
+        if !request.is_empty() {
+            body_spec["replicaRequirements"] = json!({"resourceRequest": request});
+        }
+    }
+    let kind_of_binding = if namespaced {
+        "ResourceBinding"
+    } else {
+        "ClusterResourceBinding"
+    };
+    let mut body = json!({
+        "apiVersion": "work.flotilla.io/v1alpha1",
+        "kind": kind_of_binding,
+        "metadata": metadata,
+        "spec": body_spec,
+    });
+    body["metadata"]["annotations"] = Value::Object(annotations);
+    let hash = format!("{:016x}", fnv64(body.to_string().as_bytes()));
+    body["metadata"]["annotations"][DETECTOR_HASH_ANNOTATION] = json!(hash);
+    body
+}
