@@ -1,9 +1,13 @@
-//! Cluster fixtures for the unit tests.
+//! Cluster and placement fixtures for the unit tests.
 
 use std::collections::BTreeMap;
 
 use flotilla_apis::cluster::v1alpha1::{
     ApiEnablement, ApiResource, Cluster, ClusterSpec, ClusterStatus, Taint, TaintEffect,
+};
+use flotilla_apis::policy::v1alpha1::{
+    ClusterAffinity, ClusterPreferences, Placement, ReplicaSchedulingStrategy,
+    ReplicaSchedulingType, StaticClusterWeight,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 
@@ -71,4 +75,34 @@ pub(crate) fn tainted(
         time_added: None,
     });
     c
+}
+
+/// An affinity naming exactly these clusters.
+pub(crate) fn named(names: &[&str]) -> ClusterAffinity {
+    ClusterAffinity {
+        cluster_names: names.iter().map(|n| (*n).to_owned()).collect(),
+        ..ClusterAffinity::default()
+    }
+}
+
+/// A `Divided` placement with these static weights.
+pub(crate) fn divided(weights: &[(&str, i64)]) -> Placement {
+    let list = weights
+        .iter()
+        .map(|(c, w)| StaticClusterWeight {
+            target_cluster: named(&[c]),
+            weight: *w,
+        })
+        .collect();
+    Placement {
+        replica_scheduling: Some(ReplicaSchedulingStrategy {
+            replica_scheduling_type: ReplicaSchedulingType::Divided,
+            weight_preference: Some(ClusterPreferences {
+                static_weight_list: list,
+                dynamic_weight: None,
+            }),
+            ..ReplicaSchedulingStrategy::default()
+        }),
+        ..Placement::default()
+    }
 }

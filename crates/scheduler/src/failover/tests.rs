@@ -2,42 +2,15 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use flotilla_apis::cluster::v1alpha1::{Cluster, TaintEffect};
-use flotilla_apis::policy::v1alpha1::{
-    ClusterAffinity, ClusterPreferences, Placement, ReplicaSchedulingStrategy,
-    ReplicaSchedulingType, StaticClusterWeight,
-};
+use flotilla_apis::policy::v1alpha1::Placement;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 
 use super::*;
-use crate::testing::{cluster, ready_condition, tainted};
+use crate::testing::{cluster, divided, ready_condition, tainted};
 
 fn at(secs: i64) -> Timestamp {
     Timestamp::from_second(1_800_000_000 + secs).unwrap()
-}
-
-fn one_one_one() -> Placement {
-    let list = ["a", "b", "c"]
-        .iter()
-        .map(|c| StaticClusterWeight {
-            target_cluster: ClusterAffinity {
-                cluster_names: vec![(*c).to_owned()],
-                ..ClusterAffinity::default()
-            },
-            weight: 1,
-        })
-        .collect();
-    Placement {
-        replica_scheduling: Some(ReplicaSchedulingStrategy {
-            replica_scheduling_type: ReplicaSchedulingType::Divided,
-            weight_preference: Some(ClusterPreferences {
-                static_weight_list: list,
-                dynamic_weight: None,
-            }),
-            ..ReplicaSchedulingStrategy::default()
-        }),
-        ..Placement::default()
-    }
 }
 
 fn req<'a>(p: &'a Placement, current: &[(&str, u32)], now: Timestamp) -> Request<'a> {
@@ -84,7 +57,7 @@ fn placed(d: &Decision) -> Vec<(&str, u32)> {
 
 #[test]
 fn an_untolerated_no_execute_taint_evicts_after_the_toleration() {
-    let p = one_one_one();
+    let p = divided(&[("a", 1), ("b", 1), ("c", 1)]);
     let running = [("a", 2), ("b", 2), ("c", 2)];
     let clusters = vec![cluster("a"), cluster("b"), down_since(at(0))];
     // Within the 60 s toleration: nothing moves.
@@ -104,7 +77,7 @@ fn an_untolerated_no_execute_taint_evicts_after_the_toleration() {
 
 #[test]
 fn a_cluster_that_left_the_registry_is_not_an_eviction() {
-    let p = one_one_one();
+    let p = divided(&[("a", 1), ("b", 1), ("c", 1)]);
     let r = req(&p, &[("a", 2), ("b", 2), ("c", 2)], at(0));
     let clusters = vec![cluster("a"), cluster("b")];
     let d = schedule(&r, &clusters);
@@ -113,7 +86,7 @@ fn a_cluster_that_left_the_registry_is_not_an_eviction() {
 
 #[test]
 fn failback_waits_for_the_stable_period_then_returns_to_the_preferred_placement() {
-    let p = one_one_one();
+    let p = divided(&[("a", 1), ("b", 1), ("c", 1)]);
     let stable = Duration::from_secs(300);
     let survivors = [("a", 3), ("b", 3)];
     // c is Ready again since t=1000; the kept placement does not take it back by itself.
@@ -143,7 +116,7 @@ fn failback_waits_for_the_stable_period_then_returns_to_the_preferred_placement(
 
 #[test]
 fn no_failback_to_a_cluster_that_is_down_or_was_never_left() {
-    let p = one_one_one();
+    let p = divided(&[("a", 1), ("b", 1), ("c", 1)]);
     let survivors = [("a", 3), ("b", 3)];
     let stable = Duration::ZERO;
     let down = vec![cluster("a"), cluster("b"), down_since(at(0))];
@@ -164,7 +137,7 @@ fn no_failback_to_a_cluster_that_is_down_or_was_never_left() {
 
 #[test]
 fn a_flapping_cluster_restarts_its_stable_period() {
-    let p = one_one_one();
+    let p = divided(&[("a", 1), ("b", 1), ("c", 1)]);
     let stable = Duration::from_secs(300);
     let r = req(&p, &[("a", 3), ("b", 3)], at(2000));
     // Up at 1000, down, up again at 1900: the period counts from 1900.

@@ -2,15 +2,14 @@ use std::collections::BTreeMap;
 
 use flotilla_apis::cluster::v1alpha1::{Cluster, ReplicaEstimate, ResourceSummary, TaintEffect};
 use flotilla_apis::policy::v1alpha1::{
-    ClusterAffinity, ClusterAffinityTerm, ClusterPreferences, ClusterReplicaLimit,
-    DynamicWeightFactor, Placement, ReplicaSchedulingStrategy, ReplicaSchedulingType,
-    SpreadConstraint, SpreadField, StaticClusterWeight,
+    ClusterAffinityTerm, ClusterPreferences, ClusterReplicaLimit, DynamicWeightFactor, Placement,
+    ReplicaSchedulingType, SpreadConstraint, SpreadField,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use super::*;
 use crate::available_replicas;
-use crate::testing::{cluster, in_region, ready_condition, tainted};
+use crate::testing::{cluster, divided, in_region, named, ready_condition, tainted};
 
 const DEPLOY: (&str, &str, &str) = ("apps", "v1", "Deployment");
 
@@ -23,34 +22,6 @@ fn req(placement: &Placement, replicas: Option<u32>) -> Request<'_> {
         replica_request: BTreeMap::new(),
         current: Vec::new(),
         rebalance: false,
-    }
-}
-
-fn named(names: &[&str]) -> ClusterAffinity {
-    ClusterAffinity {
-        cluster_names: names.iter().map(|n| (*n).to_owned()).collect(),
-        ..ClusterAffinity::default()
-    }
-}
-
-fn divided(weights: &[(&str, i64)]) -> Placement {
-    let list = weights
-        .iter()
-        .map(|(c, w)| StaticClusterWeight {
-            target_cluster: named(&[c]),
-            weight: *w,
-        })
-        .collect();
-    Placement {
-        replica_scheduling: Some(ReplicaSchedulingStrategy {
-            replica_scheduling_type: ReplicaSchedulingType::Divided,
-            weight_preference: Some(ClusterPreferences {
-                static_weight_list: list,
-                dynamic_weight: None,
-            }),
-            ..ReplicaSchedulingStrategy::default()
-        }),
-        ..Placement::default()
     }
 }
 
