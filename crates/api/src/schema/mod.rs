@@ -1,28 +1,26 @@
-//! Schemas of the kinds the hub serves, and the OpenAPI documents clients read.
+//! Schemas of the kinds the hub serves and the OpenAPI documents clients read (admission
+//! validates objects against them: [`crate::admission::schema`]).
 //!
 //! Everything here comes from real Kubernetes schemas, never from hand-typed ones:
 //! k8s-openapi supplies structure, types and descriptions (through `schemars`); the generated
-//! [`k8s_generated`] table (from k8s-pb's prost sources, see `tools/k8s-codegen`) supplies the
-//! patch/list/map markers k8s-openapi lacks; custom resources bring their own schema in their
-//! CRD.
+//! [`k8s_generated`] table (from k8s-pb's prost sources, see `tools/k8s-codegen`; the protobuf
+//! decoder reads the same table) supplies the patch/list/map markers k8s-openapi lacks; custom
+//! resources bring their own schema in their CRD.
 //!
 //! - [`Catalog`]: the built-in kinds' definitions (OpenAPI v2 shape, `#/definitions/` refs), built
 //!   once at startup from the one table in `kinds.rs`.
 //! - [`crd_schemas`]: a CRD's served versions as definitions named the way Kubernetes names them.
-//! - [`SchemaSet`]: the catalog plus the live CRDs; answers [`lookup::SchemaLookup`] and serves
-//!   `/openapi/v2` and `/openapi/v3[/<group-version>]` as cached, pre-serialized [`Document`]s
-//!   rebuilt lazily after a CRD changes.
+//! - [`SchemaSet`]: the catalog plus the live CRDs; answers [`lookup::SchemaLookup`] (for
+//!   strategic merge patch and server-side apply) and renders `/openapi/v2` and
+//!   `/openapi/v3[/<group-version>]` as cached, pre-serialized [`Document`]s, rebuilt lazily
+//!   after a CRD changes.
+//! - [`message`], [`message_for_openapi`]: lookups over the generated message table.
 //!
 //! Type names handed out by the lookup are definition names (`io.k8s.api.apps.v1.Deployment`),
 //! optionally followed by `#` and a JSON pointer into that definition for inline schemas
 //! (`com.example.stable.v1.CronTab#/properties/spec`).
 
 pub mod lookup;
-
-// Modules of other work streams that live under `schema` (the interim `defs`/`patch_meta`
-// lookup retires once `SchemaSet` is wired in).
-pub mod validate;
-pub mod values;
 
 #[rustfmt::skip]
 pub mod k8s_generated;
