@@ -26,6 +26,7 @@
 pub mod aggregate;
 mod deletion;
 pub mod eviction;
+pub mod feedback;
 mod refuse;
 mod render;
 pub mod shares;

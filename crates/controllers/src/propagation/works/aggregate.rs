@@ -1,12 +1,9 @@
-//! Status aggregation: what the members report about a propagated object, gathered into its
-//! binding and summed into the hub template's `status`.
+//! Status aggregation: the members' statuses of a propagated object (rebuilt by
+//! [`super::feedback`]) summed into the hub template's `status`.
 //!
-//! Each member's agent writes, per manifest of its Work, the object's conditions (`Applied`,
-//! `Available`) and the status values it fed back (see the agent's `status::feedback`).
-//! [`member_status`] rebuilds a member object's `status` from those values, [`item`] makes the
-//! binding's per-cluster entry, and [`aggregate`] sums the members' statuses into the status
-//! the hub template shows, so `kubectl get deploy`, `kubectl rollout status` and
-//! `kubectl wait --for=condition=Complete` on the hub tell what runs in every member.
+//! [`aggregate`] sums the members' statuses into the status the hub template shows, so
+//! `kubectl get deploy`, `kubectl rollout status` and `kubectl wait --for=condition=Complete`
+//! on the hub tell what runs in every member.
 //!
 //! Everything here is a pure function of its arguments (the caller passes the time), so the
 //! result is the same however often a reconciler computes it, and an unchanged world yields an
@@ -15,103 +12,8 @@
 use std::cmp::Ordering;
 
 use crate::propagation::workload::group_kind;
-use flotilla_apis::conditions;
-use flotilla_apis::work::v1alpha1::{
-    AggregatedStatusItem, FieldValue, ManifestStatus, ResourceHealth, CONDITION_APPLIED,
-    CONDITION_AVAILABLE,
-};
 use k8s_openapi::jiff::Timestamp;
 use serde_json::{json, Map, Value};
-
-/// `appliedMessage` of a cluster whose agent has not reported the manifest yet.
-const NOT_APPLIED_YET: &str = "not yet applied in the member";
-
-/// The member object's `status`, rebuilt from the values its agent fed back: each value under
-/// its name at the top level (`{"replicas": 2, "readyReplicas": 2, ...}`), so values of users'
-/// feedback rules show up as they are. For a Service, `loadBalancerIngress` goes to
-/// `loadBalancer.ingress` and `clusterIP` (a spec field) is left out.
-///
-/// `None` when the agent fed nothing back.
-pub fn member_status(manifest: &ManifestStatus) -> Option<Value> {
-    let values = &manifest.feedback.as_ref()?.values;
-    if values.is_empty() {
-        return None;
-    }
-    let id = &manifest.identifier;
-    let service = id.group.is_empty() && id.kind == "Service";
-    let mut status = Map::new();
-    for feedback in values {
-        let Some(value) = json_value(&feedback.value) else {
-            continue;
-        };
-        match (service, feedback.name.as_str()) {
-            (true, "clusterIP") => {}
-            (true, "loadBalancerIngress") => {
-                status.insert("loadBalancer".to_owned(), json!({ "ingress": value }));
-            }
-            (_, name) => {
-                status.insert(name.to_owned(), value);
-            }
-        }
-    }
-    Some(Value::Object(status))
-}
-
-/// A fed-back value as JSON; `json_raw` that does not parse is kept as a string, so the user
-/// still sees what the rule read. `None` when no field is set.
-fn json_value(value: &FieldValue) -> Option<Value> {
-    if let Some(integer) = value.integer {
-        return Some(integer.into());
-    }
-    if let Some(string) = &value.string {
-        return Some(string.clone().into());
-    }
-    if let Some(boolean) = value.boolean {
-        return Some(boolean.into());
-    }
-    let raw = value.json_raw.as_ref()?;
-    Some(serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.clone())))
-}
-
-/// The object's health in the member, from the manifest's `Available` condition: `True` is
-/// healthy, `False` unhealthy, anything else (or no condition) unknown.
-pub fn health(manifest: &ManifestStatus) -> ResourceHealth {
-    match conditions::find(&manifest.conditions, CONDITION_AVAILABLE).map(|c| c.status.as_str()) {
-        Some("True") => ResourceHealth::Healthy,
-        Some("False") => ResourceHealth::Unhealthy,
-        _ => ResourceHealth::Unknown,
-    }
-}
-
-/// The binding's status entry for `cluster`, from the manifest's status in the cluster's Work
-/// (`None` while the agent has not reported it). `applied` is the manifest's `Applied`
-/// condition; when it is not `True`, `appliedMessage` says why (the condition's message, else
-/// its reason).
-pub fn item(cluster: &str, manifest: Option<&ManifestStatus>) -> AggregatedStatusItem {
-    let Some(manifest) = manifest else {
-        return AggregatedStatusItem {
-            cluster_name: cluster.to_owned(),
-            status: None,
-            applied: false,
-            applied_message: Some(NOT_APPLIED_YET.to_owned()),
-            health: Some(ResourceHealth::Unknown),
-        };
-    };
-    let condition = conditions::find(&manifest.conditions, CONDITION_APPLIED);
-    let applied = condition.is_some_and(|c| c.status == "True");
-    let applied_message = (!applied).then(|| match condition {
-        Some(c) if !c.message.is_empty() => c.message.clone(),
-        Some(c) if !c.reason.is_empty() => c.reason.clone(),
-        _ => NOT_APPLIED_YET.to_owned(),
-    });
-    AggregatedStatusItem {
-        cluster_name: cluster.to_owned(),
-        status: member_status(manifest),
-        applied,
-        applied_message,
-        health: Some(health(manifest)),
-    }
-}
 
 /// One member cluster's part in [`aggregate`].
 #[derive(Clone, Copy, Debug, PartialEq)]

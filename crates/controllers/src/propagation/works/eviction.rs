@@ -26,7 +26,7 @@ use kube::runtime::controller::Action;
 use kube::{Api, ResourceExt};
 use serde_json::json;
 
-use super::aggregate::{health, item, member_status};
+use super::feedback::{health, item, member_status};
 use crate::propagation::binding::BindingObject;
 use crate::propagation::feed::requeue_at;
 use crate::render::ReplicaShare;

@@ -17,6 +17,7 @@ use kube::{Api, ResourceExt};
 use serde_json::{json, Value};
 
 use super::aggregate::{self, Member};
+use super::feedback;
 use super::{cluster_of, manifest_status, Context, MANAGER};
 use crate::propagation::binding::BindingObject;
 use crate::propagation::workload::dynamic_api;
@@ -49,7 +50,7 @@ pub(super) fn summarize(
         let work = works.iter().find(|w| cluster_of(w) == cluster.as_str());
         let status = work.and_then(|w| w.status.as_ref());
         let manifest = work.and_then(|w| manifest_status(w));
-        items.push(aggregate::item(cluster, manifest));
+        items.push(feedback::item(cluster, manifest));
         let work_observed = work.is_some_and(|w| {
             status
                 .and_then(|s| conditions::find(&s.conditions, "Applied"))
@@ -67,7 +68,7 @@ pub(super) fn summarize(
         });
         members.push((
             cluster.clone(),
-            manifest.and_then(aggregate::member_status),
+            manifest.and_then(feedback::member_status),
             work_observed && member_observed,
         ));
     }
