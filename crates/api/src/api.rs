@@ -18,7 +18,7 @@ use crate::handlers::response;
 use crate::metrics::Metrics;
 use crate::objects;
 use crate::registry::{Registry, ResourceInfo};
-use crate::request::{BodyFormat, FieldValidation};
+use crate::request::BodyFormat;
 
 /// How the server is set up.
 #[derive(Clone, Debug)]
@@ -171,57 +171,6 @@ impl Api {
     /// Has startup finished?
     pub fn is_ready(&self) -> bool {
         self.ready.load(Ordering::SeqCst)
-    }
-
-    /// Validate an incoming object; returns warnings (fieldValidation=Warn) or a 422/400.
-    pub(crate) fn validate(
-        &self,
-        res: &ResourceInfo,
-        obj: &mut Value,
-        level: FieldValidation,
-    ) -> Result<Vec<String>> {
-        let mut causes = Vec::new();
-        if let Some(labels) = obj.pointer("/metadata/labels") {
-            if !labels.is_object() {
-                causes.push((
-                    "metadata.labels".to_string(),
-                    "Invalid value: must be a map of strings".to_string(),
-                ));
-            } else if let Some(m) = labels.as_object() {
-                for (k, v) in m {
-                    if !v.is_string() {
-                        causes.push((
-                            format!("metadata.labels[{k}]"),
-                            "Invalid value: must be a string".into(),
-                        ));
-                    }
-                }
-            }
-        }
-        if res.kind == "CustomResourceDefinition" && !res.custom {
-            let name = obj
-                .pointer("/metadata/name")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let plural = obj
-                .pointer("/spec/names/plural")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let group = obj
-                .pointer("/spec/group")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            if name != format!("{plural}.{group}") {
-                causes.push((
-                    "metadata.name".into(),
-                    format!("Invalid value: {name:?}: must be spec.names.plural+\".\"+spec.group"),
-                ));
-            }
-        }
-        if !causes.is_empty() {
-            return Err(ApiError::invalid_object(res, obj, causes));
-        }
-        self.schemas.validate(res, obj, level)
     }
 
     /// Record field ownership for a non-apply write.

@@ -5,19 +5,19 @@
 //! no business logic; every flotilla controller is an ordinary client of this API.
 //!
 //! Layout: [`request`] parses what is asked, [`handlers`] answer it (writes through the write
-//! engine, `objects`), [`cache`] serves reads
-//! and watches from memory, [`registry`] knows what is served, [`validation`] refuses what
-//! kube-apiserver's validation would, [`error`] maps every failure to a `Status`; [`auth`]
-//! decides who is calling and what they may do, and [`access`] applies it to each request;
-//! [`lifecycle`] holds the in-server loops Kubernetes semantics need (namespace deletion,
-//! garbage collection, CRD establishment); flotilla's own kinds are CRDs installed at start.
+//! engine, `objects`, which runs every object through [`admission`]: defaulting, schema and
+//! per-kind validation), [`cache`] serves reads and watches from memory, [`registry`] knows
+//! what is served, [`error`] maps every failure to a `Status`; [`auth`] decides who is calling
+//! and what they may do, and [`access`] applies it to each request; [`lifecycle`] holds the
+//! in-server loops Kubernetes semantics need (namespace deletion, garbage collection, CRD
+//! establishment); flotilla's own kinds are CRDs installed at start.
 #![deny(missing_docs)]
 
 pub mod access;
+pub mod admission;
 pub mod apply;
 pub mod auth;
 pub mod cache;
-pub mod defaults;
 pub mod error;
 pub mod handlers;
 pub mod lifecycle;
@@ -33,7 +33,6 @@ pub mod schema;
 pub mod schemas;
 pub mod selector;
 pub mod server;
-pub mod validation;
 
 mod api;
 mod flotilla_kinds;

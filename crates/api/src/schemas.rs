@@ -1,6 +1,7 @@
-//! The schema-driven operations handlers need — validation, patching, server-side apply,
-//! managedFields, OpenAPI documents — behind one handle, so handlers don't care whether a kind
-//! is built in or comes from a CRD.
+//! The schema-driven operations the server needs — patching, server-side apply's field
+//! ownership, managedFields, OpenAPI documents, and the schema set that admission validates
+//! against ([`crate::admission::schema`]) — behind one handle, so callers don't care whether a
+//! kind is built in or comes from a CRD.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -20,7 +21,7 @@ use crate::schema::SchemaSet;
 use crate::error::{ApiError, Result};
 use crate::handlers::response;
 use crate::registry::{ResourceInfo, Snapshot};
-use crate::request::{BodyFormat, FieldValidation};
+use crate::request::BodyFormat;
 
 /// Schemas of every served kind.
 pub struct Schemas {
@@ -47,51 +48,9 @@ impl Schemas {
         }
     }
 
-    /// Validate against the kind's schema: unknown fields are dropped, and reported as
-    /// warnings (`Warn`, the default) or refused (`Strict`) as in Kubernetes.
-    pub fn validate(
-        &self,
-        res: &ResourceInfo,
-        obj: &mut Value,
-        level: FieldValidation,
-    ) -> Result<Vec<String>> {
-        let root = self.root_type(res);
-        if root.is_empty() {
-            return Ok(Vec::new());
-        }
-        let unknown = crate::schema::validate::prune_unknown(&self.set, &root, obj);
-        if res.custom {
-            self.check_values(res, &root, obj)?;
-        }
-        let messages: Vec<String> = unknown
-            .iter()
-            .map(|f| format!("unknown field \"{f}\""))
-            .collect();
-        match level {
-            FieldValidation::Strict if !messages.is_empty() => Err(ApiError::bad_request(format!(
-                "strict decoding error: {}",
-                messages.join(", ")
-            ))),
-            FieldValidation::Warn => Ok(messages),
-            _ => Ok(Vec::new()),
-        }
-    }
-
-    /// Custom resources: fill in the schema's defaults and refuse values that break it (422).
-    fn check_values(&self, res: &ResourceInfo, root: &str, obj: &mut Value) -> Result<()> {
-        let snapshot = self.set.snapshot();
-        let Some(schema) = snapshot.definition(root) else {
-            return Ok(());
-        };
-        let causes = crate::schema::values::default_and_check(schema, obj);
-        if causes.is_empty() {
-            return Ok(());
-        }
-        // kube-apiserver names the kind with its group in the message (`Cluster.cluster.flotilla.io
-        // "x" is invalid`), and without it in the details.
-        let mut e = ApiError::invalid_object(res, obj, causes);
-        e.message = format!("{}.{}{}", res.kind, res.group, &e.message[res.kind.len()..]);
-        Err(e)
+    /// The schema set (built-in kinds and live CRDs).
+    pub fn set(&self) -> &SchemaSet {
+        &self.set
     }
 
     /// Record field ownership of a non-apply write.

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{commit_create, guaranteed_update, identity, target, Write, Written};
+use super::{commit_create, guaranteed_update, target, Write, Written};
+use crate::admission::{self, identity};
 use crate::apply::{Applier, ApplyError};
 use crate::error::{ApiError, Result};
 use crate::meta::now_rfc3339;
@@ -63,10 +64,9 @@ pub(crate) async fn apply(api: &Arc<Api>, w: &Write<'_>, patch: Value) -> Result
             crate::meta::set_meta(&mut obj, "namespace", json!(w.info.object_namespace()));
         }
         crate::meta::set_meta(&mut obj, "name", json!(name));
-        crate::access::join::admit_create(&api.cache, w.user, res, &mut obj).await?;
-        let warnings = api.validate(res, &mut obj, w.query.field_validation)?;
-        api.access
-            .admit_rbac_write(&api.cache, w.user, w.info, res, None, &obj)?;
+        let warnings =
+            admission::client_object(api, w.user, w.info, res, &mut obj, w.query.field_validation)
+                .await?;
         match commit_create(api, res, obj, None, dry_run).await {
             Err(e) if e.code == 409 => {} // raced with a create: fall through to update
             other => {
@@ -86,8 +86,7 @@ pub(crate) async fn apply(api: &Arc<Api>, w: &Write<'_>, patch: Value) -> Result
         if patch.pointer("/metadata/resourceVersion").is_none() {
             crate::meta::set_meta(&mut new, "resourceVersion", json!(""));
         }
-        api.access
-            .admit_rbac_write(&api.cache, w.user, w.info, res, Some(old), &new)?;
+        admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
         Ok(new)
     })
     .await?;

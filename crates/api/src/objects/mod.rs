@@ -9,7 +9,6 @@
 mod apply;
 mod create;
 mod delete;
-pub(crate) mod identity;
 mod update;
 
 use std::sync::Arc;

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::create::terminating;
 use super::*;
+use crate::admission::namespace::terminating;
 use crate::handlers::objects::output_raw;
 use crate::Api;
 
@@ -112,7 +112,7 @@ async fn creates_and_updates_are_validated_as_the_object_they_would_store() {
     let dir = tempfile::tempdir().unwrap();
     let api = api(&dir).await;
     let res = configmaps(&api);
-    let limit = crate::validation::MAX_DATA_SIZE;
+    let limit = crate::admission::validation::MAX_DATA_SIZE;
     let mut big = cm("big");
     big["data"] = json!({"a": "x".repeat(limit + 1)});
     match commit_create(&api, &res, big, Some("test"), false).await {

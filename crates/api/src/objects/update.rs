@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::create::check_type;
-use super::{identity, render, target, Outcome, Write, Written};
+use super::{render, target, Outcome, Write, Written};
+use crate::admission::{self, identity};
 use crate::error::{ApiError, Result};
 use crate::meta::{self, meta_str, remove_meta, set_meta};
 use crate::registry::ResourceInfo;
@@ -16,7 +16,7 @@ use crate::Api;
 /// PUT: replace the object (or its `status` / `finalize` part) with `obj`.
 pub(crate) async fn update(api: &Arc<Api>, w: &Write<'_>, mut obj: Value) -> Result<Written> {
     let res = w.res;
-    check_type(res, &mut obj)?;
+    admission::check_type(res, &mut obj)?;
     let key = w.key()?;
     let name = w.name();
     identity::check(res, w.info, &obj)?;
@@ -25,14 +25,13 @@ pub(crate) async fn update(api: &Arc<Api>, w: &Write<'_>, mut obj: Value) -> Res
     if api.cache.get(&key).is_none() {
         return Err(ApiError::not_found(target(res, &name)));
     }
-    let warnings = api.validate(res, &mut obj, w.query.field_validation)?;
+    let warnings = admission::validate(api, res, &mut obj, w.query.field_validation)?;
     let outcome = guaranteed_update(api, res, &key, &name, w.query.dry_run, |old| {
         let mut new = merge_for_subresource(res, w.sub, old, obj.clone());
         // Defaults the update adds are the updater's, as in kube-apiserver's field manager.
-        crate::defaults::on_update(res, old, &mut new);
+        admission::defaults::on_update(res, old, &mut new);
         api.track_managed_fields(res, Some(old), &mut new, &w.manager, w.sub);
-        api.access
-            .admit_rbac_write(&api.cache, w.user, w.info, res, Some(old), &new)?;
+        admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
         Ok(new)
     })
     .await?;
@@ -61,16 +60,15 @@ pub(crate) async fn patch(
     let outcome = guaranteed_update(api, res, &key, &name, w.query.dry_run, |old| {
         let mut patched = api.apply_patch_document(res, format, old, &patch)?;
         identity::check(res, w.info, &patched)?;
-        api.validate(res, &mut patched, w.query.field_validation)?;
+        admission::validate(api, res, &mut patched, w.query.field_validation)?;
         let mut new = merge_for_subresource(res, w.sub, old, patched);
         if let Some(o) = new.as_object_mut() {
             o.insert("apiVersion".into(), old["apiVersion"].clone());
             o.insert("kind".into(), old["kind"].clone());
         }
-        crate::defaults::on_update(res, old, &mut new);
+        admission::defaults::on_update(res, old, &mut new);
         api.track_managed_fields(res, Some(old), &mut new, &w.manager, w.sub);
-        api.access
-            .admit_rbac_write(&api.cache, w.user, w.info, res, Some(old), &new)?;
+        admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
         Ok(new)
     })
     .await?;
@@ -135,10 +133,9 @@ where
         // `change` works on the object as `res` serves it; it is stored in storage's shape.
         let mut old = crate::registry::storage::from_storage(res, stored.clone());
         // As kube-apiserver defaults what it reads from etcd: a default is never a change.
-        crate::defaults::apply(res, &mut old);
+        admission::read_back(res, &mut old);
         let mut new = change(&old)?;
-        crate::defaults::on_update(res, &old, &mut new);
-        crate::access::join::keep_requested_by(res, &old, &mut new);
+        admission::mutate_change(res, &old, &mut new);
         let cur_rv = cur.mod_revision.to_string();
         // A resourceVersion the change sets (a PUT's body, a patch naming one) is the client's
         // precondition. One the change merely kept from `old` (a patch without it) matches by
@@ -180,13 +177,13 @@ where
                 remove_meta(&mut new, "generation");
             }
         }
-        crate::validation::check_update(res, &old, &new)?;
+        admission::changed_object(res, &old, &new)?;
         let new = crate::registry::storage::to_storage(res, new);
         if new == stored {
             return Ok(Outcome::Unchanged(cur));
         }
         // Whatever produced it (a patch, an apply, a controller), refused if unreadable.
-        crate::limits::check_storable(&new)?;
+        admission::storable(&new)?;
         let terminating = old.pointer("/metadata/deletionTimestamp").is_some();
         if dry_run {
             return Ok(Outcome::DryRun(new));

@@ -1,4 +1,5 @@
-//! Schemas of the kinds the hub serves, and the OpenAPI documents clients read.
+//! Schemas of the kinds the hub serves and the OpenAPI documents clients read (admission
+//! validates objects against them: [`crate::admission::schema`]).
 //!
 //! Everything here comes from real Kubernetes schemas, never from hand-typed ones:
 //! k8s-openapi supplies structure, types and descriptions (through `schemars`); the generated
@@ -20,11 +21,6 @@
 //! (`com.example.stable.v1.CronTab#/properties/spec`).
 
 pub mod lookup;
-
-// Modules of other work streams that live under `schema` (the interim `defs`/`patch_meta`
-// lookup retires once `SchemaSet` is wired in).
-pub mod validate;
-pub mod values;
 
 #[rustfmt::skip]
 pub mod k8s_generated;

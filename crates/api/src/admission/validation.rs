@@ -2,8 +2,8 @@
 //! object a write would store (after the create or the change is worked out, as Kubernetes
 //! validates the new object of every create and update).
 //!
-//! The schema (unknown fields) is checked in [`crate::schemas`]; name rules live with the write
-//! path. This module holds per-kind content rules, worded as `k8s.io/apimachinery`'s field errors
+//! The schema is checked in [`super::schema`], names and metadata in [`super::metadata`]. This
+//! module holds per-kind content rules, worded as `k8s.io/apimachinery`'s field errors
 //! (`data[a b]: Invalid value: …`, `[]: Too long: …`) so clients see the messages they know.
 //! [`flotilla`] holds the rules of flotilla's own kinds (served as CRDs).
 

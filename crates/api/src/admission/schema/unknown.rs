@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::lookup::{FieldShape, SchemaLookup};
+use crate::schema::lookup::{FieldShape, SchemaLookup};
 
 /// Remove the fields `root_type` doesn't define from `obj`; return their paths (`spec.foo`).
 pub fn prune_unknown(lookup: &dyn SchemaLookup, root_type: &str, obj: &mut Value) -> Vec<String> {

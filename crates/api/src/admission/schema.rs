@@ -1,0 +1,60 @@
+//! Schema validation, built-in kinds and CRDs alike: unknown fields are dropped, and reported as
+//! warnings (`fieldValidation=Warn`, the default) or refused (`Strict`) as in Kubernetes
+//! ([`unknown`]); a custom resource also gets its schema's defaults and is refused (422) when
+//! a value breaks the schema ([`values`]).
+
+pub mod unknown;
+pub mod values;
+
+use serde_json::Value;
+
+use crate::error::{ApiError, Result};
+use crate::registry::ResourceInfo;
+use crate::request::FieldValidation;
+use crate::schemas::Schemas;
+
+/// Validate `obj` against the schema of `res`; returns the warnings for the client.
+pub(crate) fn validate(
+    schemas: &Schemas,
+    res: &ResourceInfo,
+    obj: &mut Value,
+    level: FieldValidation,
+) -> Result<Vec<String>> {
+    let root = schemas.root_type(res);
+    if root.is_empty() {
+        return Ok(Vec::new());
+    }
+    let unknown = unknown::prune_unknown(schemas.set(), &root, obj);
+    if res.custom {
+        check_values(schemas, res, &root, obj)?;
+    }
+    let messages: Vec<String> = unknown
+        .iter()
+        .map(|f| format!("unknown field \"{f}\""))
+        .collect();
+    match level {
+        FieldValidation::Strict if !messages.is_empty() => Err(ApiError::bad_request(format!(
+            "strict decoding error: {}",
+            messages.join(", ")
+        ))),
+        FieldValidation::Warn => Ok(messages),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Custom resources: fill in the schema's defaults and refuse values that break it (422).
+fn check_values(schemas: &Schemas, res: &ResourceInfo, root: &str, obj: &mut Value) -> Result<()> {
+    let snapshot = schemas.set().snapshot();
+    let Some(schema) = snapshot.definition(root) else {
+        return Ok(());
+    };
+    let causes = values::default_and_check(schema, obj);
+    if causes.is_empty() {
+        return Ok(());
+    }
+    // kube-apiserver names the kind with its group in the message (`Cluster.cluster.flotilla.io
+    // "x" is invalid`), and without it in the details.
+    let mut e = ApiError::invalid_object(res, obj, causes);
+    e.message = format!("{}.{}{}", res.kind, res.group, &e.message[res.kind.len()..]);
+    Err(e)
+}
