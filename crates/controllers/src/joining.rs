@@ -1,7 +1,7 @@
 //! The joining controller: a Cluster that asked to join and has no answer yet is marked
 //! `Joined=False` with reason `PendingApproval` (so `kubectl get clusters` shows it waiting), or
 //! approved at once when the hub runs with `--auto-approve` (labs and tests). Once the agent
-//! holds its own credential, the join is completed ([`completion`]).
+//! holds its own credential, the join is completed (`completion`).
 
 mod completion;
 

@@ -3,21 +3,21 @@
 //!
 //! For a binding whose placement the scheduler has observed, it reads the template, renders
 //! it per cluster ([`crate::render::render`]: hub fields stripped, the cluster's replica share
-//! ([`shares`]), the override rules that target the cluster) and server-side applies (manager
+//! ([`shares`](mod@shares)), the override rules that target the cluster) and server-side applies (manager
 //! `flotilla-binding`) a Work named after the binding in the cluster's execution namespace
-//! ([`render`]). Works of clusters the binding left are deleted, except while a graceful
+//! (`render`). Works of clusters the binding left are deleted, except while a graceful
 //! eviction keeps one ([`eviction`]). A Work is only written when what it would say changed
 //! (a hash in the annotation `work.flotilla.io/render-hash`).
 //!
 //! Status flows back the same way: every change of one of its Works reconciles the binding,
 //! which then writes per-cluster status and `FullyApplied` into the binding, and the members'
-//! statuses summed ([`aggregate`]) into the template's status ([`status`]).
+//! statuses summed ([`aggregate`]) into the template's status (`status`).
 //!
 //! Reach: a ResourceBinding propagates only objects of its own namespace, and every manifest
 //! of its Works stays there after overrides; nothing of the hub's own is propagated. A binding
-//! out of its reach gets no Works ([`refuse`]).
+//! out of its reach gets no Works (`refuse`).
 //!
-//! Deletion ([`deletion`]): the binding carries the finalizer
+//! Deletion (`deletion`): the binding carries the finalizer
 //! `work.flotilla.io/binding-cleanup`; when the template goes (the hub's garbage collector
 //! deletes the binding it owns), the binding's Works are deleted, which removes the objects
 //! from the members, unless the template was annotated `propagation.flotilla.io/orphan:

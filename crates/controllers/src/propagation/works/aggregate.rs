@@ -20,7 +20,7 @@ use serde_json::{json, Map, Value};
 pub struct Member<'a> {
     /// The Cluster's name.
     pub cluster: &'a str,
-    /// The object's status in the member (as [`member_status`] rebuilds it); `None` when it
+    /// The object's status in the member (as [`super::feedback::member_status`] rebuilds it); `None` when it
     /// reported none.
     pub status: Option<&'a Value>,
     /// The member has applied the current rendering of the template and its controller has
