@@ -36,7 +36,7 @@ use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
 pub use self::desired::{desired, excluded_namespace};
-use self::desired::{named_kinds, own_group, up_to_date};
+use self::desired::{named_kinds, unwatched, up_to_date};
 use super::binding::{BindingObject, DETECTOR_HASH_ANNOTATION};
 use super::feed::feed;
 use super::select::{choose, Subject};
@@ -109,12 +109,8 @@ async fn supervise(shared: Arc<Shared>, changed: broadcast::Sender<()>) {
     let mut started: HashSet<(String, String)> = HashSet::new();
     let mut tasks = tokio::task::JoinSet::new();
     loop {
-        for (api_version, kind) in
-            named_kinds(&shared.policies.state(), &shared.cluster_policies.state())
-        {
-            if started.contains(&(api_version.clone(), kind.clone())) || own_group(&api_version) {
-                continue;
-            }
+        let named = named_kinds(&shared.policies.state(), &shared.cluster_policies.state());
+        for (api_version, kind) in unwatched(named, &started) {
             match discover(&shared.hub, &api_version, &kind).await {
                 Ok((resource, namespaced)) => {
                     tracing::info!(%api_version, %kind, "detector watches a new kind");

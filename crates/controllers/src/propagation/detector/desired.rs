@@ -1,7 +1,7 @@
 //! The binding the detector wants for an object under the policy chosen for it, and which
 //! objects and kinds it looks at: functions of plain values.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 use flotilla_apis::names::{EXECUTION_NAMESPACE_PREFIX, SYSTEM_NAMESPACE};
@@ -49,6 +49,18 @@ pub(super) fn named_kinds(
         }
     }
     kinds
+}
+
+/// The kinds of `named` to start watching: those not watched yet (`started`), and not of
+/// flotilla's own groups.
+pub(super) fn unwatched(
+    named: BTreeSet<(String, String)>,
+    started: &HashSet<(String, String)>,
+) -> Vec<(String, String)> {
+    named
+        .into_iter()
+        .filter(|k| !started.contains(k) && !own_group(&k.0))
+        .collect()
 }
 
 /// Whether binding `current` is the one [`desired`] with `hash` describes: then it is not

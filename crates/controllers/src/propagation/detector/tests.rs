@@ -1,7 +1,7 @@
 //! The detector's decisions, from plain values: the binding it wants for an object, when the
 //! binding it has is up to date, and which namespaces and kinds it looks at.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
 use flotilla_apis::policy::v1alpha1::{
@@ -11,7 +11,7 @@ use flotilla_apis::policy::v1alpha1::{
 use flotilla_apis::work::v1alpha1::ResourceBinding;
 use serde_json::{json, Value};
 
-use super::desired::{named_kinds, own_group, up_to_date};
+use super::desired::{named_kinds, own_group, unwatched, up_to_date};
 use super::*;
 use crate::propagation::binding::{ORPHAN_ANNOTATION, TEMPLATE_HASH_ANNOTATION};
 use crate::propagation::select::Chosen;
@@ -252,4 +252,34 @@ fn the_kinds_policies_name_once_each() {
     .collect();
     assert_eq!(named_kinds(&policies, &cluster_policies), want);
     assert!(named_kinds(&[], &[]).is_empty());
+}
+
+#[test]
+fn kinds_are_watched_once_and_never_flotillas_own() {
+    let kind = |a: &str, k: &str| (a.to_owned(), k.to_owned());
+    let named: BTreeSet<(String, String)> = [
+        kind("apps/v1", "Deployment"),
+        kind("v1", "ConfigMap"),
+        kind("work.flotilla.io/v1alpha1", "Work"),
+    ]
+    .into();
+    // (already watched, to start)
+    let cases = [
+        (
+            vec![],
+            vec![kind("apps/v1", "Deployment"), kind("v1", "ConfigMap")],
+        ),
+        (
+            vec![kind("apps/v1", "Deployment")],
+            vec![kind("v1", "ConfigMap")],
+        ),
+        (
+            vec![kind("apps/v1", "Deployment"), kind("v1", "ConfigMap")],
+            vec![],
+        ),
+    ];
+    for (started, want) in cases {
+        let started: HashSet<(String, String)> = started.into_iter().collect();
+        assert_eq!(unwatched(named.clone(), &started), want, "{started:?}");
+    }
 }
