@@ -6,7 +6,7 @@
 //! to other users is tightened at every start, with a log line saying what changed.
 
 use std::fs;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -50,6 +50,8 @@ fn tighten(path: &Path, what: &str) {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     fn mode(p: &Path) -> u32 {
