@@ -1,4 +1,5 @@
-//! The server's shared state and the operations handlers call on it.
+//! The server's shared state, its startup (system namespaces, bootstrap RBAC, flotilla's kinds,
+//! through the write engine) and the documents handlers serve from it (OpenAPI, OIDC).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,7 +19,6 @@ use crate::handlers::response;
 use crate::metrics::Metrics;
 use crate::objects;
 use crate::registry::{Registry, ResourceInfo};
-use crate::request::BodyFormat;
 
 /// How the server is set up.
 #[derive(Clone, Debug)]
@@ -171,29 +171,6 @@ impl Api {
     /// Has startup finished?
     pub fn is_ready(&self) -> bool {
         self.ready.load(Ordering::SeqCst)
-    }
-
-    /// Record field ownership for a non-apply write.
-    pub(crate) fn track_managed_fields(
-        &self,
-        res: &ResourceInfo,
-        old: Option<&Value>,
-        new: &mut Value,
-        manager: &str,
-        sub: Option<&str>,
-    ) {
-        self.schemas.track_update(res, old, new, manager, sub);
-    }
-
-    /// Apply a JSON, merge or strategic merge patch document to `old`.
-    pub(crate) fn apply_patch_document(
-        &self,
-        res: &ResourceInfo,
-        format: BodyFormat,
-        old: &Value,
-        patch: &Value,
-    ) -> Result<Value> {
-        self.schemas.patch(res, format, old, patch)
     }
 
     /// `/openapi/v2`.

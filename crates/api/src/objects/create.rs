@@ -66,7 +66,7 @@ pub(crate) async fn commit_create(
     let mut obj = crate::registry::storage::to_storage(res, obj);
     // Server-side apply arrives with its managedFields already computed (manager None).
     if let Some(manager) = manager {
-        api.track_managed_fields(res, None, &mut obj, manager, None);
+        api.schemas.track_update(res, None, &mut obj, manager, None);
     }
     admission::storable(&obj)?;
     for attempt in 0..8 {

@@ -30,7 +30,8 @@ pub(crate) async fn update(api: &Arc<Api>, w: &Write<'_>, mut obj: Value) -> Res
         let mut new = merge_for_subresource(res, w.sub, old, obj.clone());
         // Defaults the update adds are the updater's, as in kube-apiserver's field manager.
         admission::defaults::on_update(res, old, &mut new);
-        api.track_managed_fields(res, Some(old), &mut new, &w.manager, w.sub);
+        api.schemas
+            .track_update(res, Some(old), &mut new, &w.manager, w.sub);
         admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
         Ok(new)
     })
@@ -58,7 +59,7 @@ pub(crate) async fn patch(
         return Err(ApiError::not_found(target(res, &name)));
     }
     let outcome = guaranteed_update(api, res, &key, &name, w.query.dry_run, |old| {
-        let mut patched = api.apply_patch_document(res, format, old, &patch)?;
+        let mut patched = api.schemas.patch(res, format, old, &patch)?;
         identity::check(res, w.info, &patched)?;
         admission::validate(api, res, &mut patched, w.query.field_validation)?;
         let mut new = merge_for_subresource(res, w.sub, old, patched);
@@ -67,7 +68,8 @@ pub(crate) async fn patch(
             o.insert("kind".into(), old["kind"].clone());
         }
         admission::defaults::on_update(res, old, &mut new);
-        api.track_managed_fields(res, Some(old), &mut new, &w.manager, w.sub);
+        api.schemas
+            .track_update(res, Some(old), &mut new, &w.manager, w.sub);
         admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
         Ok(new)
     })

@@ -187,7 +187,7 @@ pub(super) async fn patch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resu
     let format = BodyFormat::from_content_type(ctx.content_type.as_deref())?;
     let patch = decode_body(format, &ctx.body)?;
     write_replicas(api, ctx, res, |scale| {
-        let patched = api.apply_patch_document(res, format, scale, &patch)?;
+        let patched = api.schemas.patch(res, format, scale, &patch)?;
         let replicas = patched
             .pointer("/spec/replicas")
             .and_then(Value::as_i64)
