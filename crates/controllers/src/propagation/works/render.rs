@@ -6,6 +6,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+use flotilla_apis::cluster::v1alpha1::Cluster;
 use flotilla_apis::names::execution_namespace;
 use flotilla_apis::policy::v1alpha1::{
     ClusterOverridePolicy, ConflictResolution, OverridePolicy, ResourceSelector,
@@ -70,9 +71,55 @@ pub(super) fn written(current: Option<&Work>, body: &Value) -> bool {
     })
 }
 
-/// Renders and applies the Work of every target cluster whose Work would change; returns why
-/// it could not for the others (cluster not registered, a render error, a manifest out of
-/// the binding's reach), by cluster.
+/// Who a binding's Works belong to, and what they say besides the manifest.
+pub(super) struct Owner<'a> {
+    /// The binding's namespace (`None`: a ClusterResourceBinding).
+    pub ns: Option<&'a str>,
+    /// The binding's name.
+    pub name: &'a str,
+    /// Its [`BINDING_LABEL`] value.
+    pub label: &'a str,
+    /// `spec.conflictResolution`.
+    pub conflict: ConflictResolution,
+    /// The member copies stay when the Works go.
+    pub orphan: bool,
+}
+
+/// The Work each target cluster should have, or why it has none (the cluster is not
+/// registered, rendering failed, the manifest is out of the binding's reach): `template`
+/// rendered with the cluster's share of `shares` and the rules of the `matched` override
+/// policies that target it. `cluster` looks a registered cluster up by name.
+pub(super) fn planned_works(
+    owner: &Owner<'_>,
+    template: &Value,
+    targets: &[String],
+    cluster: impl Fn(&str) -> Option<Arc<Cluster>>,
+    matched: &[MatchedPolicy<'_>],
+    shares: &HashMap<String, ReplicaShare>,
+) -> Vec<(String, std::result::Result<Value, String>)> {
+    let plan = |name: &str| {
+        let cluster = cluster(name).ok_or("the cluster is not registered")?;
+        let rules = rules_for_cluster(matched, &cluster);
+        let share = shares.get(name).copied();
+        let manifest = render(template, &cluster, share, &rules).map_err(|e| e.to_string())?;
+        if let Some(why) = scope::refused_manifest(owner.ns, &manifest) {
+            return Err(why);
+        }
+        Ok(work_body(
+            owner.ns,
+            owner.name,
+            owner.label,
+            name,
+            manifest,
+            owner.conflict,
+            owner.orphan,
+        ))
+    };
+    targets.iter().map(|c| (c.clone(), plan(c))).collect()
+}
+
+/// Applies the [`planned_works`] of binding `b` whose Work would change; returns why the other
+/// target clusters have none, by cluster.
 pub(super) async fn write_works<B: BindingObject>(
     ctx: &Context,
     b: &B,
@@ -84,48 +131,32 @@ pub(super) async fn write_works<B: BindingObject>(
     let name = b.name_any();
     let ns = b.scope_namespace();
     let label = binding_label(ns, &name);
-    let spec = b.spec();
-    let orphan = b.annotations().get(ORPHAN_ANNOTATION).map(String::as_str) == Some("true");
-    let mut failures: HashMap<String, String> = HashMap::new();
+    let owner = Owner {
+        ns,
+        name: &name,
+        label: &label,
+        conflict: b.spec().conflict_resolution,
+        orphan: b.annotations().get(ORPHAN_ANNOTATION).map(String::as_str) == Some("true"),
+    };
     let overrides = matched_overrides(ctx, template);
     let matched: Vec<MatchedPolicy<'_>> = overrides.iter().map(Overrides::matched).collect();
-    for cluster_name in targets {
-        let Some(cluster) = ctx.clusters.get(&ObjectRef::new(cluster_name)) else {
-            failures.insert(cluster_name.clone(), "the cluster is not registered".into());
-            continue;
-        };
-        let rules = rules_for_cluster(&matched, &cluster);
-        let manifest = match render(
-            template,
-            &cluster,
-            shares.get(cluster_name).copied(),
-            &rules,
-        ) {
-            Ok(m) => m,
-            Err(e) => {
-                failures.insert(cluster_name.clone(), e.to_string());
+    let registered = |c: &str| ctx.clusters.get(&ObjectRef::new(c));
+    let plan = planned_works(&owner, template, targets, registered, &matched, shares);
+    let mut failures: HashMap<String, String> = HashMap::new();
+    for (cluster_name, planned) in plan {
+        let body = match planned {
+            Ok(body) => body,
+            Err(why) => {
+                failures.insert(cluster_name, why);
                 continue;
             }
         };
-        if let Some(why) = scope::refused_manifest(ns, &manifest) {
-            failures.insert(cluster_name.clone(), why);
-            continue;
-        }
-        let body = work_body(
-            ns,
-            &name,
-            &label,
-            cluster_name,
-            manifest,
-            spec.conflict_resolution,
-            orphan,
-        );
         let current = works
             .iter()
             .find(|w| cluster_of(w) == cluster_name.as_str());
         if !written(current.map(|w| &**w), &body) {
             let wname = body["metadata"]["name"].as_str().unwrap_or_default();
-            let es = execution_namespace(cluster_name);
+            let es = execution_namespace(&cluster_name);
             Api::<Work>::namespaced(ctx.hub.clone(), &es)
                 .patch(
                     wname,
@@ -271,3 +302,6 @@ pub(super) async fn template(
         Template::Found(v)
     }))
 }
+
+#[cfg(test)]
+mod tests;

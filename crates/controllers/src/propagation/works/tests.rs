@@ -1,15 +1,16 @@
-//! The binding controller's decisions, from plain values: which Works to write and delete, what
-//! the binding's status says, when eviction tasks end (on a paused clock).
+//! The binding controller's decisions, from plain values (rendering the Works: in
+//! `render/tests.rs`): whether to go on, what the binding's status says, the finalizer, when
+//! eviction tasks end (on a paused clock).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use flotilla_apis::names::execution_namespace;
-use flotilla_apis::policy::v1alpha1::{ConflictResolution, Placement};
+use flotilla_apis::policy::v1alpha1::Placement;
 use flotilla_apis::work::v1alpha1::{
-    AggregatedStatusItem, BindingSnapshot, GracefulEvictionTask, ObjectReference,
-    ResourceBindingSpec, ResourceBindingStatus, TargetCluster, Work,
+    AggregatedStatusItem, GracefulEvictionTask, ObjectReference, ResourceBindingSpec,
+    ResourceBindingStatus, Work,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
@@ -18,29 +19,13 @@ use serde_json::{json, Value};
 
 use super::deletion::finalizers_to_write;
 use super::eviction::{pending_tasks, replacement_ready, replacement_targets, Progress};
-use super::render::{leaving, targets, work_body, written};
 use super::status::{fully_applied, summarize};
 use super::*;
 use crate::propagation::feed::requeue_at;
 use crate::render::ReplicaShare;
 
-fn target(name: &str, replicas: i32) -> TargetCluster {
-    TargetCluster {
-        name: name.to_owned(),
-        replicas,
-    }
-}
-
-fn snapshot(name: &str, clusters: &[&str]) -> BindingSnapshot {
-    BindingSnapshot {
-        namespace: Some("shop".to_owned()),
-        name: name.to_owned(),
-        clusters: clusters.iter().map(|c| target(c, 0)).collect(),
-    }
-}
-
 /// A Work of binding `web` in `cluster`'s execution namespace, with `extra` merged over it.
-fn work(cluster: &str, extra: Value) -> Arc<Work> {
+pub(super) fn work(cluster: &str, extra: Value) -> Arc<Work> {
     let mut v = json!({
         "apiVersion": "work.flotilla.io/v1alpha1",
         "kind": "Work",
@@ -51,154 +36,11 @@ fn work(cluster: &str, extra: Value) -> Arc<Work> {
     Arc::new(serde_json::from_value(v).expect("a Work"))
 }
 
-fn deleting() -> Value {
-    json!({"metadata": {"deletionTimestamp": "2026-03-01T12:00:00Z"}})
-}
-
-fn task(cluster: &str) -> GracefulEvictionTask {
+pub(super) fn task(cluster: &str) -> GracefulEvictionTask {
     GracefulEvictionTask {
         from_cluster: cluster.to_owned(),
         ..GracefulEvictionTask::default()
     }
-}
-
-fn names(works: &[&Arc<Work>]) -> Vec<String> {
-    works.iter().map(|w| cluster_of(w).to_owned()).collect()
-}
-
-#[test]
-fn targets_are_the_placement_and_the_followed_workloads() {
-    let placed = ResourceBindingSpec {
-        placement: Some(Placement::default()),
-        clusters: vec![target("b", 1), target("a", 2)],
-        ..ResourceBindingSpec::default()
-    };
-    // (spec, targets): sorted, each once; clusters without a placement are not the binding's.
-    let cases = [
-        (placed.clone(), vec!["a", "b"]),
-        (
-            ResourceBindingSpec {
-                clusters: vec![target("stale", 1)],
-                required_by: vec![snapshot("web", &["c", "a"]), snapshot("api", &["a"])],
-                ..ResourceBindingSpec::default()
-            },
-            vec!["a", "c"],
-        ),
-        (
-            ResourceBindingSpec {
-                required_by: vec![snapshot("web", &["c"])],
-                ..placed
-            },
-            vec!["a", "b", "c"],
-        ),
-        (ResourceBindingSpec::default(), vec![]),
-    ];
-    for (spec, want) in cases {
-        assert_eq!(targets(&spec), want, "{spec:?}");
-    }
-}
-
-#[test]
-fn works_of_clusters_left_go_unless_an_eviction_keeps_them() {
-    let works = vec![
-        work("a", json!({})),
-        work("b", json!({})),
-        work("c", json!({})),
-        work("d", deleting()),
-    ];
-    let t = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
-    // (targets, eviction tasks, Works deleted)
-    let cases = [
-        (t(&["a", "b", "c"]), vec![], vec![]),
-        (t(&["a"]), vec![], vec!["b", "c"]),
-        (t(&["a"]), vec![task("b")], vec!["c"]),
-        (t(&[]), vec![task("a"), task("b"), task("c")], vec![]),
-        // Not a Work being deleted already.
-        (t(&[]), vec![], vec!["a", "b", "c"]),
-    ];
-    for (targets, tasks, want) in cases {
-        assert_eq!(
-            names(&leaving(&works, &targets, &tasks)),
-            want,
-            "{targets:?} {tasks:?}"
-        );
-    }
-}
-
-fn body(cluster: &str, replicas: i64, conflict: ConflictResolution, orphan: bool) -> Value {
-    work_body(
-        Some("shop"),
-        "web-deployment",
-        "label",
-        cluster,
-        json!({"kind": "Deployment", "spec": {"replicas": replicas}}),
-        conflict,
-        orphan,
-    )
-}
-
-#[test]
-fn work_body_names_its_binding_and_hashes_its_content() {
-    let b = body("a", 2, ConflictResolution::Abort, false);
-    assert_eq!(b["metadata"]["namespace"], json!(execution_namespace("a")));
-    assert_eq!(
-        b["metadata"]["name"],
-        json!(work_name(Some("shop"), "web-deployment"))
-    );
-    assert_eq!(b["metadata"]["labels"][BINDING_LABEL], json!("label"));
-    let a = &b["metadata"]["annotations"];
-    assert_eq!(a[BINDING_NAME_ANNOTATION], json!("web-deployment"));
-    assert_eq!(a[BINDING_NAMESPACE_ANNOTATION], json!("shop"));
-    assert_eq!(b["spec"]["deletePolicy"], json!("Delete"));
-    assert_eq!(
-        body("a", 2, ConflictResolution::Abort, true)["spec"]["deletePolicy"],
-        json!("Orphan")
-    );
-    // Same input, same hash; any change of content, another.
-    let hash = |b: &Value| b["metadata"]["annotations"][RENDER_HASH_ANNOTATION].clone();
-    assert_eq!(
-        hash(&b),
-        hash(&body("a", 2, ConflictResolution::Abort, false))
-    );
-    for other in [
-        body("b", 2, ConflictResolution::Abort, false),
-        body("a", 3, ConflictResolution::Abort, false),
-        body("a", 2, ConflictResolution::Overwrite, false),
-        body("a", 2, ConflictResolution::Abort, true),
-    ] {
-        assert_ne!(hash(&b), hash(&other));
-    }
-    // A ClusterResourceBinding's Works name no namespace.
-    let cluster_scoped = work_body(
-        None,
-        "web-deployment",
-        "label",
-        "a",
-        json!({}),
-        ConflictResolution::Abort,
-        false,
-    );
-    assert!(cluster_scoped["metadata"]["annotations"]
-        .get(BINDING_NAMESPACE_ANNOTATION)
-        .is_none());
-}
-
-#[test]
-fn a_work_is_written_only_when_its_content_changed() {
-    let b = body("a", 2, ConflictResolution::Abort, false);
-    let hash = b["metadata"]["annotations"][RENDER_HASH_ANNOTATION].clone();
-    let same = work(
-        "a",
-        json!({"metadata": {"annotations": {RENDER_HASH_ANNOTATION: hash}}}),
-    );
-    let other = work(
-        "a",
-        json!({"metadata": {"annotations": {RENDER_HASH_ANNOTATION: "0"}}}),
-    );
-    assert!(written(Some(&same), &b));
-    assert!(!written(Some(&other), &b));
-    assert!(!written(Some(&work("a", json!({}))), &b));
-    assert!(!written(None, &b));
 }
 
 #[test]
