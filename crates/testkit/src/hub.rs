@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use crate::kubectl::kubectl_bin;
-use crate::process::Proc;
+use crate::process::{last_lines, Proc};
 
 /// How to start a hub: `BINARY serve --data-dir DIR --listen ADDR ARGS…`, logging to a file.
 #[derive(Clone, Debug)]
@@ -202,7 +202,7 @@ impl Hub {
             out.status.success(),
             "kubectl {args:?} failed: {}\nhub log tail:\n{}",
             String::from_utf8_lossy(&out.stderr),
-            tail(&self.log())
+            last_lines(&self.log(), 30)
         );
     }
 
@@ -248,10 +248,4 @@ impl Drop for Hub {
     fn drop(&mut self) {
         self.stop();
     }
-}
-
-/// The last 30 lines of `s`.
-fn tail(s: &str) -> String {
-    let lines: Vec<&str> = s.lines().collect();
-    lines[lines.len().saturating_sub(30)..].join("\n")
 }

@@ -90,9 +90,7 @@ impl Proc {
 
     /// The last `n` lines of its log.
     pub fn log_tail(&self, n: usize) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(n)..].join("\n")
+        last_lines(&std::fs::read_to_string(&self.log).unwrap_or_default(), n)
     }
 
     /// Stop it: SIGTERM, then SIGKILL if it has not exited within 15 s (an error then, as a
@@ -135,6 +133,12 @@ impl Proc {
         self.child.wait()?;
         Ok(())
     }
+}
+
+/// The last `n` lines of `text`.
+pub(crate) fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 impl Drop for Proc {
