@@ -136,7 +136,15 @@ fn crd_lifecycle() {
         "crontabs.stable.example.com",
         "--timeout=30s",
     ]);
-    let e = hub.fails(&["get", "crontabs.stable.example.com"]);
+    // Gone with its definition: neither discovered nor listable (an empty list would mean the
+    // hub still serves the resource).
+    let out = hub.kubectl(&["get", "crontabs.stable.example.com"]);
+    let e = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success(),
+        "the resource outlived its CRD: {e}\nhub log:\n{}",
+        hub.log()
+    );
     assert!(
         e.contains("the server doesn't have a resource type")
             || e.contains("NotFound")

@@ -1,5 +1,8 @@
 //! CustomResourceDefinitions: accepting names, marking them Established, serving them through
-//! the registry, and removing their custom resources when they are deleted.
+//! the registry (see [`served`] for how the served set follows them), and removing their custom
+//! resources when they are deleted.
+
+mod served;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,41 +14,23 @@ use crate::meta::{finalizers, now_rfc3339};
 use crate::objects::{delete_object, system_update, DeleteOptions};
 use crate::registry::crd::{is_established, resources_for};
 use crate::Api;
+use served::Served;
 
 /// Finalizer that keeps a CRD until its custom resources are gone.
 pub const CRD_CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 
 const PREFIX: &str = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
 
-/// Rebuild the set of served custom resources from the CRDs in the cache.
-pub fn refresh(api: &Api) {
-    refresh_without(api, None);
-}
-
-/// As [`refresh`], but `retiring` (a CRD whose custom resources are all gone and whose finalizer
-/// is about to be removed) is no longer served, so no client sees its resource outlive it.
-fn refresh_without(api: &Api, retiring: Option<&str>) {
-    let (crds, _, _) = api.cache.list(PREFIX, None, None, |_| true);
-    let mut custom = Vec::new();
-    let mut schemas = Vec::new();
-    for c in crds {
-        let v = c.value();
-        if is_established(&v) && Some(c.name.as_str()) != retiring {
-            custom.extend(resources_for(&v));
-            schemas.push(v);
-        }
-    }
-    api.set_custom_resources(custom, schemas);
-}
-
 pub(super) async fn run(api: Arc<Api>) {
-    refresh(&api);
+    let served = Arc::new(Served::default());
+    served.refresh(&api);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     let worker = api.clone();
+    let worker_served = served.clone();
     tokio::spawn(async move {
         while let Some(name) = rx.recv().await {
             for attempt in 0..50 {
-                match reconcile(&worker, &name).await {
+                match reconcile(&worker, &worker_served, &name).await {
                     Ok(()) => break,
                     Err(e) => {
                         tracing::debug!(crd = %name, attempt, reason = %e, "CRD not reconciled yet");
@@ -53,15 +38,16 @@ pub(super) async fn run(api: Arc<Api>) {
                     }
                 }
             }
-            refresh(&worker);
+            worker_served.refresh(&worker);
         }
     });
     super::follow(api.clone(), PREFIX, move |c| {
         let tx = tx.clone();
         let api = api.clone();
+        let served = served.clone();
         async move {
             if c.kind == ChangeKind::Deleted {
-                refresh(&api);
+                served.refresh(&api);
             } else {
                 let _ = tx.send(c.object.name.clone());
             }
@@ -77,7 +63,7 @@ fn crd_res(api: &Api) -> Option<crate::registry::ResourceInfo> {
         .map(|r| (**r).clone())
 }
 
-async fn reconcile(api: &Arc<Api>, name: &str) -> Result<(), String> {
+async fn reconcile(api: &Arc<Api>, served: &Served, name: &str) -> Result<(), String> {
     let key = format!("{PREFIX}{name}");
     let Some(o) = api.cache.get(&key) else {
         return Ok(());
@@ -111,8 +97,13 @@ async fn reconcile(api: &Arc<Api>, name: &str) -> Result<(), String> {
             }
             return Err("custom resources remain".into());
         }
-        refresh_without(api, Some(name));
-        system_update(api, &res, &key, name, false, |cur| {
+        // Removing the last finalizer deletes the CRD: stop serving its resource first, so no
+        // client that sees the CRD gone still finds the resource.
+        let last = finalizers(&v).len() == 1;
+        if last {
+            served.retire(api, &v);
+        }
+        let removed = system_update(api, &res, &key, name, false, |cur| {
             let mut new = cur.clone();
             let f: Vec<String> = finalizers(cur)
                 .into_iter()
@@ -121,8 +112,13 @@ async fn reconcile(api: &Arc<Api>, name: &str) -> Result<(), String> {
             crate::meta::set_meta(&mut new, "finalizers", json!(f));
             Ok(new)
         })
-        .await
-        .map_err(|e| e.to_string())?;
+        .await;
+        if let Err(e) = removed {
+            if last {
+                served.unmark(api, &v);
+            }
+            return Err(e.to_string());
+        }
         return Ok(());
     }
     let want_fin = !finalizers(&v).iter().any(|f| f == CRD_CLEANUP_FINALIZER);
@@ -140,7 +136,13 @@ async fn reconcile(api: &Arc<Api>, name: &str) -> Result<(), String> {
     if !want_fin && accepted_ok {
         return Ok(());
     }
-    system_update(api, &res, &key, name, false, move |cur| {
+    // Serve the resource before the write says Established, so a client that sees the
+    // condition (`kubectl wait`) can use it at once.
+    let establishing = !is_established(&v);
+    if establishing {
+        served.establish(api, &v);
+    }
+    let written = system_update(api, &res, &key, name, false, move |cur| {
         let mut new = cur.clone();
         let mut f = finalizers(cur);
         if !f.iter().any(|x| x == CRD_CLEANUP_FINALIZER) {
@@ -164,7 +166,12 @@ async fn reconcile(api: &Arc<Api>, name: &str) -> Result<(), String> {
         });
         Ok(new)
     })
-    .await
-    .map(|_| ())
-    .map_err(|e| e.to_string())
+    .await;
+    if let Err(e) = written {
+        if establishing {
+            served.unmark(api, &v);
+        }
+        return Err(e.to_string());
+    }
+    Ok(())
 }
