@@ -1,12 +1,10 @@
-//! The server's shared state, its startup (system namespaces, bootstrap RBAC, flotilla's kinds,
-//! through the write engine) and the documents handlers serve from it (OpenAPI, OIDC).
+//! The server's shared state and its startup: system namespaces, bootstrap RBAC and flotilla's
+//! kinds, written through the write engine.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use axum::body::Body;
-use http::Response;
 use serde_json::{json, Value};
 
 use flotilla_store::Store;
@@ -15,7 +13,6 @@ use crate::access::{signing_key, Access};
 use crate::auth::{AdminToken, TokenAuthority};
 use crate::cache::Cache;
 use crate::error::{ApiError, Result};
-use crate::handlers::response;
 use crate::metrics::Metrics;
 use crate::objects;
 use crate::registry::{Registry, ResourceInfo};
@@ -171,41 +168,6 @@ impl Api {
     /// Has startup finished?
     pub fn is_ready(&self) -> bool {
         self.ready.load(Ordering::SeqCst)
-    }
-
-    /// `/openapi/v2`.
-    pub(crate) fn openapi_v2(&self, accept: Option<&str>) -> Result<Response<Body>> {
-        self.schemas.openapi_v2(&self.registry.snapshot(), accept)
-    }
-
-    /// `/openapi/v3`.
-    pub(crate) fn openapi_v3_index(&self) -> Result<Response<Body>> {
-        self.schemas.openapi_v3_index(&self.registry.snapshot())
-    }
-
-    /// `/openapi/v3/<gv>`.
-    pub(crate) fn openapi_v3(&self, path: &str, query: Option<&str>) -> Result<Response<Body>> {
-        let _ = query;
-        self.schemas.openapi_v3(&self.registry.snapshot(), path)
-    }
-
-    /// `/.well-known/openid-configuration`: where to find the keys that verify the hub's
-    /// service-account tokens, for verifiers that discover them by issuer.
-    pub(crate) fn oidc_discovery(&self) -> Result<Response<Body>> {
-        Ok(response::json(
-            200,
-            &self.access.authority().openid_configuration(None),
-        ))
-    }
-
-    /// `/openid/v1/jwks`: the public keys that verify service-account tokens.
-    pub(crate) fn oidc_jwks(&self) -> Result<Response<Body>> {
-        let body = serde_json::to_vec(&self.access.authority().jwks()).unwrap_or_default();
-        Ok(response::raw_typed(
-            200,
-            body.into(),
-            "application/jwk-set+json",
-        ))
     }
 
     /// A new set of established CRDs: serve their resources and schemas.

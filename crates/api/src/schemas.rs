@@ -9,8 +9,6 @@ use std::sync::Arc;
 use bytes::Bytes;
 use parking_lot::Mutex;
 
-use axum::body::Body;
-use http::Response;
 use serde_json::Value;
 
 use crate::apply::{Applier, Scope};
@@ -19,8 +17,7 @@ use crate::schema::lookup::SchemaLookup;
 use crate::schema::SchemaSet;
 
 use crate::error::{ApiError, Result};
-use crate::handlers::response;
-use crate::registry::{ResourceInfo, Snapshot};
+use crate::registry::ResourceInfo;
 use crate::request::BodyFormat;
 
 /// Schemas of every served kind.
@@ -107,20 +104,16 @@ impl Schemas {
             .unwrap_or_default()
     }
 
-    /// `/openapi/v2` (JSON, or gnostic protobuf when the client asks for it).
-    pub fn openapi_v2(&self, snap: &Snapshot, accept: Option<&str>) -> Result<Response<Body>> {
-        let _ = snap;
+    /// The `/openapi/v2` document as JSON.
+    pub fn openapi_v2_json(&self) -> Bytes {
+        self.set.openapi_v2().bytes.clone()
+    }
+
+    /// The `/openapi/v2` document as gnostic protobuf, converted once per document.
+    pub fn openapi_v2_protobuf(&self) -> Result<Bytes> {
         let doc = self.set.openapi_v2();
-        let wants_pb = accept.is_some_and(|a| {
-            crate::protobuf::OPENAPI_V2_PROTOBUF_MEDIA_TYPES
-                .iter()
-                .any(|t| a.contains(t))
-        });
-        if !wants_pb {
-            return Ok(response::raw(200, doc.bytes.clone()));
-        }
         let mut cached = self.v2_protobuf.lock();
-        let pb = match &*cached {
+        Ok(match &*cached {
             Some((hash, pb)) if *hash == doc.hash => pb.clone(),
             _ => {
                 let json: Value = serde_json::from_slice(&doc.bytes)
@@ -132,28 +125,21 @@ impl Schemas {
                 *cached = Some((doc.hash.clone(), pb.clone()));
                 pb
             }
-        };
-        Ok(response::raw_typed(
-            200,
-            pb,
-            crate::protobuf::OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
-        ))
+        })
     }
 
-    /// `/openapi/v3`.
-    pub fn openapi_v3_index(&self, snap: &Snapshot) -> Result<Response<Body>> {
-        let _ = snap;
-        Ok(response::raw(200, self.set.openapi_v3_index().bytes))
+    /// The `/openapi/v3` index.
+    pub fn openapi_v3_index(&self) -> Bytes {
+        self.set.openapi_v3_index().bytes
     }
 
-    /// `/openapi/v3/<gv>`.
-    pub fn openapi_v3(&self, snap: &Snapshot, path: &str) -> Result<Response<Body>> {
-        let _ = snap;
+    /// The `/openapi/v3/<gv>` document.
+    pub fn openapi_v3(&self, path: &str) -> Result<Bytes> {
         let doc = self
             .set
             .openapi_v3(path.trim_matches('/'))
             .ok_or_else(|| ApiError::unknown_path(&format!("/openapi/v3/{path}")))?;
-        Ok(response::raw(200, doc.bytes))
+        Ok(doc.bytes)
     }
 
     /// Replace the set of CRD schemas.

@@ -7,7 +7,7 @@ use axum::body::Body;
 use http::Response;
 use serde_json::{json, Value};
 
-use super::response;
+use super::{documents, response};
 use crate::error::{ApiError, Result};
 use crate::registry::{ResourceInfo, Snapshot};
 use crate::Api;
@@ -131,7 +131,6 @@ pub(super) fn serve_non_resource(
     api: &Arc<Api>,
     path: &str,
     accept: Option<&str>,
-    query: Option<&str>,
 ) -> Result<Response<Body>> {
     let snap = api.registry.snapshot();
     let path = path.trim_end_matches('/');
@@ -180,16 +179,16 @@ pub(super) fn serve_non_resource(
         ["apis", group, version] => resource_list(&snap, group, version)
             .map(|v| response::json(200, &v))
             .ok_or_else(|| ApiError::unknown_path(path)),
-        ["openapi", "v2"] => api.openapi_v2(accept),
-        ["openapi", "v3"] => api.openapi_v3_index(),
-        ["openapi", "v3", rest @ ..] => api.openapi_v3(&rest.join("/"), query),
+        ["openapi", "v2"] => documents::openapi_v2(api, accept),
+        ["openapi", "v3"] => documents::openapi_v3_index(api),
+        ["openapi", "v3", rest @ ..] => documents::openapi_v3(api, &rest.join("/")),
         ["metrics"] => Ok(response::raw_typed(
             200,
             api.metrics.render().into(),
             "text/plain; version=0.0.4",
         )),
-        [".well-known", "openid-configuration"] => api.oidc_discovery(),
-        ["openid", "v1", "jwks"] => api.oidc_jwks(),
+        [".well-known", "openid-configuration"] => documents::oidc_discovery(api),
+        ["openid", "v1", "jwks"] => documents::oidc_jwks(api),
         _ => Err(ApiError::unknown_path(path)),
     }
 }

@@ -2,6 +2,7 @@
 //! object handlers.
 
 pub mod discovery;
+mod documents;
 mod json_path;
 pub(crate) mod objects;
 pub mod response;
@@ -100,7 +101,7 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
     api.access.authorize(&api.cache, &user, &info).await?;
 
     if !info.is_resource_request {
-        return discovery::serve_non_resource(api, &path, accept.as_deref(), req.uri().query());
+        return discovery::serve_non_resource(api, &path, accept.as_deref());
     }
     let method = req.method().clone();
     let body = if matches!(
