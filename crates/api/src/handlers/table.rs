@@ -335,12 +335,4 @@ pub(super) fn table_for_watch(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn deployment_ready_cell() {
-        let d = json!({"spec": {"replicas": 3}, "status": {"readyReplicas": 2}});
-        assert_eq!(computed("@ready", &d), json!("2/3"));
-    }
-}
+mod tests;

@@ -1,0 +1,23 @@
+use super::*;
+
+#[test]
+fn every_served_crd_version_is_registered_but_builtins_cannot_be_shadowed() {
+    let reg = Registry::new();
+    let crd = serde_json::json!({"spec": {"group": "stable.example.com", "scope": "Namespaced",
+        "names": {"kind": "CronTab", "plural": "crontabs"},
+        "versions": [{"name": "v1", "served": true}, {"name": "v1beta1", "served": true}]}});
+    let shadow = serde_json::json!({"spec": {"group": "apps", "names": {"kind": "Fake", "plural": "deployments"},
+        "versions": [{"name": "v1", "served": true}]}});
+    let mut custom = crd::resources_for(&crd);
+    custom.extend(crd::resources_for(&shadow));
+    reg.set_custom(custom);
+    let snap = reg.snapshot();
+    assert!(snap.get("stable.example.com", "v1", "crontabs").is_some());
+    assert!(snap
+        .get("stable.example.com", "v1beta1", "crontabs")
+        .is_some());
+    assert_eq!(
+        snap.get("apps", "v1", "deployments").unwrap().kind,
+        "Deployment"
+    );
+}
