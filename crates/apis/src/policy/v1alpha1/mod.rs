@@ -17,7 +17,7 @@ mod override_policy;
 mod placement;
 mod propagation;
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;
 
 pub use override_policy::*;
 pub use placement::*;

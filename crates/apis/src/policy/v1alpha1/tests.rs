@@ -2,7 +2,7 @@ use kube_core::CustomResourceExt;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::schema::testing::{assert_structural, columns, version};
+use crate::schema::testing::{assert_described, assert_structural, columns, version};
 
 /// A Karmada PropagationPolicy with only the group of its apiVersion changed.
 const PROPAGATION: &str = r#"
@@ -123,23 +123,6 @@ spec:
 
 fn yaml(s: &str) -> Value {
     serde_yaml::from_str(s).expect("the sample is YAML")
-}
-
-/// Panics unless every property below `schema` has a non-empty description.
-pub(crate) fn assert_described(schema: &Value, path: &str) {
-    if let Some(p) = schema["properties"].as_object() {
-        for (k, v) in p {
-            let here = format!("{path}.{k}");
-            let d = v["description"].as_str().unwrap_or_default();
-            assert!(!d.trim().is_empty(), "{here}: no description");
-            assert_described(v, &here);
-        }
-    }
-    for k in ["items", "additionalProperties"] {
-        if schema[k].is_object() {
-            assert_described(&schema[k], &format!("{path}[{k}]"));
-        }
-    }
 }
 
 #[test]

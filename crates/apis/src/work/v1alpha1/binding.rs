@@ -329,5 +329,4 @@ fn raw_object(_: &mut SchemaGenerator) -> Schema {
 }
 
 #[cfg(test)]
-#[path = "binding_tests.rs"]
 mod tests;

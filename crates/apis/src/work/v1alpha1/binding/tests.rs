@@ -2,9 +2,8 @@ use kube_core::CustomResourceExt;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::policy::v1alpha1::tests::assert_described;
 use crate::policy::v1alpha1::{ReplicaSchedulingType, SpreadField};
-use crate::schema::testing::{assert_structural, columns, version};
+use crate::schema::testing::{assert_described, assert_structural, columns, version};
 use crate::work::v1alpha1::{GROUP, VERSION};
 
 /// Shaped as a Karmada `work.karmada.io/v1alpha2` ResourceBinding, group changed.
