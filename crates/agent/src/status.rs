@@ -18,15 +18,6 @@ mod object;
 pub mod work;
 mod workloads;
 
-#[cfg(test)]
-mod feedback_tests;
-#[cfg(test)]
-mod health_tests;
-#[cfg(test)]
-mod work_tests;
-#[cfg(test)]
-mod workloads_tests;
-
 pub use feedback::{feedback, rules_for};
 pub use health::{assess, Health};
 pub use work::{same_status, work_status};

@@ -178,3 +178,6 @@ pub fn rules_for<'a>(rules: &'a [FeedbackRule], id: &ResourceIdentifier) -> Vec<
         .flat_map(|rule| &rule.json_paths)
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

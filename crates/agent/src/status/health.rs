@@ -175,3 +175,6 @@ fn by_conditions(object: &Value) -> Health {
         Health::pending(message)
     }
 }
+
+#[cfg(test)]
+mod tests;

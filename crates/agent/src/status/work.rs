@@ -309,3 +309,6 @@ fn clip(mut message: String, max: usize) -> String {
     }
     message
 }
+
+#[cfg(test)]
+mod tests;

@@ -167,3 +167,7 @@ pub(crate) fn job(object: &Value) -> Health {
     }
     Health::pending(format!("running: {} active", count(object, "active")))
 }
+
+/// Shared with the health tests: `check` runs a table of objects through `assess`.
+#[cfg(test)]
+pub(super) mod tests;

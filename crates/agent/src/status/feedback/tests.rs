@@ -5,7 +5,7 @@ use flotilla_apis::work::v1alpha1::{
 };
 use serde_json::{json, Value};
 
-use super::feedback::{evaluate, feedback, field_value, rules_for};
+use super::{evaluate, feedback, field_value, rules_for};
 
 fn int(i: i64) -> FieldValue {
     FieldValue {

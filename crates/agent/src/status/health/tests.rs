@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::workloads_tests::check;
+use crate::status::workloads::tests::check;
 
 /// The case's `object` as it is.
 fn whole(case: &Value) -> Value {

@@ -7,7 +7,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use serde_json::{json, Value};
 
-use super::work::{same_status, work_status};
+use super::{same_status, work_status};
 use crate::ManifestResult;
 
 fn at(second: i64) -> Time {

@@ -6,10 +6,10 @@
 
 use serde_json::{json, Value};
 
-use super::health::assess;
+use crate::status::health::assess;
 
 /// Runs every case of `cases` through [`assess`], building each object with `object`.
-pub(super) fn check(cases: Value, object: impl Fn(&Value) -> Value) {
+pub(in crate::status) fn check(cases: Value, object: impl Fn(&Value) -> Value) {
     for case in cases.as_array().expect("a table of cases") {
         let what = &case["what"];
         let health = assess(&object(case));
