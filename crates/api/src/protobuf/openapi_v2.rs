@@ -9,12 +9,10 @@
 //! emit the same messages, free-form values (vendor extensions, `default`, `example`, `enum`) as
 //! YAML text in `Any.yaml`.
 //!
-//! The message structs live in [`model`], [`model_params`] and [`model_paths`]; they mirror
-//! `OpenAPIv2.proto` tag for tag and can decode the output again (the tests do).
+//! The message structs live in [`model`], generated from gnostic's `OpenAPIv2.proto` by
+//! `tools/openapi-v2-codegen`; they can decode the output again (the tests do).
 
 pub mod model;
-pub mod model_params;
-pub mod model_paths;
 mod reader;
 mod schema;
 mod security;
@@ -24,12 +22,11 @@ mod tests;
 use prost::Message as _;
 use serde_json::Value;
 
-use self::model::{Definitions, Document, Info, Tag};
-use self::model_params::{NamedParameter, ParameterDefinitions};
-use self::model_paths::{
-    Examples, Headers, NamedHeader, NamedPathItem, NamedResponse, NamedResponseValue, Operation,
-    PathItem, Paths, Response, ResponseDefinitions, ResponseValue, ResponseValueOneof, Responses,
-    SchemaItem,
+use self::model::{
+    Definitions, Document, Examples, Headers, Info, NamedHeader, NamedParameter, NamedPathItem,
+    NamedResponse, NamedResponseValue, Operation, ParameterDefinitions, PathItem, Paths, Response,
+    ResponseDefinitions, ResponseValue, ResponseValueOneof, Responses, SchemaItem, SchemaItemOneof,
+    Tag,
 };
 use self::reader::{named_anys, At};
 use self::schema::{external_docs, header, named_schemas, parameter, parameters_item};
@@ -271,7 +268,7 @@ fn response(at: &At<'_>) -> Result<Response, ProtoError> {
             .child("schema")?
             .map(|s| {
                 Ok::<_, ProtoError>(SchemaItem {
-                    schema: Some(schema::schema(&s)?),
+                    oneof: Some(SchemaItemOneof::Schema(schema::schema(&s)?)),
                 })
             })
             .transpose()?,

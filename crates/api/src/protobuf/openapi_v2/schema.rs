@@ -2,15 +2,12 @@
 
 use serde_json::Value;
 
-use super::model::JsonReference;
 use super::model::{
-    AdditionalProperties, AdditionalPropertiesItem, ExternalDocs, ItemsItem, NamedSchema,
-    Properties, Schema, TypeItem, Xml,
-};
-use super::model_params::{
-    BodyParameter, FormDataParameterSubSchema, Header, HeaderParameterSubSchema, NonBodyParameter,
-    NonBodyParameterOneof, Parameter, ParameterOneof, ParametersItem, ParametersItemOneof,
-    PathParameterSubSchema, PrimitivesItems, QueryParameterSubSchema,
+    AdditionalPropertiesItem, AdditionalPropertiesItemOneof as AdditionalProperties, BodyParameter,
+    ExternalDocs, FormDataParameterSubSchema, Header, HeaderParameterSubSchema, ItemsItem,
+    JsonReference, NamedSchema, NonBodyParameter, NonBodyParameterOneof, Parameter, ParameterOneof,
+    ParametersItem, ParametersItemOneof, PathParameterSubSchema, PrimitivesItems, Properties,
+    QueryParameterSubSchema, Schema, TypeItem, Xml,
 };
 use super::reader::At;
 use crate::protobuf::ProtoError;

@@ -1,11 +1,11 @@
 //! Security requirements and schemes to gnostic messages.
 
 use super::list;
-use super::model::{NamedString, NamedStringArray, StringArray};
-use super::model_paths::{
-    ApiKeySecurity, BasicAuthenticationSecurity, NamedSecurityDefinitionsItem, OAuth2AccessCode,
-    OAuth2Implicit, OAuth2TokenUrl, Oauth2Scopes, SecurityDefinitions, SecurityDefinitionsItem,
-    SecurityRequirement, SecurityScheme,
+use super::model::{
+    ApiKeySecurity, BasicAuthenticationSecurity, NamedSecurityDefinitionsItem, NamedString,
+    NamedStringArray, Oauth2AccessCodeSecurity, Oauth2ApplicationSecurity, Oauth2ImplicitSecurity,
+    Oauth2PasswordSecurity, Oauth2Scopes, SecurityDefinitions, SecurityDefinitionsItem,
+    SecurityDefinitionsItemOneof as SecurityScheme, SecurityRequirement, StringArray,
 };
 use super::reader::At;
 use crate::protobuf::ProtoError;
@@ -51,6 +51,20 @@ pub(super) fn security_definitions(doc: &At<'_>) -> Result<SecurityDefinitions, 
         });
         let (r#type, flow) = (at.string("type")?, at.string("flow")?);
         let (description, vendor_extension) = (at.string("description")?, at.vendor_extensions());
+        // The four OAuth2 flows share their fields but for the URLs; each is its own message
+        // (and oneof arm) named like the flow.
+        macro_rules! oauth2 {
+            ($flow:ident { $($field:ident: $value:expr),* $(,)? }) => {
+                SecurityScheme::$flow($flow {
+                    r#type,
+                    flow,
+                    scopes,
+                    $($field: $value,)*
+                    description,
+                    vendor_extension,
+                })
+            };
+        }
         let scheme = match (r#type.as_str(), flow.as_str()) {
             ("basic", _) => {
                 SecurityScheme::BasicAuthenticationSecurity(BasicAuthenticationSecurity {
@@ -66,41 +80,19 @@ pub(super) fn security_definitions(doc: &At<'_>) -> Result<SecurityDefinitions, 
                 description,
                 vendor_extension,
             }),
-            ("oauth2", "implicit") => SecurityScheme::Oauth2ImplicitSecurity(OAuth2Implicit {
-                r#type,
-                flow,
-                scopes,
+            ("oauth2", "implicit") => oauth2!(Oauth2ImplicitSecurity {
                 authorization_url: at.string("authorizationUrl")?,
-                description,
-                vendor_extension,
             }),
-            ("oauth2", "password" | "application") => {
-                let is_password = flow == "password";
-                let body = OAuth2TokenUrl {
-                    r#type,
-                    flow,
-                    scopes,
-                    token_url: at.string("tokenUrl")?,
-                    description,
-                    vendor_extension,
-                };
-                if is_password {
-                    SecurityScheme::Oauth2PasswordSecurity(body)
-                } else {
-                    SecurityScheme::Oauth2ApplicationSecurity(body)
-                }
-            }
-            ("oauth2", "accessCode") => {
-                SecurityScheme::Oauth2AccessCodeSecurity(OAuth2AccessCode {
-                    r#type,
-                    flow,
-                    scopes,
-                    authorization_url: at.string("authorizationUrl")?,
-                    token_url: at.string("tokenUrl")?,
-                    description,
-                    vendor_extension,
-                })
-            }
+            ("oauth2", "password") => oauth2!(Oauth2PasswordSecurity {
+                token_url: at.string("tokenUrl")?,
+            }),
+            ("oauth2", "application") => oauth2!(Oauth2ApplicationSecurity {
+                token_url: at.string("tokenUrl")?,
+            }),
+            ("oauth2", "accessCode") => oauth2!(Oauth2AccessCodeSecurity {
+                authorization_url: at.string("authorizationUrl")?,
+                token_url: at.string("tokenUrl")?,
+            }),
             (t, f) => {
                 return Err(at.error(
                     "type",

@@ -4,9 +4,11 @@
 use prost::Message as _;
 use serde_json::json;
 
-use super::model::{AdditionalProperties, Document, Schema};
-use super::model_params::{NonBodyParameterOneof, ParameterOneof, ParametersItemOneof};
-use super::model_paths::{ResponseValueOneof, SecurityScheme};
+use super::model::{
+    AdditionalPropertiesItemOneof as AdditionalProperties, Document, NonBodyParameterOneof,
+    ParameterOneof, ParametersItemOneof, ResponseValueOneof, Schema, SchemaItemOneof,
+    SecurityDefinitionsItemOneof as SecurityScheme,
+};
 use super::openapi_v2_to_protobuf;
 use crate::protobuf::ProtoError;
 
@@ -279,7 +281,10 @@ fn paths_carry_parameters_responses_and_gvk() {
             let schema = r
                 .schema
                 .as_ref()
-                .and_then(|s| s.schema.as_ref())
+                .and_then(|s| match s.oneof.as_ref() {
+                    Some(SchemaItemOneof::Schema(s)) => Some(s),
+                    _ => None,
+                })
                 .expect("schema");
             assert!(schema._ref.ends_with("apps.v1.Deployment"));
         }
