@@ -98,40 +98,4 @@ pub async fn setup(hub: &Client, run: &str, name: &str, policy: &PropagationPoli
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_labelled_deployment_and_a_karmada_shaped_policy() {
-        let d = deployment("bench-1", "ns", "web-0001", 1).unwrap();
-        let v = serde_json::to_value(&d).unwrap();
-        assert_eq!(v["metadata"]["labels"][RUN_LABEL], "bench-1");
-        assert_eq!(v["spec"]["replicas"], 1);
-        assert_eq!(seq(&d), 0);
-        let p = policy("ns", "all", &["member-1".into(), "member-3".into()]).unwrap();
-        let v = serde_json::to_value(&p).unwrap();
-        assert_eq!(v["spec"]["resourceSelectors"][0]["kind"], "Deployment");
-        assert_eq!(
-            v["spec"]["placement"]["clusterAffinity"]["clusterNames"][1],
-            "member-3"
-        );
-        assert_eq!(
-            v["spec"]["placement"]["replicaScheduling"]["replicaSchedulingType"],
-            "Duplicated"
-        );
-    }
-
-    #[test]
-    fn sequence_numbers_round_trip_through_the_patch() {
-        let mut d = deployment("r", "ns", "d", 0).unwrap();
-        let patch = seq_patch(42);
-        let value = patch["metadata"]["annotations"][SEQ_ANNOTATION].as_str();
-        d.metadata
-            .annotations
-            .get_or_insert_with(Default::default)
-            .insert(SEQ_ANNOTATION.into(), value.unwrap().into());
-        assert_eq!(seq(&d), 42);
-        d.metadata.annotations = None;
-        assert_eq!(seq(&d), 0);
-    }
-}
+mod tests;
