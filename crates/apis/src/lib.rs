@@ -16,6 +16,9 @@
 //! Types are plain data (serde + schemars, no I/O). Each kind derives its
 //! `CustomResourceDefinition` through `kube-derive`; the hub installs [`crds()`] at start, so
 //! the kinds are served like built-ins (discovery, OpenAPI, `kubectl explain`, printer columns).
+//! Each `#[kube(...)]` names `crates(kube_core = "::kube_core")` because this crate uses
+//! kube-core directly, not the `kube` facade that kube-derive's generated code assumes; the
+//! other crates it refers to (serde, schemars, k8s-openapi) are at its default paths.
 #![deny(missing_docs)]
 
 /// A cluster-scoped kind's spec that wraps its namespaced twin's (`Cluster…Spec { spec }`,

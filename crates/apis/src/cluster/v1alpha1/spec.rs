@@ -17,13 +17,7 @@ use super::ClusterStatus;
     category = "flotilla",
     derive = "PartialEq",
     doc = "Cluster is a member cluster registered with the hub. Works for it live in the namespace flotilla-es-<name>.",
-    crates(
-        kube_core = "::kube_core",
-        k8s_openapi = "::k8s_openapi",
-        schemars = "::schemars",
-        serde = "::serde",
-        serde_json = "::serde_json"
-    ),
+    crates(kube_core = "::kube_core"),
     // Columns as JSON: clippy takes repeated `printcolumn(type_ = ...)` for duplicated attributes.
     printcolumn = r#"{"name": "Mode", "type": "string", "jsonPath": ".spec.syncMode"}"#,
     printcolumn = r#"{"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"}"#,

@@ -21,13 +21,7 @@ use super::{AnyJson, ClusterAffinity, ResourceSelector};
     category = "flotilla",
     derive = "PartialEq",
     doc = "OverridePolicy changes objects in its namespace for the member clusters its rules target (images, commands, labels, JSON patches) before they are delivered.",
-    crates(
-        kube_core = "::kube_core",
-        k8s_openapi = "::k8s_openapi",
-        schemars = "::schemars",
-        serde = "::serde",
-        serde_json = "::serde_json"
-    ),
+    crates(kube_core = "::kube_core"),
     printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
 )]
 #[serde(rename_all = "camelCase")]
@@ -50,13 +44,7 @@ pub struct OverrideSpec {
     category = "flotilla",
     derive = "PartialEq",
     doc = "ClusterOverridePolicy changes objects in any namespace, or cluster-scoped objects, for the member clusters its rules target. Its rules apply before those of OverridePolicies.",
-    crates(
-        kube_core = "::kube_core",
-        k8s_openapi = "::k8s_openapi",
-        schemars = "::schemars",
-        serde = "::serde",
-        serde_json = "::serde_json"
-    ),
+    crates(kube_core = "::kube_core"),
     printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
 )]
 pub struct ClusterOverrideSpec {

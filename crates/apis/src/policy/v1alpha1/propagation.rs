@@ -23,13 +23,7 @@ use crate::work::v1alpha1::ConflictPolicy;
     category = "flotilla",
     derive = "PartialEq",
     doc = "PropagationPolicy selects objects in its namespace on the hub and says which member clusters they go to and how their replicas are shared.",
-    crates(
-        kube_core = "::kube_core",
-        k8s_openapi = "::k8s_openapi",
-        schemars = "::schemars",
-        serde = "::serde",
-        serde_json = "::serde_json"
-    ),
+    crates(kube_core = "::kube_core"),
     // Columns as JSON: clippy takes repeated `printcolumn(type_ = ...)` for duplicated attributes.
     printcolumn = r#"{"name": "Conflict-Resolution", "type": "string", "jsonPath": ".spec.conflictResolution"}"#,
     printcolumn = r#"{"name": "Priority", "type": "integer", "jsonPath": ".spec.priority"}"#,
@@ -108,13 +102,7 @@ pub enum PurgeMode {
     category = "flotilla",
     derive = "PartialEq",
     doc = "ClusterPropagationPolicy selects objects in any namespace, or cluster-scoped objects, on the hub and says which member clusters they go to. A PropagationPolicy matching the same object wins over it.",
-    crates(
-        kube_core = "::kube_core",
-        k8s_openapi = "::k8s_openapi",
-        schemars = "::schemars",
-        serde = "::serde",
-        serde_json = "::serde_json"
-    ),
+    crates(kube_core = "::kube_core"),
     printcolumn = r#"{"name": "Conflict-Resolution", "type": "string", "jsonPath": ".spec.conflictResolution"}"#,
     printcolumn = r#"{"name": "Priority", "type": "integer", "jsonPath": ".spec.priority"}"#,
     printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#

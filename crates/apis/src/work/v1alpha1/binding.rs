@@ -54,13 +54,7 @@ pub const REASON_OUT_OF_SCOPE: &str = "OutOfScope";
     category = "flotilla",
     derive = "PartialEq",
     doc = "ResourceBinding ties one namespaced object on the hub to the member clusters the scheduler chose for it, with per-cluster status. Named <template name>-<kind in lower case>, owned by the template.",
-    crates(
-        kube_core = "::kube_core",
-        k8s_openapi = "::k8s_openapi",
-        schemars = "::schemars",
-        serde = "::serde",
-        serde_json = "::serde_json"
-    ),
+    crates(kube_core = "::kube_core"),
     // Columns as JSON: clippy takes repeated `printcolumn(type_ = ...)` for duplicated attributes.
     printcolumn = r#"{"name": "Scheduled", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Scheduled\")].status"}"#,
     printcolumn = r#"{"name": "FullyApplied", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"FullyApplied\")].status"}"#,
@@ -116,13 +110,7 @@ pub struct ResourceBindingSpec {
     category = "flotilla",
     derive = "PartialEq",
     doc = "ClusterResourceBinding ties one cluster-scoped object on the hub to the member clusters the scheduler chose for it, with per-cluster status.",
-    crates(
-        kube_core = "::kube_core",
-        k8s_openapi = "::k8s_openapi",
-        schemars = "::schemars",
-        serde = "::serde",
-        serde_json = "::serde_json"
-    ),
+    crates(kube_core = "::kube_core"),
     printcolumn = r#"{"name": "Scheduled", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Scheduled\")].status"}"#,
     printcolumn = r#"{"name": "FullyApplied", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"FullyApplied\")].status"}"#,
     printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#

@@ -18,13 +18,7 @@ use super::WorkStatus;
     category = "flotilla",
     derive = "PartialEq",
     doc = "Work is the set of manifests to apply in one member cluster; it lives in that cluster's execution namespace flotilla-es-<cluster>.",
-    crates(
-        kube_core = "::kube_core",
-        k8s_openapi = "::k8s_openapi",
-        schemars = "::schemars",
-        serde = "::serde",
-        serde_json = "::serde_json"
-    ),
+    crates(kube_core = "::kube_core"),
     // Columns as JSON: clippy takes repeated `printcolumn(type_ = ...)` for duplicated attributes.
     // A MANIFESTS count is not expressible in kubectl's JSONPath, so there is none.
     printcolumn = r#"{"name": "Applied", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Applied\")].status"}"#,
