@@ -36,6 +36,14 @@ fn join(vals: impl IntoIterator<Item = String>) -> String {
     }
 }
 
+/// A label map as kubectl prints a selector: `k=v` pairs, or `<none>`.
+fn selector(labels: Option<&Value>) -> String {
+    match labels.and_then(Value::as_object) {
+        Some(m) => join(m.iter().map(|(k, v)| format!("{k}={}", scalar(v)))),
+        None => "<none>".into(),
+    }
+}
+
 fn age_since(ts: &str) -> String {
     let Ok(t) = chrono::DateTime::parse_from_rfc3339(ts) else {
         return "<unknown>".into();
@@ -84,17 +92,8 @@ fn computed(name: &str, o: &Value) -> Value {
             ),
         "@containers" => join(containers().iter().map(|c| scalar(&c["name"]))),
         "@images" => join(containers().iter().map(|c| scalar(&c["image"]))),
-        "@selector" => match o
-            .pointer("/spec/selector/matchLabels")
-            .and_then(Value::as_object)
-        {
-            Some(m) => join(m.iter().map(|(k, v)| format!("{k}={}", scalar(v)))),
-            None => "<none>".into(),
-        },
-        "@svcselector" => match o.pointer("/spec/selector").and_then(Value::as_object) {
-            Some(m) => join(m.iter().map(|(k, v)| format!("{k}={}", scalar(v)))),
-            None => "<none>".into(),
-        },
+        "@selector" => selector(o.pointer("/spec/selector/matchLabels")),
+        "@svcselector" => selector(o.pointer("/spec/selector")),
         "@clusterip" => {
             let c = scalar(&s("/spec/clusterIP"));
             if c.is_empty() {
@@ -103,19 +102,9 @@ fn computed(name: &str, o: &Value) -> Value {
                 c
             }
         }
-        "@externalip" => join(
-            o.pointer("/status/loadBalancer/ingress")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default()
-                .iter()
-                .map(|i| if i["ip"].is_string() {
-                    scalar(&i["ip"])
-                } else {
-                    scalar(&i["hostname"])
-                })
-        ),
-        "@lbaddress" => join(
+        // A Service's External-IP and an Ingress's Address are both its load balancer's
+        // ingress points, each an IP or else a hostname.
+        "@externalip" | "@lbaddress" => join(
             o.pointer("/status/loadBalancer/ingress")
                 .and_then(Value::as_array)
                 .cloned()
