@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::error::{ApiError, Result};
-use crate::objects::{commit_create, system_update};
+use crate::objects::{commit_create, guaranteed_update, Writer};
 use crate::registry::crd::is_established;
 use crate::Api;
 
@@ -48,7 +48,7 @@ pub(crate) async fn install(api: &Arc<Api>) -> Result<()> {
             }
             Some(cur) if cur.get("spec") != crd.get("spec") => {
                 let spec = crd["spec"].clone();
-                system_update(api, &res, &key, name, false, |cur| {
+                guaranteed_update(api, Writer::Server, &res, &key, name, false, |cur| {
                     let mut new = cur.clone();
                     new["spec"] = spec.clone();
                     Ok(new)

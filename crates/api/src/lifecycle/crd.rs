@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::cache::ChangeKind;
 use crate::meta::{finalizers, now_rfc3339};
-use crate::objects::{delete_object, system_update, DeleteOptions};
+use crate::objects::{delete_object, guaranteed_update, DeleteOptions, Writer};
 use crate::registry::crd::{is_established, resources_for};
 use crate::Api;
 use served::Served;
@@ -103,7 +103,7 @@ async fn reconcile(api: &Arc<Api>, served: &Served, name: &str) -> Result<(), St
         if last {
             served.retire(api, &v);
         }
-        let removed = system_update(api, &res, &key, name, false, |cur| {
+        let removed = guaranteed_update(api, Writer::Server, &res, &key, name, false, |cur| {
             let mut new = cur.clone();
             let f: Vec<String> = finalizers(cur)
                 .into_iter()
@@ -142,7 +142,7 @@ async fn reconcile(api: &Arc<Api>, served: &Served, name: &str) -> Result<(), St
     if establishing {
         served.establish(api, &v);
     }
-    let written = system_update(api, &res, &key, name, false, move |cur| {
+    let written = guaranteed_update(api, Writer::Server, &res, &key, name, false, move |cur| {
         let mut new = cur.clone();
         let mut f = finalizers(cur);
         if !f.iter().any(|x| x == CRD_CLEANUP_FINALIZER) {

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use crate::cache::{CachedObject, ChangeKind};
 use crate::meta::finalizers;
-use crate::objects::{delete_object, system_update, DeleteOptions};
+use crate::objects::{delete_object, guaranteed_update, DeleteOptions, Writer};
 use crate::registry::ResourceInfo;
 use crate::Api;
 
@@ -255,7 +255,7 @@ async fn owner(api: &Arc<Api>, index: &Mutex<Index>, key: &str) -> Result<(), ()
                 continue;
             };
             let uid = uid.clone();
-            let r = system_update(api, &dres, dk, &d.name, false, move |cur| {
+            let r = guaranteed_update(api, Writer::Server, &dres, dk, &d.name, false, move |cur| {
                 let mut new = cur.clone();
                 if let Some(refs) = new
                     .pointer_mut("/metadata/ownerReferences")
@@ -273,14 +273,26 @@ async fn owner(api: &Arc<Api>, index: &Mutex<Index>, key: &str) -> Result<(), ()
                 return Err(());
             }
         }
-        return finish(system_update(api, &res, key, &o.name, false, drop_fin("orphan")).await);
+        return finish(
+            guaranteed_update(
+                api,
+                Writer::Server,
+                &res,
+                key,
+                &o.name,
+                false,
+                drop_fin("orphan"),
+            )
+            .await,
+        );
     }
     if fins.iter().any(|f| f == "foregroundDeletion") {
         let live: Vec<Arc<CachedObject>> = deps.iter().filter_map(|k| api.cache.get(k)).collect();
         if live.is_empty() {
             return finish(
-                system_update(
+                guaranteed_update(
                     api,
+                    Writer::Server,
                     &res,
                     key,
                     &o.name,

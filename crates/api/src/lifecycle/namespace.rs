@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::cache::ChangeKind;
 use crate::meta::{finalizers, now_rfc3339};
-use crate::objects::{delete_object, system_update, DeleteOptions};
+use crate::objects::{delete_object, guaranteed_update, DeleteOptions, Writer};
 use crate::Api;
 use conditions::Remaining;
 
@@ -105,7 +105,7 @@ async fn finalize(api: &Arc<Api>, ns: &str) -> Result<(), String> {
         }
     }
     let now = now_rfc3339();
-    let recorded = system_update(api, &nsres, &key, ns, false, |cur| {
+    let recorded = guaranteed_update(api, Writer::Server, &nsres, &key, ns, false, |cur| {
         let old = cur
             .pointer("/status/conditions")
             .and_then(Value::as_array)
@@ -126,7 +126,7 @@ async fn finalize(api: &Arc<Api>, ns: &str) -> Result<(), String> {
     if remaining.total() > 0 {
         return Err(format!("{} objects remain", remaining.total()));
     }
-    system_update(api, &nsres, &key, ns, false, |cur| {
+    guaranteed_update(api, Writer::Server, &nsres, &key, ns, false, |cur| {
         let mut new = cur.clone();
         let fins: Vec<Value> = cur
             .pointer("/spec/finalizers")

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{commit_create, guaranteed_update, target, Write, Written};
+use super::{commit_create, guaranteed_update, target, Write, Writer, Written};
 use crate::admission::{self, identity};
 use crate::apply::{Applier, ApplyError};
 use crate::error::{ApiError, Result};
@@ -78,7 +78,7 @@ pub(crate) async fn apply(api: &Arc<Api>, w: &Write<'_>, patch: Value) -> Result
             }
         }
     }
-    let outcome = guaranteed_update(api, res, &key, &name, dry_run, |old| {
+    let outcome = guaranteed_update(api, Writer::Client, res, &key, &name, dry_run, |old| {
         let mut new = applier
             .apply(Some(old), &patch, &manager, force, &now_rfc3339())
             .map_err(apply_error)?;
@@ -86,6 +86,7 @@ pub(crate) async fn apply(api: &Arc<Api>, w: &Write<'_>, patch: Value) -> Result
         if patch.pointer("/metadata/resourceVersion").is_none() {
             crate::meta::set_meta(&mut new, "resourceVersion", json!(""));
         }
+        admission::applied(api, res, &mut new)?;
         admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
         Ok(new)
     })

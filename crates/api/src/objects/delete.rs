@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::update::system_update;
+use super::update::{guaranteed_update, Writer};
 use super::Outcome;
 use crate::error::{ApiError, Result, Target};
 use crate::meta::{finalizers, now_rfc3339, set_meta};
@@ -104,18 +104,26 @@ pub(crate) async fn delete_object(
                 fins.push(e.to_string());
             }
         }
-        return system_update(api, res, key, name, opts.dry_run, move |cur| {
-            let mut new = cur.clone();
-            if !already {
-                set_meta(&mut new, "deletionTimestamp", json!(now_rfc3339()));
-                set_meta(&mut new, "deletionGracePeriodSeconds", json!(0));
-            }
-            set_meta(&mut new, "finalizers", json!(fins));
-            if is_namespace {
-                new["status"]["phase"] = json!("Terminating");
-            }
-            Ok(new)
-        })
+        return guaranteed_update(
+            api,
+            Writer::Server,
+            res,
+            key,
+            name,
+            opts.dry_run,
+            move |cur| {
+                let mut new = cur.clone();
+                if !already {
+                    set_meta(&mut new, "deletionTimestamp", json!(now_rfc3339()));
+                    set_meta(&mut new, "deletionGracePeriodSeconds", json!(0));
+                }
+                set_meta(&mut new, "finalizers", json!(fins));
+                if is_namespace {
+                    new["status"]["phase"] = json!("Terminating");
+                }
+                Ok(new)
+            },
+        )
         .await;
     }
     Err(ApiError::conflict(

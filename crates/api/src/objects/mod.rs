@@ -4,7 +4,8 @@
 //!
 //! A handler decodes a request into a [`Write`] and a body, calls the engine and encodes the
 //! [`Written`] it gets back; startup and the in-server loops ([`crate::lifecycle`]) call the
-//! same engine ([`commit_create`], [`system_update`], [`delete_object`]) without a request.
+//! same engine ([`commit_create`], [`guaranteed_update`] as [`Writer::Server`],
+//! [`delete_object`]) without a request.
 
 mod apply;
 mod create;
@@ -26,7 +27,7 @@ use crate::request::{Query, RequestInfo};
 pub(crate) use apply::apply;
 pub(crate) use create::{commit_create, create};
 pub(crate) use delete::{delete_object, has_spec_finalizers, DeleteOptions};
-pub(crate) use update::{guaranteed_update, patch, system_update, update};
+pub(crate) use update::{guaranteed_update, patch, update, Writer};
 
 /// What a write ended in.
 pub(crate) enum Outcome {

@@ -131,7 +131,7 @@ async fn creates_and_updates_are_validated_as_the_object_they_would_store() {
         .await
         .is_ok());
     let key = res.key(Some("default"), "grows");
-    let grown = guaranteed_update(&api, &res, &key, "grows", false, |old| {
+    let grown = guaranteed_update(&api, Writer::Client, &res, &key, "grows", false, |old| {
         let mut new = old.clone();
         new["data"]["b"] = json!("y".repeat(limit / 2 + 1));
         Ok(new)
@@ -174,7 +174,7 @@ async fn events_written_through_either_api_are_one_object() {
 
     // An update through core/v1 is seen through events.k8s.io, and vice versa.
     let key = core.key(Some("default"), "e");
-    guaranteed_update(&api, &core, &key, "e", false, |old| {
+    guaranteed_update(&api, Writer::Client, &core, &key, "e", false, |old| {
         assert_eq!(old["message"], "made it");
         let mut n = old.clone();
         n["count"] = json!(3);
@@ -182,7 +182,7 @@ async fn events_written_through_either_api_are_one_object() {
     })
     .await
     .unwrap();
-    let out = guaranteed_update(&api, &new, &key, "e", false, |old| {
+    let out = guaranteed_update(&api, Writer::Client, &new, &key, "e", false, |old| {
         assert_eq!(old["deprecatedCount"], 3);
         assert_eq!(old["regarding"]["kind"], "ConfigMap");
         let mut n = old.clone();
@@ -200,7 +200,10 @@ async fn events_written_through_either_api_are_one_object() {
         (Some("changed"), Some(3))
     );
     // Nothing changed: no write.
-    let same = guaranteed_update(&api, &new, &key, "e", false, |old| Ok(old.clone())).await;
+    let same = guaranteed_update(&api, Writer::Client, &new, &key, "e", false, |old| {
+        Ok(old.clone())
+    })
+    .await;
     assert!(matches!(same, Ok(Outcome::Unchanged(_))));
 }
 

@@ -26,15 +26,23 @@ pub(crate) async fn update(api: &Arc<Api>, w: &Write<'_>, mut obj: Value) -> Res
         return Err(ApiError::not_found(target(res, &name)));
     }
     let warnings = admission::validate(api, res, &mut obj, w.query.field_validation)?;
-    let outcome = guaranteed_update(api, res, &key, &name, w.query.dry_run, |old| {
-        let mut new = merge_for_subresource(res, w.sub, old, obj.clone());
-        // Defaults the update adds are the updater's, as in kube-apiserver's field manager.
-        admission::defaults::on_update(res, old, &mut new);
-        api.schemas
-            .track_update(res, Some(old), &mut new, &w.manager, w.sub);
-        admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
-        Ok(new)
-    })
+    let outcome = guaranteed_update(
+        api,
+        Writer::Client,
+        res,
+        &key,
+        &name,
+        w.query.dry_run,
+        |old| {
+            let mut new = merge_for_subresource(res, w.sub, old, obj.clone());
+            // Defaults the update adds are the updater's, as in kube-apiserver's field manager.
+            admission::defaults::on_update(res, old, &mut new);
+            api.schemas
+                .track_update(res, Some(old), &mut new, &w.manager, w.sub);
+            admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
+            Ok(new)
+        },
+    )
     .await?;
     Ok(Written {
         outcome,
@@ -58,21 +66,29 @@ pub(crate) async fn patch(
     if api.cache.get(&key).is_none() {
         return Err(ApiError::not_found(target(res, &name)));
     }
-    let outcome = guaranteed_update(api, res, &key, &name, w.query.dry_run, |old| {
-        let mut patched = api.schemas.patch(res, format, old, &patch)?;
-        identity::check(res, w.info, &patched)?;
-        admission::validate(api, res, &mut patched, w.query.field_validation)?;
-        let mut new = merge_for_subresource(res, w.sub, old, patched);
-        if let Some(o) = new.as_object_mut() {
-            o.insert("apiVersion".into(), old["apiVersion"].clone());
-            o.insert("kind".into(), old["kind"].clone());
-        }
-        admission::defaults::on_update(res, old, &mut new);
-        api.schemas
-            .track_update(res, Some(old), &mut new, &w.manager, w.sub);
-        admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
-        Ok(new)
-    })
+    let outcome = guaranteed_update(
+        api,
+        Writer::Client,
+        res,
+        &key,
+        &name,
+        w.query.dry_run,
+        |old| {
+            let mut patched = api.schemas.patch(res, format, old, &patch)?;
+            identity::check(res, w.info, &patched)?;
+            admission::validate(api, res, &mut patched, w.query.field_validation)?;
+            let mut new = merge_for_subresource(res, w.sub, old, patched);
+            if let Some(o) = new.as_object_mut() {
+                o.insert("apiVersion".into(), old["apiVersion"].clone());
+                o.insert("kind".into(), old["kind"].clone());
+            }
+            admission::defaults::on_update(res, old, &mut new);
+            api.schemas
+                .track_update(res, Some(old), &mut new, &w.manager, w.sub);
+            admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
+            Ok(new)
+        },
+    )
     .await?;
     Ok(Written {
         outcome,
@@ -81,45 +97,26 @@ pub(crate) async fn patch(
     })
 }
 
+/// Who writes through [`guaranteed_update`], which decides the metadata a change may set.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Writer {
+    /// A client's request: `deletionTimestamp` and `deletionGracePeriodSeconds` stay as stored
+    /// (a client deletes with DELETE, not by writing the mark).
+    Client,
+    /// The server itself (deletion, finalizers, conditions): it may set `deletionTimestamp`.
+    Server,
+}
+
 /// Read-modify-write with compare-and-swap, retried on conflicts the client didn't ask for.
 /// `change` gets the current object and returns the desired one; a resourceVersion inside the
 /// desired object that differs from the current one is the client's precondition → 409.
 pub(crate) async fn guaranteed_update<F>(
     api: &Arc<Api>,
+    writer: Writer,
     res: &ResourceInfo,
     key: &str,
     name: &str,
     dry_run: bool,
-    change: F,
-) -> Result<Outcome>
-where
-    F: FnMut(&Value) -> Result<Value>,
-{
-    update_loop(api, res, key, name, dry_run, false, change).await
-}
-
-/// As [`guaranteed_update`], for the server itself: `change` may set `deletionTimestamp`.
-pub(crate) async fn system_update<F>(
-    api: &Arc<Api>,
-    res: &ResourceInfo,
-    key: &str,
-    name: &str,
-    dry_run: bool,
-    change: F,
-) -> Result<Outcome>
-where
-    F: FnMut(&Value) -> Result<Value>,
-{
-    update_loop(api, res, key, name, dry_run, true, change).await
-}
-
-async fn update_loop<F>(
-    api: &Arc<Api>,
-    res: &ResourceInfo,
-    key: &str,
-    name: &str,
-    dry_run: bool,
-    system: bool,
     mut change: F,
 ) -> Result<Outcome>
 where
@@ -152,7 +149,7 @@ where
             }
         }
         // Fields only the server sets.
-        let owned: &[&str] = if system {
+        let owned: &[&str] = if writer == Writer::Server {
             &["uid", "creationTimestamp", "name", "namespace"]
         } else {
             &[

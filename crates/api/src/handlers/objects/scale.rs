@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::{not_found, object_key, Ctx};
 use crate::error::{ApiError, Result};
 use crate::handlers::response;
-use crate::objects::{guaranteed_update, Outcome};
+use crate::objects::{guaranteed_update, Outcome, Writer};
 use crate::registry::{ResourceInfo, ScaleSpec};
 use crate::request::{decode_body, decode_typed_body, BodyFormat, Expect};
 use crate::Api;
@@ -115,37 +115,45 @@ async fn write_replicas(
     if api.cache.get(&key).is_none() {
         return Err(not_found(ctx, res));
     }
-    let outcome = guaranteed_update(api, res, &key, &name, ctx.query.dry_run, |old| {
-        let (replicas, rv) = desired(&to_scale(res, &spec, old))?;
-        if replicas < 0 {
-            return Err(ApiError::invalid(
-                "Scale",
-                &name,
-                "autoscaling",
-                vec![(
-                    "spec.replicas".into(),
-                    format!("Invalid value: {replicas}: must be greater than or equal to 0"),
-                )],
-            ));
-        }
-        let mut new = old.clone();
-        let p = pointer(&spec.spec_replicas_path);
-        let (parent, leaf) = p.rsplit_once('/').unwrap_or(("", "replicas"));
-        match new.pointer_mut(parent) {
-            Some(Value::Object(m)) => {
-                m.insert(leaf.to_string(), json!(replicas));
+    let outcome = guaranteed_update(
+        api,
+        Writer::Client,
+        res,
+        &key,
+        &name,
+        ctx.query.dry_run,
+        |old| {
+            let (replicas, rv) = desired(&to_scale(res, &spec, old))?;
+            if replicas < 0 {
+                return Err(ApiError::invalid(
+                    "Scale",
+                    &name,
+                    "autoscaling",
+                    vec![(
+                        "spec.replicas".into(),
+                        format!("Invalid value: {replicas}: must be greater than or equal to 0"),
+                    )],
+                ));
             }
-            _ => {
-                return Err(ApiError::internal(format!(
-                    "object has no {parent} to scale"
-                )))
+            let mut new = old.clone();
+            let p = pointer(&spec.spec_replicas_path);
+            let (parent, leaf) = p.rsplit_once('/').unwrap_or(("", "replicas"));
+            match new.pointer_mut(parent) {
+                Some(Value::Object(m)) => {
+                    m.insert(leaf.to_string(), json!(replicas));
+                }
+                _ => {
+                    return Err(ApiError::internal(format!(
+                        "object has no {parent} to scale"
+                    )))
+                }
             }
-        }
-        if let Some(rv) = rv {
-            crate::meta::set_meta(&mut new, "resourceVersion", json!(rv));
-        }
-        Ok(new)
-    })
+            if let Some(rv) = rv {
+                crate::meta::set_meta(&mut new, "resourceVersion", json!(rv));
+            }
+            Ok(new)
+        },
+    )
     .await?;
     let obj = match outcome {
         Outcome::Written(r) | Outcome::Deleted(r) => {
