@@ -1,4 +1,5 @@
-//! Schema helpers for fields whose Rust type says less than the CRD must.
+//! Schema helpers for fields whose Rust type says less than the CRD must, and the serde
+//! helper the kinds share for leaving zero counts out of their JSON.
 
 use schemars::{json_schema, Schema, SchemaGenerator};
 
@@ -14,6 +15,15 @@ pub(crate) fn embedded_object(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
+/// A JSON object kept as it is: `type: object` with `x-kubernetes-preserve-unknown-fields`
+/// (nothing inside is pruned), e.g. a member's `status` of an object.
+pub(crate) fn raw_object(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": true,
+    })
+}
+
 /// A list of `metav1.Condition` keyed by `type` (`+listType=map`, `+listMapKey=type`), so
 /// server-side apply lets each writer own its own conditions.
 pub(crate) fn conditions(gen: &mut SchemaGenerator) -> Schema {
@@ -25,6 +35,12 @@ pub(crate) fn conditions(gen: &mut SchemaGenerator) -> Schema {
         serde_json::json!(["type"]),
     );
     s
+}
+
+/// `skip_serializing_if` for counts whose zero means "not set" (replicas, spread bounds), so
+/// the JSON carries them only when they say something.
+pub(crate) fn is_zero(n: &i32) -> bool {
+    *n == 0
 }
 
 /// Test helpers shared by the kinds' tests.

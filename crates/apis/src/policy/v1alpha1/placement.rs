@@ -101,17 +101,13 @@ pub struct SpreadConstraint {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread_by_label: Option<String>,
     /// At most this many groups are chosen (0: no bound).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::schema::is_zero")]
     #[schemars(range(min = 0))]
     pub max_groups: i32,
     /// At least this many groups are chosen, or the object is not scheduled (0: no bound).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::schema::is_zero")]
     #[schemars(range(min = 0))]
     pub min_groups: i32,
-}
-
-fn is_zero(n: &i32) -> bool {
-    *n == 0
 }
 
 /// How replicas of a workload are given to the chosen clusters.

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube_derive::CustomResource;
-use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -71,7 +71,7 @@ pub struct ResourceBindingSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica_requirements: Option<ReplicaRequirements>,
     /// The template's replica count (0 for kinds without replicas).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::schema::is_zero")]
     pub replicas: i32,
     /// The scheduler's decision: the clusters and each one's replicas.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -125,10 +125,6 @@ pub struct ClusterResourceBindingSpec {
 
 twin_spec!(ClusterResourceBindingSpec, ResourceBindingSpec);
 
-fn is_zero(n: &i32) -> bool {
-    *n == 0
-}
-
 /// Names one object on the hub.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -172,7 +168,7 @@ pub struct TargetCluster {
     /// The Cluster's name.
     pub name: String,
     /// The replicas it runs (for Duplicated, the template's whole count).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::schema::is_zero")]
     pub replicas: i32,
 }
 
@@ -284,7 +280,7 @@ pub struct AggregatedStatusItem {
     pub cluster_name: String,
     /// The object's `status` in the member, as it reported it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "raw_object")]
+    #[schemars(schema_with = "crate::schema::raw_object")]
     pub status: Option<Value>,
     /// Whether the object is applied in the member.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -306,14 +302,6 @@ pub enum ResourceHealth {
     Unhealthy,
     /// Not known (no status yet, or a kind without a health rule).
     Unknown,
-}
-
-/// A JSON object kept as it is (nothing inside is pruned).
-fn raw_object(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({
-        "type": "object",
-        "x-kubernetes-preserve-unknown-fields": true,
-    })
 }
 
 #[cfg(test)]
