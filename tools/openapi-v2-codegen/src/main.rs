@@ -40,11 +40,9 @@ fn run() -> Result<(), String> {
             "--check" => check = true,
             "--refresh" => refresh = true,
             "--out" => out = PathBuf::from(args.next().ok_or("--out needs a value")?),
-            other => {
-                return Err(format!(
-                    "unknown argument {other}; see the header of tools/openapi-v2-codegen/src/main.rs"
-                ))
-            }
+            other => return Err(format!(
+                "unknown argument {other}; see the header of tools/openapi-v2-codegen/src/main.rs"
+            )),
         }
     }
     let copy = tool_dir().join("OpenAPIv2.proto");
@@ -55,7 +53,10 @@ fn run() -> Result<(), String> {
     let text = generate::generate(&proto)?;
     if check {
         if read(&out).unwrap_or_default() != text {
-            return Err(format!("{} is stale; re-run without --check", out.display()));
+            return Err(format!(
+                "{} is stale; re-run without --check",
+                out.display()
+            ));
         }
         return Ok(());
     }

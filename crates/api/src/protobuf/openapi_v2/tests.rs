@@ -325,3 +325,20 @@ fn malformed_documents_name_the_path() {
         }
     }
 }
+
+/// The generator of `model.rs`, compiled here so the test below can run it.
+#[path = "../../../../../tools/openapi-v2-codegen/src/generate.rs"]
+mod codegen;
+
+/// `model.rs` is what `tools/openapi-v2-codegen` makes of its copy of `OpenAPIv2.proto`: neither
+/// was edited by hand since the last run.
+#[test]
+fn model_is_generated() {
+    let proto = include_str!("../../../../../tools/openapi-v2-codegen/OpenAPIv2.proto");
+    let generated = codegen::generate(proto).expect("the proto copy parses");
+    assert!(
+        generated == include_str!("model.rs"),
+        "crates/api/src/protobuf/openapi_v2/model.rs is stale: run \
+         `cargo run --manifest-path tools/openapi-v2-codegen/Cargo.toml`"
+    );
+}
