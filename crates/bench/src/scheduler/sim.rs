@@ -5,12 +5,14 @@
 //! Everything is drawn from a fixed-seed generator, so two runs with the same counts schedule
 //! exactly the same input and their figures can be compared.
 
+mod discovery;
+
 use std::collections::BTreeMap;
 
 use flotilla_apis::cluster::v1alpha1::{
-    ApiEnablement, ApiResource, Cluster, ClusterSpec, ClusterStatus, ReplicaEstimate,
-    ResourceSummary, Taint, TaintEffect, CONDITION_JOINED, CONDITION_READY,
-    REASON_CLUSTER_NOT_READY, REASON_CLUSTER_READY, REASON_JOINED,
+    Cluster, ClusterSpec, ClusterStatus, ReplicaEstimate, ResourceSummary, Taint, TaintEffect,
+    CONDITION_JOINED, CONDITION_READY, REASON_CLUSTER_NOT_READY, REASON_CLUSTER_READY,
+    REASON_JOINED,
 };
 use flotilla_apis::policy::v1alpha1::{
     ClusterAffinity, ClusterPreferences, DynamicWeightFactor, FieldSelector, Placement,
@@ -20,6 +22,8 @@ use flotilla_apis::policy::v1alpha1::{
 use k8s_openapi::api::core::v1::{NodeSelectorRequirement, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, Time};
+
+use discovery::api_enablements;
 
 /// Regions of the simulated fleet; each has zones `a`, `b` and `c`.
 pub const REGIONS: [&str; 5] = [
@@ -336,145 +340,6 @@ fn condition(type_: &str, status: &str, reason: &str) -> Condition {
         last_transition_time: Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
         observed_generation: None,
     }
-}
-
-/// What discovery reports on a plain Kubernetes 1.33 cluster (the groups a scheduler sees,
-/// with the resources the benchmark's kinds need and a few beside them), sorted as the agent
-/// sorts them.
-fn api_enablements() -> Vec<ApiEnablement> {
-    let table: &[(&str, &[(&str, &str)])] = &[
-        (
-            "admissionregistration.k8s.io/v1",
-            &[
-                (
-                    "mutatingwebhookconfigurations",
-                    "MutatingWebhookConfiguration",
-                ),
-                (
-                    "validatingwebhookconfigurations",
-                    "ValidatingWebhookConfiguration",
-                ),
-            ],
-        ),
-        (
-            "apiextensions.k8s.io/v1",
-            &[("customresourcedefinitions", "CustomResourceDefinition")],
-        ),
-        (
-            "apiregistration.k8s.io/v1",
-            &[("apiservices", "APIService")],
-        ),
-        (
-            "apps/v1",
-            &[
-                ("controllerrevisions", "ControllerRevision"),
-                ("daemonsets", "DaemonSet"),
-                ("deployments", "Deployment"),
-                ("replicasets", "ReplicaSet"),
-                ("statefulsets", "StatefulSet"),
-            ],
-        ),
-        (
-            "authentication.k8s.io/v1",
-            &[("tokenreviews", "TokenReview")],
-        ),
-        (
-            "authorization.k8s.io/v1",
-            &[("subjectaccessreviews", "SubjectAccessReview")],
-        ),
-        (
-            "autoscaling/v1",
-            &[("horizontalpodautoscalers", "HorizontalPodAutoscaler")],
-        ),
-        (
-            "autoscaling/v2",
-            &[("horizontalpodautoscalers", "HorizontalPodAutoscaler")],
-        ),
-        ("batch/v1", &[("cronjobs", "CronJob"), ("jobs", "Job")]),
-        (
-            "certificates.k8s.io/v1",
-            &[("certificatesigningrequests", "CertificateSigningRequest")],
-        ),
-        ("coordination.k8s.io/v1", &[("leases", "Lease")]),
-        (
-            "discovery.k8s.io/v1",
-            &[("endpointslices", "EndpointSlice")],
-        ),
-        ("events.k8s.io/v1", &[("events", "Event")]),
-        (
-            "flowcontrol.apiserver.k8s.io/v1",
-            &[
-                ("flowschemas", "FlowSchema"),
-                ("prioritylevelconfigurations", "PriorityLevelConfiguration"),
-            ],
-        ),
-        (
-            "networking.k8s.io/v1",
-            &[
-                ("ingressclasses", "IngressClass"),
-                ("ingresses", "Ingress"),
-                ("networkpolicies", "NetworkPolicy"),
-            ],
-        ),
-        ("node.k8s.io/v1", &[("runtimeclasses", "RuntimeClass")]),
-        (
-            "policy/v1",
-            &[("poddisruptionbudgets", "PodDisruptionBudget")],
-        ),
-        (
-            "rbac.authorization.k8s.io/v1",
-            &[
-                ("clusterrolebindings", "ClusterRoleBinding"),
-                ("clusterroles", "ClusterRole"),
-                ("rolebindings", "RoleBinding"),
-                ("roles", "Role"),
-            ],
-        ),
-        (
-            "scheduling.k8s.io/v1",
-            &[("priorityclasses", "PriorityClass")],
-        ),
-        (
-            "storage.k8s.io/v1",
-            &[
-                ("csidrivers", "CSIDriver"),
-                ("csinodes", "CSINode"),
-                ("storageclasses", "StorageClass"),
-                ("volumeattachments", "VolumeAttachment"),
-            ],
-        ),
-        (
-            "v1",
-            &[
-                ("configmaps", "ConfigMap"),
-                ("endpoints", "Endpoints"),
-                ("events", "Event"),
-                ("limitranges", "LimitRange"),
-                ("namespaces", "Namespace"),
-                ("nodes", "Node"),
-                ("persistentvolumeclaims", "PersistentVolumeClaim"),
-                ("persistentvolumes", "PersistentVolume"),
-                ("pods", "Pod"),
-                ("resourcequotas", "ResourceQuota"),
-                ("secrets", "Secret"),
-                ("serviceaccounts", "ServiceAccount"),
-                ("services", "Service"),
-            ],
-        ),
-    ];
-    table
-        .iter()
-        .map(|(gv, resources)| ApiEnablement {
-            group_version: (*gv).to_owned(),
-            resources: resources
-                .iter()
-                .map(|(name, kind)| ApiResource {
-                    name: (*name).to_owned(),
-                    kind: (*kind).to_owned(),
-                })
-                .collect(),
-        })
-        .collect()
 }
 
 /// 10–100 nodes of 16 CPUs and 64 GiB, 20–90% allocated; estimates per shape from the free
