@@ -8,7 +8,7 @@
 //! | 2 | address: body's namespace/name are the URL's (400) | [`metadata::place_in_namespace`], [`identity`] | ✓ | ✓ | ✓ | ✓ | |
 //! | 3 | join rewrite of a bootstrap user's Cluster (403/422) | [`join`] | ✓ | | | on create | |
 //! | 4 | metadata: label values, a CRD's name (422) | [`metadata::check_metadata`] | ✓ | ✓ | ✓ | on create | |
-//! | 5 | schema: unknown fields (warn / 400), CRD values and defaults (422) | [`schema`] | ✓ | ✓ | ✓ | on create | |
+//! | 5 | schema: unknown fields (warn / 400), CRD values and defaults (422) | [`schema`] | ✓ | ✓ | ✓ | ✓ (values only on update: [`applied`]) | |
 //! | 6 | RBAC escalation (403) | [`crate::access::Access::admit_rbac_write`] | ✓ | ✓ | ✓ | ✓ | |
 //! | 7 | name required, namespace exists and is not terminating (422/404/403) | [`metadata::check_name_given`], [`namespace`] | ✓ | | | on create | ✓ (create) |
 //! | 8 | defaulting | [`defaults`] | ✓ | ✓ | ✓ | ✓ | ✓ |
@@ -68,6 +68,12 @@ pub(crate) fn validate(
 ) -> Result<Vec<String>> {
     metadata::check_metadata(res, obj)?;
     schema::validate(&api.schemas, res, obj, level)
+}
+
+/// Step 5 for an apply that updates: the merged object's values against its CRD's schema
+/// (kube-apiserver validates every update's new object, applied ones too).
+pub(crate) fn applied(api: &Api, res: &ResourceInfo, obj: &mut Value) -> Result<()> {
+    schema::values(&api.schemas, res, obj)
 }
 
 /// Step 6: a write of an RBAC object grants nothing its writer does not hold.

@@ -3,6 +3,7 @@
 //! ([`unknown`]); a custom resource also gets its schema's defaults and is refused (422) when
 //! a value breaks the schema ([`values`]).
 
+pub mod keywords;
 pub mod unknown;
 pub mod values;
 
@@ -40,6 +41,19 @@ pub(crate) fn validate(
         FieldValidation::Warn => Ok(messages),
         _ => Ok(Vec::new()),
     }
+}
+
+/// The values part alone (no unknown fields: the object is the server's own merge, as an
+/// apply's), for a custom resource: its schema's defaults, and 422 for values that break it.
+pub(crate) fn values(schemas: &Schemas, res: &ResourceInfo, obj: &mut Value) -> Result<()> {
+    if !res.custom {
+        return Ok(());
+    }
+    let root = schemas.root_type(res);
+    if root.is_empty() {
+        return Ok(());
+    }
+    check_values(schemas, res, &root, obj)
 }
 
 /// Custom resources: fill in the schema's defaults and refuse values that break it (422).

@@ -1,12 +1,15 @@
 //! Values of custom resources against their CRD's structural schema.
 //!
 //! kube-apiserver fills in `default`s and refuses a custom resource whose values break its
-//! schema with 422 Invalid. This covers the keywords CRDs lean on — `type`, `enum`,
-//! `required`, `nullable`, `default` — walking the published definition; `$ref` nodes (only
+//! schema with 422 Invalid. This walks the published definition for `type`, `enum`,
+//! `required`, `nullable` and `default`, and has [`keywords`] check each node's bounds
+//! (`minimum`, `maxLength`, `pattern`, `maxItems`, …); `$ref` nodes (only
 //! `metadata`, validated elsewhere) are skipped, and int-or-string takes either.
 //! Causes are (field path, message) in kube-apiserver's words.
 
 use serde_json::{Map, Value};
+
+use super::keywords;
 
 /// Fill in defaults in `obj` and return what breaks `schema`, as (field, message) causes.
 pub fn default_and_check(schema: &Value, obj: &mut Value) -> Vec<(String, String)> {
@@ -22,18 +25,22 @@ fn walk(schema: &Value, v: &mut Value, path: &str, causes: &mut Vec<(String, Str
     }
     let flag = |k: &str| s.get(k).and_then(Value::as_bool).unwrap_or(false);
     if v.is_null() {
+        // kube-openapi's type validator: null passes a nullable node or one without a type.
         if !flag("nullable") && !path.is_empty() {
-            causes.push((
-                path.to_owned(),
-                "Invalid value: \"null\": must not be null".into(),
-            ));
+            let message = match s.get("type").and_then(Value::as_str) {
+                Some(t) => type_message(path, v, t),
+                None => return,
+            };
+            causes.push((path.to_owned(), message));
         }
         return;
     }
     if flag("x-kubernetes-int-or-string") {
         if !(v.is_string() || v.is_i64() || v.is_u64()) {
             causes.push((path.to_owned(), type_message(path, v, "integer or string")));
+            return;
         }
+        keywords::check(s, v, path, causes);
         return;
     }
     if let Some(t) = s.get("type").and_then(Value::as_str) {
@@ -44,16 +51,25 @@ fn walk(schema: &Value, v: &mut Value, path: &str, causes: &mut Vec<(String, Str
     }
     if let Some(allowed) = s.get("enum").and_then(Value::as_array) {
         if !allowed.contains(v) {
-            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+            // apimachinery's NotSupported quotes every allowed value, non-strings as JSON.
+            let list: Vec<String> = allowed
+                .iter()
+                .map(|a| match a {
+                    Value::String(_) => a.to_string(),
+                    other => Value::String(other.to_string()).to_string(),
+                })
+                .collect();
             causes.push((
                 path.to_owned(),
                 format!(
-                    "Unsupported value: {v}: supported values: {}",
+                    "Unsupported value: {}: supported values: {}",
+                    keywords::shown(v),
                     list.join(", ")
                 ),
             ));
         }
     }
+    keywords::check(s, v, path, causes);
     match v {
         Value::Object(o) => object(s, o, path, causes),
         Value::Array(items) => {
@@ -114,7 +130,8 @@ fn object(
 fn has_type(v: &Value, t: &str) -> bool {
     match t {
         "string" => v.is_string(),
-        "integer" => v.is_i64() || v.is_u64(),
+        // As kube-openapi, a float with no fraction (`2.0`) is an integer.
+        "integer" => v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.fract() == 0.0),
         "number" => v.is_number(),
         "boolean" => v.is_boolean(),
         "object" => v.is_object(),
@@ -149,6 +166,8 @@ mod tests {
                 "name": {"type": "string"},
                 "mode": {"type": "string", "enum": ["Push", "Pull"], "default": "Pull"},
                 "count": {"type": "integer"},
+                "size2": {"type": "integer", "minimum": 1, "enum": [1, 2, 0]},
+                "tags": {"type": "array", "items": {"type": "string"}},
                 "size": {"x-kubernetes-int-or-string": true},
                 "note": {"type": "string", "nullable": true},
                 "items": {"type": "array", "items": {"type": "object", "properties": {"effect": {"type": "string", "enum": ["A"]}}}},
@@ -183,6 +202,35 @@ mod tests {
                 vec![(
                     "spec.count",
                     r#"Invalid value: "string": spec.count in body must be of type integer: "string""#,
+                )],
+            ),
+            (
+                "bounds under the walk",
+                json!({"spec": {"name": "a", "size2": 0}}),
+                vec![(
+                    "spec.size2",
+                    "Invalid value: 0: spec.size2 in body should be greater than or equal to 1",
+                )],
+            ),
+            (
+                "non-string enum values are quoted",
+                json!({"spec": {"name": "a", "size2": 3}}),
+                vec![(
+                    "spec.size2",
+                    r#"Unsupported value: 3: supported values: "1", "2", "0""#,
+                )],
+            ),
+            (
+                "a float with no fraction is an integer",
+                json!({"spec": {"name": "a", "count": 2.0}}),
+                vec![],
+            ),
+            (
+                "null item of a non-nullable type",
+                json!({"spec": {"name": "a", "tags": ["x", null]}}),
+                vec![(
+                    "spec.tags[1]",
+                    r#"Invalid value: "null": spec.tags[1] in body must be of type string: "null""#,
                 )],
             ),
             (
