@@ -21,11 +21,34 @@
 //! other crates it refers to (serde, schemars, k8s-openapi) are at its default paths.
 #![deny(missing_docs)]
 
-/// A cluster-scoped kind's spec that wraps its namespaced twin's (`Cluster…Spec { spec }`,
-/// serde-flattened): derefs to the shared spec and converts from it, so controllers handle one
-/// spec type for both scopes.
-macro_rules! twin_spec {
-    ($outer:ident, $inner:ident) => {
+/// Declares the spec of a cluster-scoped kind that is its namespaced twin's spec under
+/// another name (`ClusterPropagationPolicy` and `PropagationPolicy`, ...): one field `spec`,
+/// serde-flattened, so both kinds have the same `spec` fields. It derefs to the shared spec
+/// and converts from it, so controllers handle one spec type for both scopes. The caller
+/// writes the doc (it is the CRD's `spec` description) and the `#[kube(...)]` attribute (the
+/// kind's name, scope and columns); the derives are every flotilla kind's.
+macro_rules! cluster_twin {
+    (
+        $(#[$($attr:tt)*])*
+        pub struct $outer:ident { pub spec: $inner:ident $(,)? }
+    ) => {
+        #[derive(
+            ::kube_derive::CustomResource,
+            Clone,
+            Debug,
+            Default,
+            PartialEq,
+            ::serde::Serialize,
+            ::serde::Deserialize,
+            ::schemars::JsonSchema,
+        )]
+        $(#[$($attr)*])*
+        pub struct $outer {
+            /// The shared spec; its fields are this object's `spec` fields.
+            #[serde(flatten)]
+            pub spec: $inner,
+        }
+
         impl std::ops::Deref for $outer {
             type Target = $inner;
 

@@ -34,28 +34,21 @@ pub struct OverrideSpec {
     pub override_rules: Vec<RuleWithCluster>,
 }
 
-/// `OverrideSpec` of a `ClusterOverridePolicy`; it derefs to the shared [`OverrideSpec`].
-#[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[kube(
-    group = "policy.flotilla.io",
-    version = "v1alpha1",
-    kind = "ClusterOverridePolicy",
-    shortname = "cop",
-    category = "flotilla",
-    derive = "PartialEq",
-    doc = "ClusterOverridePolicy changes objects in any namespace, or cluster-scoped objects, for the member clusters its rules target. Its rules apply before those of OverridePolicies.",
-    crates(kube_core = "::kube_core"),
-    printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
-)]
-pub struct ClusterOverrideSpec {
-    /// The shared spec; its fields are this object's `spec` fields.
-    #[serde(flatten)]
-    pub spec: OverrideSpec,
+cluster_twin! {
+    /// `OverrideSpec` of a `ClusterOverridePolicy`; it derefs to the shared [`OverrideSpec`].
+    #[kube(
+        group = "policy.flotilla.io",
+        version = "v1alpha1",
+        kind = "ClusterOverridePolicy",
+        shortname = "cop",
+        category = "flotilla",
+        derive = "PartialEq",
+        doc = "ClusterOverridePolicy changes objects in any namespace, or cluster-scoped objects, for the member clusters its rules target. Its rules apply before those of OverridePolicies.",
+        crates(kube_core = "::kube_core"),
+        printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
+    )]
+    pub struct ClusterOverrideSpec { pub spec: OverrideSpec }
 }
-
-// === impl ClusterOverrideSpec ===
-
-twin_spec!(ClusterOverrideSpec, OverrideSpec);
 
 /// Changes for one set of clusters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

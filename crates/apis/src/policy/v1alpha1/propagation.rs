@@ -91,31 +91,24 @@ pub enum PurgeMode {
     Directly,
 }
 
-/// `PropagationSpec` of a `ClusterPropagationPolicy`; it derefs to the shared
-/// [`PropagationSpec`].
-#[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[kube(
-    group = "policy.flotilla.io",
-    version = "v1alpha1",
-    kind = "ClusterPropagationPolicy",
-    shortname = "cpp",
-    category = "flotilla",
-    derive = "PartialEq",
-    doc = "ClusterPropagationPolicy selects objects in any namespace, or cluster-scoped objects, on the hub and says which member clusters they go to. A PropagationPolicy matching the same object wins over it.",
-    crates(kube_core = "::kube_core"),
-    printcolumn = r#"{"name": "Conflict-Resolution", "type": "string", "jsonPath": ".spec.conflictResolution"}"#,
-    printcolumn = r#"{"name": "Priority", "type": "integer", "jsonPath": ".spec.priority"}"#,
-    printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
-)]
-pub struct ClusterPropagationSpec {
-    /// The shared spec; its fields are this object's `spec` fields.
-    #[serde(flatten)]
-    pub spec: PropagationSpec,
+cluster_twin! {
+    /// `PropagationSpec` of a `ClusterPropagationPolicy`; it derefs to the shared
+    /// [`PropagationSpec`].
+    #[kube(
+        group = "policy.flotilla.io",
+        version = "v1alpha1",
+        kind = "ClusterPropagationPolicy",
+        shortname = "cpp",
+        category = "flotilla",
+        derive = "PartialEq",
+        doc = "ClusterPropagationPolicy selects objects in any namespace, or cluster-scoped objects, on the hub and says which member clusters they go to. A PropagationPolicy matching the same object wins over it.",
+        crates(kube_core = "::kube_core"),
+        printcolumn = r#"{"name": "Conflict-Resolution", "type": "string", "jsonPath": ".spec.conflictResolution"}"#,
+        printcolumn = r#"{"name": "Priority", "type": "integer", "jsonPath": ".spec.priority"}"#,
+        printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
+    )]
+    pub struct ClusterPropagationSpec { pub spec: PropagationSpec }
 }
-
-// === impl ClusterPropagationSpec ===
-
-twin_spec!(ClusterPropagationSpec, PropagationSpec);
 
 /// Selects objects on the hub by kind, and optionally namespace, name and labels; every part
 /// that is set must match.

@@ -98,32 +98,25 @@ pub struct ResourceBindingSpec {
     pub policy_ref: Option<PolicyReference>,
 }
 
-/// `ResourceBindingSpec` of a `ClusterResourceBinding`; it derefs to the shared
-/// [`ResourceBindingSpec`].
-#[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[kube(
-    group = "work.flotilla.io",
-    version = "v1alpha1",
-    kind = "ClusterResourceBinding",
-    shortname = "crb",
-    status = "ResourceBindingStatus",
-    category = "flotilla",
-    derive = "PartialEq",
-    doc = "ClusterResourceBinding ties one cluster-scoped object on the hub to the member clusters the scheduler chose for it, with per-cluster status.",
-    crates(kube_core = "::kube_core"),
-    printcolumn = r#"{"name": "Scheduled", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Scheduled\")].status"}"#,
-    printcolumn = r#"{"name": "FullyApplied", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"FullyApplied\")].status"}"#,
-    printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
-)]
-pub struct ClusterResourceBindingSpec {
-    /// The shared spec; its fields are this object's `spec` fields.
-    #[serde(flatten)]
-    pub spec: ResourceBindingSpec,
+cluster_twin! {
+    /// `ResourceBindingSpec` of a `ClusterResourceBinding`; it derefs to the shared
+    /// [`ResourceBindingSpec`].
+    #[kube(
+        group = "work.flotilla.io",
+        version = "v1alpha1",
+        kind = "ClusterResourceBinding",
+        shortname = "crb",
+        status = "ResourceBindingStatus",
+        category = "flotilla",
+        derive = "PartialEq",
+        doc = "ClusterResourceBinding ties one cluster-scoped object on the hub to the member clusters the scheduler chose for it, with per-cluster status.",
+        crates(kube_core = "::kube_core"),
+        printcolumn = r#"{"name": "Scheduled", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Scheduled\")].status"}"#,
+        printcolumn = r#"{"name": "FullyApplied", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"FullyApplied\")].status"}"#,
+        printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
+    )]
+    pub struct ClusterResourceBindingSpec { pub spec: ResourceBindingSpec }
 }
-
-// === impl ClusterResourceBindingSpec ===
-
-twin_spec!(ClusterResourceBindingSpec, ResourceBindingSpec);
 
 /// Names one object on the hub.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
