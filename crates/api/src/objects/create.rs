@@ -73,7 +73,13 @@ pub(crate) async fn commit_create(
         let name = match (&given, &generate) {
             (Some(n), _) => n.clone(),
             (None, Some(g)) => format!("{g}{}", generate_suffix()),
-            (None, None) => unreachable!("checked above"),
+            // check_name_given refused this above; should the two ever disagree, the client
+            // gets an error answer, not a dropped connection.
+            (None, None) => {
+                return Err(ApiError::internal(
+                    "an object to create has neither a name nor a generateName",
+                ))
+            }
         };
         admission::check_name(res, &name)?;
         set_meta(&mut obj, "name", json!(name));
