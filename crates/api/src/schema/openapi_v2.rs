@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 use super::crd::CrdSchemas;
 use super::fixups::set_gvks;
 use super::kinds::names;
-use super::paths::{gv_root, resource_paths, Op, PathItem, PRETTY};
+use super::paths::{gv_root, resource_paths, response_description, Dialect, Op, Param};
 use super::refs::{ref_to, walk_mut};
 use super::set::Served;
 use super::Document;
@@ -39,11 +39,11 @@ pub(crate) fn document(served: &Served<'_>) -> Document {
     let mut paths: BTreeMap<String, Value> = BTreeMap::new();
     for (group, version) in &served.gvs {
         let item = gv_root(group, version);
-        paths.insert(item.path.clone(), path_item(&item));
+        paths.insert(item.path.clone(), item.to_openapi(&V2));
     }
     for r in &served.resources {
         for item in resource_paths(r) {
-            paths.insert(item.path.clone(), path_item(&item));
+            paths.insert(item.path.clone(), item.to_openapi(&V2));
         }
     }
 
@@ -161,24 +161,18 @@ fn flag_of(v: &Value, k: &str) -> bool {
     v.get(k).and_then(Value::as_bool).unwrap_or(false)
 }
 
-fn path_item(item: &PathItem) -> Value {
-    let mut out = Map::new();
-    for op in &item.ops {
-        out.insert(op.action.method().to_owned(), operation(op));
-    }
-    let mut params: Vec<Value> = item
-        .path_params
-        .iter()
-        .map(|(name, description)| {
-            json!({ "uniqueItems": true, "type": "string", "description": description, "name": name, "in": "path", "required": true })
-        })
-        .collect();
-    params.push(query_param(PRETTY));
-    out.insert("parameters".to_owned(), Value::Array(params));
-    Value::Object(out)
+/// How this version writes operations and parameters.
+const V2: Dialect = Dialect {
+    operation,
+    path_param,
+    query_param,
+};
+
+fn path_param(name: &str, description: &str) -> Value {
+    json!({ "uniqueItems": true, "type": "string", "description": description, "name": name, "in": "path", "required": true })
 }
 
-fn query_param((name, ty, description): (&str, &str, &str)) -> Value {
+fn query_param((name, ty, description): Param) -> Value {
     json!({ "uniqueItems": true, "type": ty, "description": description, "name": name, "in": "query" })
 }
 
@@ -190,11 +184,7 @@ fn operation(op: &Op) -> Value {
     params.extend(op.action.params().iter().map(|p| query_param(*p)));
     let mut responses = Map::new();
     for code in op.action.status_codes() {
-        let description = match *code {
-            "201" => "Created",
-            "202" => "Accepted",
-            _ => "OK",
-        };
+        let description = response_description(code);
         responses.insert(
             (*code).to_owned(),
             json!({ "description": description, "schema": { "$ref": ref_to(&op.response) } }),

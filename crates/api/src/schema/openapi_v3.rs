@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::fixups::set_gvks;
 use super::kinds::names;
-use super::paths::{gv_root, resource_paths, Op, PathItem, PRETTY};
+use super::paths::{gv_root, resource_paths, response_description, Dialect, Op, Param};
 use super::refs::{closure, Defs, V2_PREFIX, V3_PREFIX};
 use super::set::Served;
 use super::{gv_path, Document};
@@ -64,7 +64,7 @@ fn gv_document(served: &Served<'_>, group: &str, version: &str) -> Document {
             roots.push(op.response.clone());
             roots.extend(op.body.iter().map(|b| b.def.clone()));
         }
-        paths.insert(item.path.clone(), path_item(item));
+        paths.insert(item.path.clone(), item.to_openapi(&V3));
     }
 
     let mut schemas = Map::new();
@@ -145,24 +145,18 @@ fn v3_ref(def: &str) -> Value {
     json!({ "$ref": format!("{V3_PREFIX}{def}") })
 }
 
-fn path_item(item: &PathItem) -> Value {
-    let mut out = Map::new();
-    for op in &item.ops {
-        out.insert(op.action.method().to_owned(), operation(op));
-    }
-    let mut params: Vec<Value> = item
-        .path_params
-        .iter()
-        .map(|(name, description)| {
-            json!({ "name": name, "in": "path", "description": description, "required": true, "schema": { "type": "string", "uniqueItems": true } })
-        })
-        .collect();
-    params.push(query_param(PRETTY));
-    out.insert("parameters".to_owned(), Value::Array(params));
-    Value::Object(out)
+/// How this version writes operations and parameters.
+const V3: Dialect = Dialect {
+    operation,
+    path_param,
+    query_param,
+};
+
+fn path_param(name: &str, description: &str) -> Value {
+    json!({ "name": name, "in": "path", "description": description, "required": true, "schema": { "type": "string", "uniqueItems": true } })
 }
 
-fn query_param((name, ty, description): (&str, &str, &str)) -> Value {
+fn query_param((name, ty, description): Param) -> Value {
     json!({ "name": name, "in": "query", "description": description, "schema": { "type": ty, "uniqueItems": true } })
 }
 
@@ -189,11 +183,7 @@ fn operation(op: &Op) -> Value {
     }
     let mut responses = Map::new();
     for code in op.action.status_codes() {
-        let description = match *code {
-            "201" => "Created",
-            "202" => "Accepted",
-            _ => "OK",
-        };
+        let description = response_description(code);
         let content: Map<String, Value> = op
             .produces
             .iter()

@@ -7,10 +7,12 @@
 
 mod actions;
 
-pub(crate) use actions::{Action, PRETTY};
+pub(crate) use actions::{Action, Param, PRETTY};
 use actions::{
     ANY, CR_PATCH_TYPES, CR_PRODUCES, CR_PRODUCES_LIST, PATCH_TYPES, PRODUCES, PRODUCES_LIST,
 };
+
+use serde_json::{Map, Value};
 
 use super::kinds::names;
 use super::Gvk;
@@ -65,6 +67,43 @@ pub(crate) struct PathItem {
     /// `(name, description)` of `{namespace}`/`{name}` path parameters.
     pub path_params: Vec<(&'static str, String)>,
     pub ops: Vec<Op>,
+}
+
+/// How one OpenAPI version writes what a [`PathItem`] holds (`openapi_v2` and `openapi_v3`
+/// each have one); what is the same in both is written once, by [`PathItem::to_openapi`].
+pub(crate) struct Dialect {
+    pub operation: fn(&Op) -> Value,
+    /// `(name, description)` of a `{namespace}`/`{name}` parameter.
+    pub path_param: fn(&str, &str) -> Value,
+    pub query_param: fn(Param) -> Value,
+}
+
+impl PathItem {
+    /// This path item as `dialect` writes it: each operation under its HTTP method, then the
+    /// path's parameters (`{namespace}`, `{name}`, then `pretty`).
+    pub(crate) fn to_openapi(&self, dialect: &Dialect) -> Value {
+        let mut out = Map::new();
+        for op in &self.ops {
+            out.insert(op.action.method().to_owned(), (dialect.operation)(op));
+        }
+        let mut params: Vec<Value> = self
+            .path_params
+            .iter()
+            .map(|(name, description)| (dialect.path_param)(name, description))
+            .collect();
+        params.push((dialect.query_param)(PRETTY));
+        out.insert("parameters".to_owned(), Value::Array(params));
+        Value::Object(out)
+    }
+}
+
+/// The description of a success response with status `code`, as kube-apiserver writes it.
+pub(crate) fn response_description(code: &str) -> &'static str {
+    match code {
+        "201" => "Created",
+        "202" => "Accepted",
+        _ => "OK",
+    }
 }
 
 /// `/api/v1` or `/apis/<group>/<version>`.

@@ -16,6 +16,28 @@ pub(crate) enum Action {
 /// A query parameter: name, JSON type, description.
 pub(crate) type Param = (&'static str, &'static str, &'static str);
 
+// The parameters several operations share.
+const DRY_RUN: Param = (
+    "dryRun",
+    "string",
+    "When present (value All), changes are not persisted.",
+);
+const FIELD_VALIDATION: Param = (
+    "fieldValidation",
+    "string",
+    "How to treat unknown or duplicate fields: Ignore, Warn or Strict.",
+);
+const ORPHAN_DEPENDENTS: Param = (
+    "orphanDependents",
+    "boolean",
+    "Deprecated: use propagationPolicy.",
+);
+const PROPAGATION_POLICY: Param = (
+    "propagationPolicy",
+    "string",
+    "Garbage collection of dependents: Orphan, Background or Foreground.",
+);
+
 const LIST_PARAMS: &[Param] = &[
     (
         "allowWatchBookmarks",
@@ -69,38 +91,22 @@ const LIST_PARAMS: &[Param] = &[
     ),
 ];
 const WRITE_PARAMS: &[Param] = &[
-    (
-        "dryRun",
-        "string",
-        "When present (value All), changes are not persisted.",
-    ),
+    DRY_RUN,
     (
         "fieldManager",
         "string",
         "Name of the actor making the change, for field ownership.",
     ),
-    (
-        "fieldValidation",
-        "string",
-        "How to treat unknown or duplicate fields: Ignore, Warn or Strict.",
-    ),
+    FIELD_VALIDATION,
 ];
 const PATCH_PARAMS: &[Param] = &[
-    (
-        "dryRun",
-        "string",
-        "When present (value All), changes are not persisted.",
-    ),
+    DRY_RUN,
     (
         "fieldManager",
         "string",
         "Name of the actor making the change; required for apply patches.",
     ),
-    (
-        "fieldValidation",
-        "string",
-        "How to treat unknown or duplicate fields: Ignore, Warn or Strict.",
-    ),
+    FIELD_VALIDATION,
     (
         "force",
         "boolean",
@@ -108,26 +114,14 @@ const PATCH_PARAMS: &[Param] = &[
     ),
 ];
 const DELETE_PARAMS: &[Param] = &[
-    (
-        "dryRun",
-        "string",
-        "When present (value All), changes are not persisted.",
-    ),
+    DRY_RUN,
     (
         "gracePeriodSeconds",
         "integer",
         "Seconds to wait before the object is deleted.",
     ),
-    (
-        "orphanDependents",
-        "boolean",
-        "Deprecated: use propagationPolicy.",
-    ),
-    (
-        "propagationPolicy",
-        "string",
-        "Garbage collection of dependents: Orphan, Background or Foreground.",
-    ),
+    ORPHAN_DEPENDENTS,
+    PROPAGATION_POLICY,
 ];
 const DELETE_COLLECTION_PARAMS: &[Param] = &[
     (
@@ -135,11 +129,7 @@ const DELETE_COLLECTION_PARAMS: &[Param] = &[
         "string",
         "Continue token of a previous paginated list call.",
     ),
-    (
-        "dryRun",
-        "string",
-        "When present (value All), changes are not persisted.",
-    ),
+    DRY_RUN,
     (
         "fieldSelector",
         "string",
@@ -160,16 +150,8 @@ const DELETE_COLLECTION_PARAMS: &[Param] = &[
         "integer",
         "Maximum number of objects to delete in one call.",
     ),
-    (
-        "orphanDependents",
-        "boolean",
-        "Deprecated: use propagationPolicy.",
-    ),
-    (
-        "propagationPolicy",
-        "string",
-        "Garbage collection of dependents: Orphan, Background or Foreground.",
-    ),
+    ORPHAN_DEPENDENTS,
+    PROPAGATION_POLICY,
     (
         "resourceVersion",
         "string",
