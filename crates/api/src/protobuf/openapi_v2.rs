@@ -203,18 +203,10 @@ fn operation(at: &At<'_>) -> Result<Operation, ProtoError> {
 }
 
 fn parameter_definitions(doc: &At<'_>) -> Result<ParameterDefinitions, ProtoError> {
-    let additional_properties = doc
-        .entries("parameters")?
-        .into_iter()
-        .map(|(name, p)| {
-            Ok(NamedParameter {
-                name,
-                value: Some(parameter(&p)?),
-            })
-        })
-        .collect::<Result<_, ProtoError>>()?;
     Ok(ParameterDefinitions {
-        additional_properties,
+        additional_properties: doc.named("parameters", parameter, |name, value| {
+            NamedParameter { name, value }
+        })?,
     })
 }
 
@@ -247,18 +239,9 @@ fn response(at: &At<'_>) -> Result<Response, ProtoError> {
     let headers = at
         .child("headers")?
         .map(|_| {
-            let additional_properties = at
-                .entries("headers")?
-                .into_iter()
-                .map(|(name, h)| {
-                    Ok(NamedHeader {
-                        name,
-                        value: Some(header(&h)?),
-                    })
-                })
-                .collect::<Result<_, ProtoError>>()?;
             Ok::<_, ProtoError>(Headers {
-                additional_properties,
+                additional_properties: at
+                    .named("headers", header, |name, value| NamedHeader { name, value })?,
             })
         })
         .transpose()?;
@@ -281,18 +264,11 @@ fn response(at: &At<'_>) -> Result<Response, ProtoError> {
 }
 
 fn response_definitions(doc: &At<'_>) -> Result<ResponseDefinitions, ProtoError> {
-    let additional_properties = doc
-        .entries("responses")?
-        .into_iter()
-        .map(|(name, r)| {
-            Ok(NamedResponse {
-                name,
-                value: Some(response(&r)?),
-            })
-        })
-        .collect::<Result<_, ProtoError>>()?;
     Ok(ResponseDefinitions {
-        additional_properties,
+        additional_properties: doc.named("responses", response, |name, value| NamedResponse {
+            name,
+            value,
+        })?,
     })
 }
 

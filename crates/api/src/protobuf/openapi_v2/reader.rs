@@ -160,6 +160,20 @@ impl<'a> At<'a> {
             .map(|(name, value)| Ok((name.clone(), At::new(value, map.sub(name))?)))
             .collect()
     }
+
+    /// The objects of the map under `key`, each read by `read` and paired with its name by
+    /// `named` (one of gnostic's `Named*` messages), in document order; empty when absent.
+    pub fn named<T, N>(
+        &self,
+        key: &str,
+        read: impl Fn(&At<'a>) -> Result<T, ProtoError>,
+        named: impl Fn(String, Option<T>) -> N,
+    ) -> Result<Vec<N>, ProtoError> {
+        self.entries(key)?
+            .into_iter()
+            .map(|(name, at)| Ok(named(name, Some(read(&at)?))))
+            .collect()
+    }
 }
 
 /// A value as gnostic's `Any`.

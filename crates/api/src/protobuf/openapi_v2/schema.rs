@@ -3,14 +3,53 @@
 use serde_json::Value;
 
 use super::model::{
-    AdditionalPropertiesItem, AdditionalPropertiesItemOneof as AdditionalProperties, BodyParameter,
-    ExternalDocs, FormDataParameterSubSchema, Header, HeaderParameterSubSchema, ItemsItem,
-    JsonReference, NamedSchema, NonBodyParameter, NonBodyParameterOneof, Parameter, ParameterOneof,
-    ParametersItem, ParametersItemOneof, PathParameterSubSchema, PrimitivesItems, Properties,
-    QueryParameterSubSchema, Schema, TypeItem, Xml,
+    AdditionalPropertiesItem, AdditionalPropertiesItemOneof as AdditionalProperties, Any,
+    BodyParameter, ExternalDocs, FormDataParameterSubSchema, Header, HeaderParameterSubSchema,
+    ItemsItem, JsonReference, NamedAny, NamedSchema, NonBodyParameter, NonBodyParameterOneof,
+    Parameter, ParameterOneof, ParametersItem, ParametersItemOneof, PathParameterSubSchema,
+    PrimitivesItems, Properties, QueryParameterSubSchema, Schema, TypeItem, Xml,
 };
 use super::reader::At;
 use crate::protobuf::ProtoError;
+
+/// A `$ty` literal of the given fields and the [`Keywords`] `$keywords` (evaluated first).
+macro_rules! with_keywords {
+    ($keywords:expr, $ty:ident { $($field:ident $(: $value:expr)?),* $(,)? }) => {{
+        let k: Keywords = $keywords;
+        $ty {
+            $($field $(: $value)?,)*
+            default: k.default,
+            maximum: k.maximum,
+            exclusive_maximum: k.exclusive_maximum,
+            minimum: k.minimum,
+            exclusive_minimum: k.exclusive_minimum,
+            max_length: k.max_length,
+            min_length: k.min_length,
+            pattern: k.pattern,
+            max_items: k.max_items,
+            min_items: k.min_items,
+            unique_items: k.unique_items,
+            r#enum: k.r#enum,
+            multiple_of: k.multiple_of,
+        }
+    }};
+}
+
+/// A `$ty` literal of the given fields and the [`Primitive`] `$primitive` (evaluated first);
+/// `items` is boxed where `$ty` nests (`PrimitivesItems`).
+macro_rules! primitive {
+    ($primitive:expr, $ty:ident { $($field:ident: $value:expr),* $(,)? }) => {{
+        let p: Primitive = $primitive;
+        with_keywords!(p.keywords, $ty {
+            $($field: $value,)*
+            r#type: p.r#type,
+            format: p.format,
+            items: p.items.map(Into::into),
+            collection_format: p.collection_format,
+            vendor_extension: p.vendor_extension,
+        })
+    }};
+}
 
 /// A Schema Object (`definitions`, `properties`, `items`, body parameters, responses).
 pub(super) fn schema(at: &At<'_>) -> Result<Schema, ProtoError> {
@@ -51,56 +90,38 @@ pub(super) fn schema(at: &At<'_>) -> Result<Schema, ProtoError> {
         }),
     };
     let types = at.types("type")?;
-    Ok(Schema {
-        _ref: at.string("$ref")?,
-        format: at.string("format")?,
-        title: at.string("title")?,
-        description: at.string("description")?,
-        default: at.any("default"),
-        multiple_of: at.number("multipleOf")?,
-        maximum: at.number("maximum")?,
-        exclusive_maximum: at.boolean("exclusiveMaximum")?,
-        minimum: at.number("minimum")?,
-        exclusive_minimum: at.boolean("exclusiveMinimum")?,
-        max_length: at.integer("maxLength")?,
-        min_length: at.integer("minLength")?,
-        pattern: at.string("pattern")?,
-        max_items: at.integer("maxItems")?,
-        min_items: at.integer("minItems")?,
-        unique_items: at.boolean("uniqueItems")?,
-        max_properties: at.integer("maxProperties")?,
-        min_properties: at.integer("minProperties")?,
-        required: at.strings("required")?,
-        r#enum: at.any_list("enum")?,
-        additional_properties: additional_properties
-            .map(|oneof| Box::new(AdditionalPropertiesItem { oneof: Some(oneof) })),
-        r#type: (!types.is_empty()).then_some(TypeItem { value: types }),
-        items,
-        all_of,
-        properties,
-        discriminator: at.string("discriminator")?,
-        read_only: at.boolean("readOnly")?,
-        xml: at.child("xml")?.map(|x| xml(&x)).transpose()?,
-        external_docs: at
-            .child("externalDocs")?
-            .map(|d| external_docs(&d))
-            .transpose()?,
-        example: at.any("example"),
-        vendor_extension: at.vendor_extensions(),
-    })
+    Ok(with_keywords!(
+        Keywords::read(at)?,
+        Schema {
+            _ref: at.string("$ref")?,
+            format: at.string("format")?,
+            title: at.string("title")?,
+            description: at.string("description")?,
+            max_properties: at.integer("maxProperties")?,
+            min_properties: at.integer("minProperties")?,
+            required: at.strings("required")?,
+            additional_properties: additional_properties
+                .map(|oneof| Box::new(AdditionalPropertiesItem { oneof: Some(oneof) })),
+            r#type: (!types.is_empty()).then_some(TypeItem { value: types }),
+            items,
+            all_of,
+            properties,
+            discriminator: at.string("discriminator")?,
+            read_only: at.boolean("readOnly")?,
+            xml: at.child("xml")?.map(|x| xml(&x)).transpose()?,
+            external_docs: at
+                .child("externalDocs")?
+                .map(|d| external_docs(&d))
+                .transpose()?,
+            example: at.any("example"),
+            vendor_extension: at.vendor_extensions(),
+        }
+    ))
 }
 
 /// A map of schemas (`definitions`, `properties`), in document order.
 pub(super) fn named_schemas(at: &At<'_>, key: &str) -> Result<Vec<NamedSchema>, ProtoError> {
-    at.entries(key)?
-        .into_iter()
-        .map(|(name, value)| {
-            Ok(NamedSchema {
-                name,
-                value: Some(schema(&value)?),
-            })
-        })
-        .collect()
+    at.named(key, schema, |name, value| NamedSchema { name, value })
 }
 
 pub(super) fn external_docs(at: &At<'_>) -> Result<ExternalDocs, ProtoError> {
@@ -153,35 +174,16 @@ pub(super) fn parameter(at: &At<'_>) -> Result<Parameter, ProtoError> {
             oneof: Some(ParameterOneof::BodyParameter(body)),
         });
     }
-    let p = Primitive::read(at)?;
-    // Fields shared by the four non-body shapes, filled from `p` and the parameter's own keys.
+    // Fields shared by the four non-body shapes: the parameter's own keys, then its primitive.
     macro_rules! sub_schema {
         ($ty:ident { $($field:ident: $value:expr),* $(,)? }) => {
-            $ty {
+            primitive!(Primitive::read(at)?, $ty {
                 required: at.boolean("required")?,
                 r#in: location.clone(),
                 description: at.string("description")?,
                 name: at.string("name")?,
                 $($field: $value,)*
-                r#type: p.r#type,
-                format: p.format,
-                items: p.items,
-                collection_format: p.collection_format,
-                default: p.default,
-                maximum: p.maximum,
-                exclusive_maximum: p.exclusive_maximum,
-                minimum: p.minimum,
-                exclusive_minimum: p.exclusive_minimum,
-                max_length: p.max_length,
-                min_length: p.min_length,
-                pattern: p.pattern,
-                max_items: p.max_items,
-                min_items: p.min_items,
-                unique_items: p.unique_items,
-                r#enum: p.r#enum,
-                multiple_of: p.multiple_of,
-                vendor_extension: p.vendor_extension,
-            }
+            })
         };
     }
     let oneof = match location.as_str() {
@@ -214,62 +216,22 @@ pub(super) fn parameter(at: &At<'_>) -> Result<Parameter, ProtoError> {
 
 /// A response header.
 pub(super) fn header(at: &At<'_>) -> Result<Header, ProtoError> {
-    let p = Primitive::read(at)?;
-    Ok(Header {
-        r#type: p.r#type,
-        format: p.format,
-        items: p.items,
-        collection_format: p.collection_format,
-        default: p.default,
-        maximum: p.maximum,
-        exclusive_maximum: p.exclusive_maximum,
-        minimum: p.minimum,
-        exclusive_minimum: p.exclusive_minimum,
-        max_length: p.max_length,
-        min_length: p.min_length,
-        pattern: p.pattern,
-        max_items: p.max_items,
-        min_items: p.min_items,
-        unique_items: p.unique_items,
-        r#enum: p.r#enum,
-        multiple_of: p.multiple_of,
-        description: at.string("description")?,
-        vendor_extension: p.vendor_extension,
-    })
+    Ok(primitive!(
+        Primitive::read(at)?,
+        Header {
+            description: at.string("description")?,
+        }
+    ))
 }
 
 /// `items` of a non-body parameter or header, which may nest.
 fn primitives_items(at: &At<'_>) -> Result<PrimitivesItems, ProtoError> {
-    let p = Primitive::read(at)?;
-    Ok(PrimitivesItems {
-        r#type: p.r#type,
-        format: p.format,
-        items: p.items.map(Box::new),
-        collection_format: p.collection_format,
-        default: p.default,
-        maximum: p.maximum,
-        exclusive_maximum: p.exclusive_maximum,
-        minimum: p.minimum,
-        exclusive_minimum: p.exclusive_minimum,
-        max_length: p.max_length,
-        min_length: p.min_length,
-        pattern: p.pattern,
-        max_items: p.max_items,
-        min_items: p.min_items,
-        unique_items: p.unique_items,
-        r#enum: p.r#enum,
-        multiple_of: p.multiple_of,
-        vendor_extension: p.vendor_extension,
-    })
+    Ok(primitive!(Primitive::read(at)?, PrimitivesItems {}))
 }
 
-/// The validation keywords shared by non-body parameters, headers and their `items`.
-struct Primitive {
-    r#type: String,
-    format: String,
-    items: Option<PrimitivesItems>,
-    collection_format: String,
-    default: Option<super::model::Any>,
+/// The validation keywords shared by schemas, non-body parameters, headers and their `items`.
+struct Keywords {
+    default: Option<Any>,
     maximum: f64,
     exclusive_maximum: bool,
     minimum: f64,
@@ -280,21 +242,13 @@ struct Primitive {
     max_items: i64,
     min_items: i64,
     unique_items: bool,
-    r#enum: Vec<super::model::Any>,
+    r#enum: Vec<Any>,
     multiple_of: f64,
-    vendor_extension: Vec<super::model::NamedAny>,
 }
 
-impl Primitive {
+impl Keywords {
     fn read(at: &At<'_>) -> Result<Self, ProtoError> {
-        Ok(Primitive {
-            r#type: at.string("type")?,
-            format: at.string("format")?,
-            items: at
-                .child("items")?
-                .map(|i| primitives_items(&i))
-                .transpose()?,
-            collection_format: at.string("collectionFormat")?,
+        Ok(Keywords {
             default: at.any("default"),
             maximum: at.number("maximum")?,
             exclusive_maximum: at.boolean("exclusiveMaximum")?,
@@ -308,6 +262,32 @@ impl Primitive {
             unique_items: at.boolean("uniqueItems")?,
             r#enum: at.any_list("enum")?,
             multiple_of: at.number("multipleOf")?,
+        })
+    }
+}
+
+/// A non-body parameter, header or `items` without its own keys: a type, the [`Keywords`] that
+/// constrain it and, for arrays, the `items` inside.
+struct Primitive {
+    r#type: String,
+    format: String,
+    items: Option<PrimitivesItems>,
+    collection_format: String,
+    keywords: Keywords,
+    vendor_extension: Vec<NamedAny>,
+}
+
+impl Primitive {
+    fn read(at: &At<'_>) -> Result<Self, ProtoError> {
+        Ok(Primitive {
+            r#type: at.string("type")?,
+            format: at.string("format")?,
+            items: at
+                .child("items")?
+                .map(|i| primitives_items(&i))
+                .transpose()?,
+            collection_format: at.string("collectionFormat")?,
+            keywords: Keywords::read(at)?,
             vendor_extension: at.vendor_extensions(),
         })
     }
