@@ -20,11 +20,7 @@ pub(crate) async fn update(api: &Arc<Api>, w: &Write<'_>, mut obj: Value) -> Res
     let key = w.key()?;
     let name = w.name();
     identity::check(res, w.info, &obj)?;
-    // Read-your-writes: an object created just before must be found.
-    api.cache.sync().await?;
-    if api.cache.get(&key).is_none() {
-        return Err(ApiError::not_found(target(res, &name)));
-    }
+    must_exist(api, res, &key, &name).await?;
     let warnings = admission::validate(api, res, &mut obj, w.query.field_validation)?;
     let outcome = guaranteed_update(
         api,
@@ -34,13 +30,12 @@ pub(crate) async fn update(api: &Arc<Api>, w: &Write<'_>, mut obj: Value) -> Res
         &name,
         w.query.dry_run,
         |old| {
-            let mut new = merge_for_subresource(res, w.sub, old, obj.clone());
-            // Defaults the update adds are the updater's, as in kube-apiserver's field manager.
-            admission::defaults::on_update(res, old, &mut new);
-            api.schemas
-                .track_update(res, Some(old), &mut new, &w.manager, w.sub);
-            admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
-            Ok(new)
+            client_change(
+                api,
+                w,
+                old,
+                merge_for_subresource(res, w.sub, old, obj.clone()),
+            )
         },
     )
     .await?;
@@ -61,11 +56,7 @@ pub(crate) async fn patch(
     let res = w.res;
     let key = w.key()?;
     let name = w.name();
-    // Read-your-writes: an object created just before must be found.
-    api.cache.sync().await?;
-    if api.cache.get(&key).is_none() {
-        return Err(ApiError::not_found(target(res, &name)));
-    }
+    must_exist(api, res, &key, &name).await?;
     let outcome = guaranteed_update(
         api,
         Writer::Client,
@@ -82,11 +73,7 @@ pub(crate) async fn patch(
                 o.insert("apiVersion".into(), old["apiVersion"].clone());
                 o.insert("kind".into(), old["kind"].clone());
             }
-            admission::defaults::on_update(res, old, &mut new);
-            api.schemas
-                .track_update(res, Some(old), &mut new, &w.manager, w.sub);
-            admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
-            Ok(new)
+            client_change(api, w, old, new)
         },
     )
     .await?;
@@ -95,6 +82,27 @@ pub(crate) async fn patch(
         created: false,
         warnings: Vec::new(),
     })
+}
+
+/// Read-your-writes: an object created just before must be found.
+async fn must_exist(api: &Api, res: &ResourceInfo, key: &str, name: &str) -> Result<()> {
+    api.cache.sync().await?;
+    if api.cache.get(key).is_none() {
+        return Err(ApiError::not_found(target(res, name)));
+    }
+    Ok(())
+}
+
+/// The last steps of a client's PUT or PATCH on the object it would store: the update's
+/// defaults (the updater's, as in kube-apiserver's field manager), its managedFields entry, and
+/// the RBAC escalation check.
+fn client_change(api: &Api, w: &Write<'_>, old: &Value, mut new: Value) -> Result<Value> {
+    let res = w.res;
+    admission::defaults::on_update(res, old, &mut new);
+    api.schemas
+        .track_update(res, Some(old), &mut new, &w.manager, w.sub);
+    admission::escalation(api, w.user, w.info, res, Some(old), &new)?;
+    Ok(new)
 }
 
 /// Who writes through [`guaranteed_update`], which decides the metadata a change may set.
