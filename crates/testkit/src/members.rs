@@ -214,14 +214,16 @@ pub fn bin_dir() -> Result<PathBuf> {
         .map_err(anyhow::Error::msg)
 }
 
-/// A kube-rs client from a kubeconfig file.
+/// A kube-rs client of the server of a kubeconfig file (its current context). The errors use
+/// the words of `flotilla`'s own commands, as `flotilla bench` reports them to users.
 pub async fn client_for(kubeconfig: &Path) -> Result<kube::Client> {
     let kc = Kubeconfig::read_from(kubeconfig)
-        .with_context(|| format!("reading {}", kubeconfig.display()))?;
+        .with_context(|| format!("cannot read the kubeconfig {}", kubeconfig.display()))?;
     let config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
         .await
-        .with_context(|| format!("loading {}", kubeconfig.display()))?;
-    kube::Client::try_from(config).context("building a kube client")
+        .with_context(|| format!("the kubeconfig {} is not usable", kubeconfig.display()))?;
+    kube::Client::try_from(config)
+        .with_context(|| format!("cannot build a client from {}", kubeconfig.display()))
 }
 
 /// Path of `scripts/members`.

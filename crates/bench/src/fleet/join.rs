@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Client, Config};
+use flotilla_testkit::members::client_for;
+use kube::Client;
 
 use super::MEMBERS;
 use crate::procs::{self, Proc};
@@ -15,17 +15,6 @@ use crate::progress::Progress;
 
 /// How long the hub gets to answer after it starts.
 const HUB_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// A client of the server of `kubeconfig` (its current context), with the words `flotilla`'s
-/// own commands use when a kubeconfig is unreadable or unusable.
-async fn client_of(kubeconfig: &Path) -> Result<Client> {
-    let kc = Kubeconfig::read_from(kubeconfig)
-        .with_context(|| format!("cannot read the kubeconfig {}", kubeconfig.display()))?;
-    let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
-        .await
-        .context("the kubeconfig is not usable")?;
-    Client::try_from(config).context("cannot build a client for the hub")
-}
 
 pub fn member_kubeconfig(dir: &Path, k: usize) -> PathBuf {
     dir.join(format!("member-{k}")).join("kubeconfig")
@@ -45,7 +34,7 @@ pub async fn member_client(kubeconfig: &Path, k: usize) -> Result<Client> {
             kubeconfig.display()
         );
     }
-    let client = client_of(kubeconfig).await?;
+    let client = client_for(kubeconfig).await?;
     client.apiserver_version().await.with_context(|| {
         format!(
             "member-{k} does not answer: is the set running? (`scripts/members status {dir}`; \
@@ -63,7 +52,7 @@ pub async fn wait_for_hub(hub: &mut Proc, admin: &Path) -> Result<Client> {
         hub.check_alive()?;
         // The kubeconfig is written before the store opens, and may be seen half-written.
         if admin.exists() {
-            match client_of(admin).await {
+            match client_for(admin).await {
                 Ok(client) => match client.apiserver_version().await {
                     Ok(_) => return Ok(client),
                     Err(e) => last = Some(e.to_string()),
