@@ -146,6 +146,14 @@ impl WellKnown {
         out: &mut Vec<u8>,
     ) -> Result<(), ProtoError> {
         let wrong = |want: &str| encode_error(meta, format!("expected {want}, found {value}"));
+        // A JSON list of strings as the repeated string field `tag` (Go's `[]string`).
+        let put_strings = |out: &mut Vec<u8>, tag, items: &[Value]| {
+            for item in items {
+                let s = item.as_str().ok_or_else(|| wrong("a list of strings"))?;
+                put_bytes_field(out, tag, s.as_bytes());
+            }
+            Ok::<_, ProtoError>(())
+        };
         match (self, value) {
             (_, Value::Null) => {}
             (WellKnown::Time | WellKnown::MicroTime, Value::String(s)) => {
@@ -177,17 +185,7 @@ impl WellKnown {
                 put_bytes_field(out, 3, s.as_bytes());
             }
             (WellKnown::RawJson, v) => put_bytes_field(out, 1, v.to_string().as_bytes()),
-            (WellKnown::Slice, Value::Array(items)) => {
-                for item in items {
-                    put_bytes_field(
-                        out,
-                        1,
-                        item.as_str()
-                            .ok_or_else(|| wrong("a list of strings"))?
-                            .as_bytes(),
-                    );
-                }
-            }
+            (WellKnown::Slice, Value::Array(items)) => put_strings(out, 1, items)?,
             (WellKnown::SchemaOrArray | WellKnown::SchemaOrStringArray, Value::Object(_)) => {
                 enc.nested(meta, 1, value, out)?
             }
@@ -196,17 +194,7 @@ impl WellKnown {
                     enc.nested(meta, 2, item, out)?;
                 }
             }
-            (WellKnown::SchemaOrStringArray, Value::Array(items)) => {
-                for item in items {
-                    put_bytes_field(
-                        out,
-                        2,
-                        item.as_str()
-                            .ok_or_else(|| wrong("a list of strings"))?
-                            .as_bytes(),
-                    );
-                }
-            }
+            (WellKnown::SchemaOrStringArray, Value::Array(items)) => put_strings(out, 2, items)?,
             (WellKnown::SchemaOrBool, Value::Bool(b)) => put_varint_field(out, 1, u64::from(*b)),
             (WellKnown::SchemaOrBool, Value::Object(_)) => {
                 put_varint_field(out, 1, 1);
