@@ -3,7 +3,9 @@
 //! ([`unknown`]); a custom resource also gets its schema's defaults and is refused (422) when
 //! a value breaks the schema ([`values`]).
 
+pub mod formats;
 pub mod keywords;
+pub mod lists;
 pub mod unknown;
 pub mod values;
 

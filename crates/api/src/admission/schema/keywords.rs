@@ -6,7 +6,8 @@
 //! in body should be greater than or equal to 1`, `Too long: may not be more than 3 bytes`,
 //! `Too many: 3: must have at most 2 items`).
 //!
-//! [`super::values`] walks the schema and calls [`check`] on each node once its type matches.
+//! A string's `format` is [`super::formats`]'s, a list's `x-kubernetes-list-type`
+//! [`super::lists`]'s. [`super::values`] walks the schema and calls [`check`] on each node once its type matches.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -22,8 +23,14 @@ pub type Causes = Vec<(String, String)>;
 pub fn check(s: &Map<String, Value>, v: &Value, path: &str, causes: &mut Causes) {
     match v {
         Value::Number(_) => number(s, v, path, causes),
-        Value::String(text) => string(s, text, v, path, causes),
+        Value::String(text) => {
+            string(s, text, v, path, causes);
+            if let Some(format) = s.get("format").and_then(Value::as_str) {
+                causes.extend(super::formats::check(format, v, path));
+            }
+        }
         Value::Array(items) => {
+            super::lists::check(s, items, path, causes);
             let n = items.len() as u64;
             if let Some(max) = uint(s, "maxItems").filter(|m| n > *m) {
                 causes.push((
