@@ -1,0 +1,93 @@
+//! CEL expressions evaluated over JSON values, for the rules of a CRD's
+//! `x-kubernetes-validations` and for a later resource interpreter.
+//!
+//! An [`Expr`] is compiled once ([`compile`] keeps every expression it compiled, keyed by its
+//! source: a CRD's rules are met on every write of its objects, and a rule's program depends
+//! on nothing but its text) and evaluated with variables bound from `serde_json` values
+//! (`self`, `oldSelf`). The interpreter is cel-rust's; this crate only adapts it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::Mutex;
+use serde_json::Value;
+
+/// A compiled expression.
+pub struct Expr {
+    program: cel::Program,
+    source: String,
+}
+
+/// The most compiled expressions kept; past it the cache starts over (rules come from CRDs,
+/// which a cluster holds few of, so this is a bound against misuse, not a working size).
+const CACHE_LIMIT: usize = 8192;
+
+/// Compile `source`, or return the expression compiled before from the same source. The
+/// error is the parser's message.
+pub fn compile(source: &str) -> Result<Arc<Expr>, String> {
+    type Cache = Mutex<HashMap<String, Result<Arc<Expr>, String>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let mut cache = CACHE.get_or_init(Default::default).lock();
+    if let Some(hit) = cache.get(source) {
+        return hit.clone();
+    }
+    if cache.len() >= CACHE_LIMIT {
+        cache.clear();
+    }
+    let compiled = compile_uncached(source).map(Arc::new);
+    cache.insert(source.to_owned(), compiled.clone());
+    compiled
+}
+
+fn compile_uncached(source: &str) -> Result<Expr, String> {
+    // cel-rust's parser can panic on some malformed input; a bad rule must be an error.
+    let parsed = std::panic::catch_unwind(|| cel::Program::compile(source))
+        .map_err(|_| format!("cannot parse {source:?}"))?;
+    let program = parsed.map_err(|e| e.to_string())?;
+    Ok(Expr {
+        program,
+        source: source.to_owned(),
+    })
+}
+
+impl Expr {
+    /// The source this was compiled from.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the expression reads variable `name` (`oldSelf` makes a transition rule).
+    pub fn uses(&self, name: &str) -> bool {
+        self.program.references().has_variable(name)
+    }
+
+    /// Evaluate with `vars` bound; the result as JSON.
+    pub fn eval(&self, vars: &[(&str, &Value)]) -> Result<Value, String> {
+        let mut ctx = cel::Context::default();
+        for (name, v) in vars {
+            let v = cel::to_value(v).map_err(|e| e.to_string())?;
+            ctx.add_variable_from_value(*name, v);
+        }
+        let out = self.program.execute(&ctx).map_err(|e| e.to_string())?;
+        out.json().map_err(|e| e.to_string())
+    }
+
+    /// Evaluate to a boolean; any other result is an error.
+    pub fn eval_bool(&self, vars: &[(&str, &Value)]) -> Result<bool, String> {
+        match self.eval(vars)? {
+            Value::Bool(b) => Ok(b),
+            other => Err(format!("expected a boolean, got {other}")),
+        }
+    }
+
+    /// Evaluate to a string; any other result is an error.
+    pub fn eval_string(&self, vars: &[(&str, &Value)]) -> Result<String, String> {
+        match self.eval(vars)? {
+            Value::String(s) => Ok(s),
+            other => Err(format!("expected a string, got {other}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

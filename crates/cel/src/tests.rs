@@ -1,0 +1,55 @@
+//! The expressions CRD rules are written with, over JSON values.
+
+use serde_json::json;
+
+use super::*;
+
+#[test]
+fn rules_over_json() {
+    let obj = json!({"replicas": 3, "min": 1, "name": "web", "tags": ["a", "b"], "ratio": 0.5});
+    let cases: &[(&str, bool)] = &[
+        ("self.replicas >= self.min", true),
+        ("self.replicas > 5", false),
+        ("self.name.startsWith('w') && size(self.name) == 3", true),
+        ("self.tags.all(t, t in ['a', 'b'])", true),
+        ("self.tags.exists(t, t == 'c')", false),
+        ("has(self.missing)", false),
+        ("self.name.matches('^[a-z]+$')", true),
+        ("self.ratio < 1.0", true),
+    ];
+    for (rule, want) in cases {
+        let e = compile(rule).unwrap();
+        assert_eq!(e.eval_bool(&[("self", &obj)]), Ok(*want), "{rule}");
+    }
+}
+
+#[test]
+fn old_self_is_a_transition() {
+    let e = compile("self >= oldSelf").unwrap();
+    assert!(e.uses("oldSelf") && e.uses("self"));
+    assert!(!compile("self > 0").unwrap().uses("oldSelf"));
+    assert_eq!(
+        e.eval_bool(&[("self", &json!(2)), ("oldSelf", &json!(3))]),
+        Ok(false)
+    );
+}
+
+#[test]
+fn messages_and_errors() {
+    let m = compile("'replicas is ' + string(self.replicas)").unwrap();
+    assert_eq!(
+        m.eval_string(&[("self", &json!({"replicas": 7}))]),
+        Ok("replicas is 7".to_owned())
+    );
+    assert!(compile("self.replicas >").is_err());
+    assert!(compile("self.x")
+        .unwrap()
+        .eval_bool(&[("self", &json!({}))])
+        .is_err());
+    assert!(compile("1").unwrap().eval_bool(&[]).is_err());
+    // The same source is compiled once.
+    assert!(Arc::ptr_eq(
+        &compile("self > 1").unwrap(),
+        &compile("self > 1").unwrap()
+    ));
+}
