@@ -240,14 +240,6 @@ async fn owner(api: &Arc<Api>, index: &Mutex<Index>, key: &str) -> Result<(), ()
     let Some(res) = resource_for(api, &v) else {
         return Ok(());
     };
-    let drop_fin = |name: &'static str| {
-        move |cur: &Value| {
-            let mut new = cur.clone();
-            let f: Vec<String> = finalizers(cur).into_iter().filter(|f| f != name).collect();
-            crate::meta::set_meta(&mut new, "finalizers", json!(f));
-            Ok(new)
-        }
-    };
     if fins.iter().any(|f| f == "orphan") {
         for dk in &deps {
             let Some(d) = api.cache.get(dk) else { continue };
@@ -273,34 +265,12 @@ async fn owner(api: &Arc<Api>, index: &Mutex<Index>, key: &str) -> Result<(), ()
                 return Err(());
             }
         }
-        return finish(
-            guaranteed_update(
-                api,
-                Writer::Server,
-                &res,
-                key,
-                &o.name,
-                false,
-                drop_fin("orphan"),
-            )
-            .await,
-        );
+        return drop_finalizer(api, &res, key, &o.name, "orphan").await;
     }
     if fins.iter().any(|f| f == "foregroundDeletion") {
         let live: Vec<Arc<CachedObject>> = deps.iter().filter_map(|k| api.cache.get(k)).collect();
         if live.is_empty() {
-            return finish(
-                guaranteed_update(
-                    api,
-                    Writer::Server,
-                    &res,
-                    key,
-                    &o.name,
-                    false,
-                    drop_fin("foregroundDeletion"),
-                )
-                .await,
-            );
+            return drop_finalizer(api, &res, key, &o.name, "foregroundDeletion").await;
         }
         for d in live {
             if d.value().pointer("/metadata/deletionTimestamp").is_some() {
@@ -325,6 +295,24 @@ async fn owner(api: &Arc<Api>, index: &Mutex<Index>, key: &str) -> Result<(), ()
         return Err(());
     }
     Ok(())
+}
+
+/// Takes the finalizer `fin` off the owner `name` at `key`: the collector's work for it is done.
+async fn drop_finalizer(
+    api: &Arc<Api>,
+    res: &ResourceInfo,
+    key: &str,
+    name: &str,
+    fin: &'static str,
+) -> Result<(), ()> {
+    let r = guaranteed_update(api, Writer::Server, res, key, name, false, |cur| {
+        let mut new = cur.clone();
+        let f: Vec<String> = finalizers(cur).into_iter().filter(|f| f != fin).collect();
+        crate::meta::set_meta(&mut new, "finalizers", json!(f));
+        Ok(new)
+    })
+    .await;
+    finish(r)
 }
 
 fn finish<T>(r: Result<T, crate::error::ApiError>) -> Result<(), ()> {
