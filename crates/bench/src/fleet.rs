@@ -14,9 +14,10 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use flotilla_apis::cluster::v1alpha1::{Cluster, CONDITION_READY};
 use flotilla_testkit::hub::Serve;
+use flotilla_testkit::Members;
 use kube::{Api, Client, ResourceExt};
 
-use super::members::StartedMembers;
+use super::members;
 use super::procs::{self, Proc};
 use super::progress::Progress;
 use super::report::{self, Head};
@@ -67,7 +68,7 @@ pub struct Fleet {
     /// A client of the hub with its admin credential.
     pub client: Client,
     /// Members started by the benchmark, taken down last.
-    _started: Option<StartedMembers>,
+    _started: Option<Members>,
     /// The hub's data, the agents' state and the logs (removed at the end).
     pub dir: tempfile::TempDir,
 }
@@ -88,8 +89,8 @@ impl Fleet {
         let (members_dir, started) = match members_dir {
             Some(d) => (d.to_path_buf(), None),
             None => {
-                let started = StartedMembers::up(&dir.path().join("members"), progress).await?;
-                (started.dir.clone(), Some(started))
+                let started = members::start(&dir.path().join("members"), progress).await?;
+                (started.dir().to_path_buf(), Some(started))
             }
         };
         let mut member_clients = Vec::new();

@@ -61,6 +61,8 @@ pub struct Members {
     members: Vec<Member>,
     /// Whether this value started the set and so ends it on drop.
     owned: bool,
+    /// The script that runs the set.
+    script: Script,
 }
 
 impl Members {
@@ -71,7 +73,7 @@ impl Members {
             let dir = PathBuf::from(dir);
             if !dir.join(".flotilla-members").exists() {
                 eprintln!("testkit: starting {n} member(s) in {} ({MEMBERS_DIR_ENV}); they stay up for later runs", dir.display());
-                run_script(&["up", &n.to_string(), path_str(&dir)?], None)?;
+                Script::default().run(&["up", &n.to_string(), path_str(&dir)?], None)?;
             }
             return Members::reuse(&dir, n);
         }
@@ -81,13 +83,31 @@ impl Members {
             std::process::id(),
             SEQ.fetch_add(1, Ordering::SeqCst)
         ));
+        Members::up_with(Script::default(), dir, n)
+    }
+
+    /// Starts `n` member clusters in `dir` with the `scripts/members` at `script`, for a program
+    /// run outside `cargo test` (`flotilla bench` finds the script in the checkout it runs from).
+    /// The script's messages are kept out of our stderr and given in the error should it fail.
+    pub fn up_in(script: &Path, dir: &Path, n: usize) -> Result<Members> {
+        let script = Script {
+            path: script.to_path_buf(),
+            quiet: true,
+        };
+        Members::up_with(script, dir.to_path_buf(), n)
+    }
+
+    /// `scripts/members up n DIR`, the set ended when the value is dropped (and by the script's
+    /// reaper should this process die without dropping it).
+    fn up_with(script: Script, dir: PathBuf, n: usize) -> Result<Members> {
         let owner = std::process::id().to_string();
-        let started = run_script(&["up", &n.to_string(), path_str(&dir)?], Some(&owner));
+        let started = script.run(&["up", &n.to_string(), path_str(&dir)?], Some(&owner));
         // Whatever happened, this value now owns DIR: dropping it ends what may have started.
         let mut set = Members {
             dir,
             members: Vec::new(),
             owned: true,
+            script,
         };
         started?;
         set.members = read_members(&set.dir)?;
@@ -104,7 +124,8 @@ impl Members {
     /// The set running in `dir` (made by `scripts/members up`), which this value will not stop.
     pub fn reuse(dir: &Path, n: usize) -> Result<Members> {
         let members = read_members(dir)?;
-        let status = run_script(&["status", path_str(dir)?], None)?;
+        let script = Script::default();
+        let status = script.run(&["status", path_str(dir)?], None)?;
         let running = status
             .lines()
             .filter(|l| l.starts_with("member-") && l.ends_with("running"))
@@ -120,6 +141,7 @@ impl Members {
             dir: dir.to_path_buf(),
             members,
             owned: false,
+            script,
         })
     }
 
@@ -173,13 +195,17 @@ impl Members {
     /// Stops every process of member `name`, keeping its data: a cluster outage.
     pub fn stop(&self, name: &str) -> Result<()> {
         self.member(name)?;
-        run_script(&["stop", name, path_str(&self.dir)?], None).map(drop)
+        self.script
+            .run(&["stop", name, path_str(&self.dir)?], None)
+            .map(drop)
     }
 
     /// Starts a stopped member again with its data; returns once its `/readyz` answers.
     pub fn start(&self, name: &str) -> Result<()> {
         self.member(name)?;
-        run_script(&["start", name, path_str(&self.dir)?], None).map(drop)
+        self.script
+            .run(&["start", name, path_str(&self.dir)?], None)
+            .map(drop)
     }
 
     /// Path of the `helm` binary that `scripts/members build` puts next to the cluster binaries.
@@ -194,8 +220,11 @@ impl Drop for Members {
             return;
         }
         let Ok(dir) = path_str(&self.dir) else { return };
-        if let Err(e) = run_script(&["down", dir], None) {
-            eprintln!("testkit: ending the member set in {dir} failed: {e:#}");
+        if let Err(e) = self.script.run(&["down", dir], None) {
+            eprintln!(
+                "warning: could not take the members down ({e:#}): run `{} down {dir}`",
+                self.script.path.display()
+            );
         }
     }
 }
@@ -205,8 +234,10 @@ pub fn bin_dir() -> Result<PathBuf> {
     static BUILT: OnceLock<std::result::Result<PathBuf, String>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            run_script(&["build"], None)
-                .and_then(|_| run_script(&["path"], None))
+            let script = Script::default();
+            script
+                .run(&["build"], None)
+                .and_then(|_| script.run(&["path"], None))
                 .map(|p| PathBuf::from(p.trim()))
                 .map_err(|e| format!("{e:#}"))
         })
@@ -234,33 +265,60 @@ pub fn script() -> PathBuf {
     }
 }
 
-/// Runs `scripts/members ARGS…` and returns its standard output; its messages go to our stderr.
-fn run_script(args: &[&str], owner_pid: Option<&str>) -> Result<String> {
-    let script = script();
-    let mut cmd = Command::new(&script);
-    cmd.args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    cmd.env_remove("MEMBERS_OWNER_PID");
-    if let Some(pid) = owner_pid {
-        cmd.env("MEMBERS_OWNER_PID", pid);
+/// How `scripts/members` is run: which file, and where its messages go.
+#[derive(Debug)]
+struct Script {
+    path: PathBuf,
+    /// Keep its messages out of our stderr (they are given in the error should it fail).
+    quiet: bool,
+}
+
+impl Default for Script {
+    /// [`script()`], its messages on our stderr (where `cargo test` shows them).
+    fn default() -> Script {
+        Script {
+            path: script(),
+            quiet: false,
+        }
     }
-    let out = cmd.output().with_context(|| {
-        format!(
-            "running {} (set {MEMBERS_SCRIPT_ENV} if it lives elsewhere)",
-            script.display()
-        )
-    })?;
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    if !out.status.success() {
-        bail!(
-            "`scripts/members {}` failed ({}); its messages are above",
-            args.join(" "),
-            out.status
-        );
+}
+
+impl Script {
+    /// Runs `scripts/members ARGS…` and returns its standard output.
+    fn run(&self, args: &[&str], owner_pid: Option<&str>) -> Result<String> {
+        let mut cmd = Command::new(&self.path);
+        cmd.args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(if self.quiet {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            });
+        cmd.env_remove("MEMBERS_OWNER_PID");
+        if let Some(pid) = owner_pid {
+            cmd.env("MEMBERS_OWNER_PID", pid);
+        }
+        let out = cmd.output().with_context(|| {
+            format!(
+                "running {} (set {MEMBERS_SCRIPT_ENV} if it lives elsewhere)",
+                self.path.display()
+            )
+        })?;
+        if !out.status.success() {
+            let messages = if self.quiet {
+                format!(":\n{}", String::from_utf8_lossy(&out.stderr).trim())
+            } else {
+                "; its messages are above".to_owned()
+            };
+            bail!(
+                "`scripts/members {}` failed ({}){messages}",
+                args.join(" "),
+                out.status
+            );
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
-    Ok(stdout)
 }
 
 fn path_str(p: &Path) -> Result<&str> {
