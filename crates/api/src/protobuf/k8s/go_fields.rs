@@ -1,7 +1,7 @@
 //! Go facts about Kubernetes API fields that protobuf does not carry, generated from the
 //! `json` tags of the Go types in k8s.io/api, apimachinery, apiextensions-apiserver and
-//! kube-aggregator (v0.35.0), joined with k8s-pb 0.9's prost fields (generator: tools/protobuf-gen/go_fields.go).
-//! Do not edit by hand.
+//! kube-aggregator (v0.35.0), joined with k8s-pb 0.9's prost fields by tools/protobuf-gen.
+//! Do not edit by hand: run `tools/protobuf-gen/go_fields.sh` instead.
 //!
 //! Only messages with exceptional fields are listed; every other field is named by
 //! lowerCamelCasing its prost name and omitted from JSON when zero (Go's `omitempty`).
