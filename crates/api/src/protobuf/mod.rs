@@ -1,18 +1,19 @@
 //! Protobuf encodings the hub must speak to unmodified kubectl.
 //!
 //! Two unrelated formats share this module because both are "protobuf that kubectl sends or
-//! expects", and neither uses message structs generated at build time:
+//! expects"; neither runs a code generator at build time (the generated tables are checked in):
 //!
 //! - [`openapi_v2`]: the hub's Swagger document encoded as gnostic's `openapi.v2.Document`, which
-//!   kubectl up to 1.28 downloads before validating a write. The messages are `prost`
-//!   structs mirroring `OpenAPIv2.proto` tag for tag; free-form values go in as YAML text (`yaml`).
+//!   kubectl up to 1.28 downloads before validating a write. The messages are `prost` structs
+//!   generated from `OpenAPIv2.proto` (`openapi_v2/model.rs`, from `tools/openapi-v2-codegen`);
+//!   free-form values go in as YAML text (`yaml`).
 //! - [`k8s`]: Kubernetes' own protobuf wire format (`application/vnd.kubernetes.protobuf`), which
 //!   kubectl 1.32+ uses for the request bodies of its typed-client writes (`kubectl create
 //!   configmap`, `create token`, ...). Bodies are decoded generically into the JSON the rest of
 //!   the hub works with, driven by the field table re-exported in [`table`] (the checked-in
 //!   `schema::k8s_generated`, from `tools/k8s-codegen`) and Go's JSON rules per field
-//!   (`k8s/go_fields.rs`, from `tools/protobuf-gen`). The hub never answers in this format; the
-//!   encoder, the decoder's inverse, serves the tests.
+//!   (`k8s/go_fields.rs`, from `tools/protobuf-gen/go_fields.sh`). The hub never answers in
+//!   this format; the encoder, the decoder's inverse, serves the tests.
 //!
 //! `wire` reads and writes the raw protobuf fields [`k8s`] works with (the OpenAPI messages are
 //! `prost` structs); [`ProtoError`] says which step failed, for both.
