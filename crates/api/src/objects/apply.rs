@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{commit_create, guaranteed_update, target, Write, Writer, Written};
+use super::update::client_update;
+use super::{commit_create, target, Write, Written};
 use crate::admission::{self, identity};
 use crate::apply::{Applier, ApplyError};
 use crate::error::{ApiError, Result};
@@ -78,7 +79,7 @@ pub(crate) async fn apply(api: &Arc<Api>, w: &Write<'_>, patch: Value) -> Result
             }
         }
     }
-    let outcome = guaranteed_update(api, Writer::Client, res, &key, &name, dry_run, |old| {
+    let outcome = client_update(api, w, &key, &name, |old| {
         let mut new = applier
             .apply(Some(old), &patch, &manager, force, &now_rfc3339())
             .map_err(apply_error)?;

@@ -22,22 +22,10 @@ pub(crate) async fn update(api: &Arc<Api>, w: &Write<'_>, mut obj: Value) -> Res
     identity::check(res, w.info, &obj)?;
     must_exist(api, res, &key, &name).await?;
     let warnings = admission::validate(api, res, &mut obj, w.query.field_validation)?;
-    let outcome = guaranteed_update(
-        api,
-        Writer::Client,
-        res,
-        &key,
-        &name,
-        w.query.dry_run,
-        |old| {
-            client_change(
-                api,
-                w,
-                old,
-                merge_for_subresource(res, w.sub, old, obj.clone()),
-            )
-        },
-    )
+    let outcome = client_update(api, w, &key, &name, |old| {
+        let new = merge_for_subresource(res, w.sub, old, obj.clone());
+        client_change(api, w, old, new)
+    })
     .await?;
     Ok(Written {
         outcome,
@@ -57,31 +45,46 @@ pub(crate) async fn patch(
     let key = w.key()?;
     let name = w.name();
     must_exist(api, res, &key, &name).await?;
-    let outcome = guaranteed_update(
-        api,
-        Writer::Client,
-        res,
-        &key,
-        &name,
-        w.query.dry_run,
-        |old| {
-            let mut patched = api.schemas.patch(res, format, old, &patch)?;
-            identity::check(res, w.info, &patched)?;
-            admission::validate(api, res, &mut patched, w.query.field_validation)?;
-            let mut new = merge_for_subresource(res, w.sub, old, patched);
-            if let Some(o) = new.as_object_mut() {
-                o.insert("apiVersion".into(), old["apiVersion"].clone());
-                o.insert("kind".into(), old["kind"].clone());
-            }
-            client_change(api, w, old, new)
-        },
-    )
+    let outcome = client_update(api, w, &key, &name, |old| {
+        let mut patched = api.schemas.patch(res, format, old, &patch)?;
+        identity::check(res, w.info, &patched)?;
+        admission::validate(api, res, &mut patched, w.query.field_validation)?;
+        let mut new = merge_for_subresource(res, w.sub, old, patched);
+        if let Some(o) = new.as_object_mut() {
+            o.insert("apiVersion".into(), old["apiVersion"].clone());
+            o.insert("kind".into(), old["kind"].clone());
+        }
+        client_change(api, w, old, new)
+    })
     .await?;
     Ok(Written {
         outcome,
         created: false,
         warnings: Vec::new(),
     })
+}
+
+/// [`guaranteed_update`] of the object at `key` for a client's request `w`.
+pub(super) async fn client_update<F>(
+    api: &Arc<Api>,
+    w: &Write<'_>,
+    key: &str,
+    name: &str,
+    change: F,
+) -> Result<Outcome>
+where
+    F: FnMut(&Value) -> Result<Value>,
+{
+    guaranteed_update(
+        api,
+        Writer::Client,
+        w.res,
+        key,
+        name,
+        w.query.dry_run,
+        change,
+    )
+    .await
 }
 
 /// Read-your-writes: an object created just before must be found.
