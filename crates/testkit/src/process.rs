@@ -136,7 +136,7 @@ impl Proc {
 }
 
 /// The last `n` lines of `text`.
-pub(crate) fn last_lines(text: &str, n: usize) -> String {
+pub fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }

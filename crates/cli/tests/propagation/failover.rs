@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use crate::common::fleet::eventually;
 use crate::common::Hub;
+use flotilla_testkit::process::last_lines;
 use flotilla_testkit::Members;
 
 use super::{deployment, member_get, weighted_policy, MEMBERS};
@@ -79,7 +80,7 @@ pub(super) fn failover_and_failback(hub: &Hub, members: &Members) {
     assert!(
         hub.log().contains("graceful eviction done"),
         "no graceful eviction task was ended; hub log:\n{}",
-        tail(&hub.log())
+        last_lines(&hub.log(), 60)
     );
 
     let started = std::time::Instant::now();
@@ -97,7 +98,7 @@ pub(super) fn failover_and_failback(hub: &Hub, members: &Members) {
         assert!(
             std::time::Instant::now() < deadline,
             "no failback to 2/2/2 within 150 s of member-3's return (ready {ready:?}); hub log:\n{}",
-            tail(&hub.log())
+            last_lines(&hub.log(), 60)
         );
         std::thread::sleep(Duration::from_millis(300));
     }
@@ -134,10 +135,4 @@ pub(super) fn failover_and_failback(hub: &Hub, members: &Members) {
     ] {
         assert!(value(name) >= 1.0, "{name} not counted:\n{metrics}");
     }
-}
-
-/// The last 60 lines of a log.
-fn tail(log: &str) -> String {
-    let lines: Vec<&str> = log.lines().collect();
-    lines[lines.len().saturating_sub(60)..].join("\n")
 }
