@@ -8,7 +8,7 @@
 //! | 2 | address: body's namespace/name are the URL's (400) | [`metadata::place_in_namespace`], [`identity`] | ✓ | ✓ | ✓ | ✓ | |
 //! | 3 | join rewrite of a bootstrap user's Cluster (403/422) | [`join`] | ✓ | | | on create | |
 //! | 4 | metadata: label values, a CRD's name (422) | [`metadata::check_metadata`] | ✓ | ✓ | ✓ | on create | |
-//! | 5 | schema: unknown fields (warn / 400), CRD values and defaults (422) | [`schema`] | ✓ | ✓ | ✓ | ✓ (values only on update: [`applied`]) | |
+//! | 5 | schema: unknown fields (warn / 400), CRD values, defaults and CEL rules (422); transition rules on updates (in [`escalation`]) | [`schema`] | ✓ | ✓ | ✓ | ✓ (values and rules only on update: [`applied`]) | |
 //! | 6 | RBAC escalation (403) | [`crate::access::Access::admit_rbac_write`] | ✓ | ✓ | ✓ | ✓ | |
 //! | 7 | name required, namespace exists and is not terminating (422/404/403) | [`metadata::check_name_given`], [`namespace`] | ✓ | | | on create | ✓ (create) |
 //! | 8 | defaulting | [`defaults`] | ✓ | ✓ | ✓ | ✓ | ✓ |
@@ -71,12 +71,16 @@ pub(crate) fn validate(
 }
 
 /// Step 5 for an apply that updates: the merged object's values against its CRD's schema
-/// (kube-apiserver validates every update's new object, applied ones too).
+/// and rules (kube-apiserver validates every update's new object, applied ones too; the
+/// transition rules run in [`escalation`], as for every update).
 pub(crate) fn applied(api: &Api, res: &ResourceInfo, obj: &mut Value) -> Result<()> {
     schema::values(&api.schemas, res, obj)
 }
 
-/// Step 6: a write of an RBAC object grants nothing its writer does not hold.
+/// Step 6: a write of an RBAC object grants nothing its writer does not hold. For an update
+/// (`old` given) it first runs the end of step 5 that needs the stored object: the CRD's
+/// transition rules (`oldSelf`, 422) — every client update, patch and apply passes here with
+/// its old and new object, so they are checked in one place.
 pub(crate) fn escalation(
     api: &Api,
     user: &UserInfo,
@@ -85,6 +89,9 @@ pub(crate) fn escalation(
     old: Option<&Value>,
     new: &Value,
 ) -> Result<()> {
+    if let Some(old) = old {
+        schema::transitions(&api.schemas, res, old, new)?;
+    }
     api.access
         .admit_rbac_write(&api.cache, user, info, res, old, new)
 }

@@ -1,11 +1,13 @@
 //! Schema validation, built-in kinds and CRDs alike: unknown fields are dropped, and reported as
 //! warnings (`fieldValidation=Warn`, the default) or refused (`Strict`) as in Kubernetes
 //! ([`unknown`]); a custom resource also gets its schema's defaults and is refused (422) when
-//! a value breaks the schema ([`values`]).
+//! a value breaks the schema ([`values`], [`keywords`], [`formats`], [`lists`]) or one of its
+//! CEL rules ([`rules`]; transition rules against the stored object: [`transitions`]).
 
 pub mod formats;
 pub mod keywords;
 pub mod lists;
+pub mod rules;
 pub mod unknown;
 pub mod values;
 
@@ -64,7 +66,32 @@ fn check_values(schemas: &Schemas, res: &ResourceInfo, root: &str, obj: &mut Val
     let Some(schema) = snapshot.definition(root) else {
         return Ok(());
     };
-    let causes = values::default_and_check(schema, obj);
+    let mut causes = values::default_and_check(schema, obj);
+    causes.extend(rules::check(schema, obj, None, rules::Rules::Plain));
+    refuse(res, obj, causes)
+}
+
+/// An update's transition rules (`oldSelf`), for a custom resource: `new` against the stored
+/// `old` (422 when one does not hold).
+pub(crate) fn transitions(
+    schemas: &Schemas,
+    res: &ResourceInfo,
+    old: &Value,
+    new: &Value,
+) -> Result<()> {
+    if !res.custom {
+        return Ok(());
+    }
+    let root = schemas.root_type(res);
+    let snapshot = schemas.set().snapshot();
+    let Some(schema) = snapshot.definition(&root) else {
+        return Ok(());
+    };
+    let causes = rules::check(schema, new, Some(old), rules::Rules::Transitions);
+    refuse(res, new, causes)
+}
+
+fn refuse(res: &ResourceInfo, obj: &Value, causes: Vec<(String, String)>) -> Result<()> {
     if causes.is_empty() {
         return Ok(());
     }

@@ -1,0 +1,170 @@
+//! The CEL rules of a CRD's schema (`x-kubernetes-validations`), evaluated as
+//! apiextensions-apiserver evaluates them: each rule at the node that declares it, with `self`
+//! bound to the value there and, for a transition rule (one that reads `oldSelf`), `oldSelf`
+//! bound to the stored object's value at the same place — a transition rule runs only on an
+//! update where that old value exists. A rule that does not hold is a cause worded as kube's
+//! (`spec: Invalid value: "object": <message>`), its `message`, `messageExpression`, `reason`
+//! and `fieldPath` honoured. The expressions are [`flotilla_cel`]'s, compiled once.
+
+use serde_json::{Map, Value};
+
+use super::keywords::Causes;
+
+/// Which rules a walk evaluates.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Rules {
+    /// Every rule that needs no old value (`old` is ignored): a create, or an update's body.
+    Plain,
+    /// Only transition rules, where `old` has a value: an update's new object against the
+    /// stored one.
+    Transitions,
+}
+
+/// The causes of the rules under `schema` that `new` breaks (against `old`, for transitions).
+pub fn check(schema: &Value, new: &Value, old: Option<&Value>, which: Rules) -> Causes {
+    let mut causes = Vec::new();
+    walk(schema, new, old, "", which, &mut causes);
+    causes
+}
+
+fn walk(
+    schema: &Value,
+    v: &Value,
+    old: Option<&Value>,
+    path: &str,
+    which: Rules,
+    causes: &mut Causes,
+) {
+    let Some(s) = schema.as_object() else { return };
+    if let Some(rules) = s.get("x-kubernetes-validations").and_then(Value::as_array) {
+        for rule in rules.iter().filter_map(Value::as_object) {
+            evaluate(s, rule, v, old, path, which, causes);
+        }
+    }
+    let join = |k: &str| {
+        if path.is_empty() {
+            k.to_owned()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    match v {
+        Value::Object(o) => {
+            if let Some(props) = s.get("properties").and_then(Value::as_object) {
+                for (k, p) in props {
+                    if let Some(child) = o.get(k) {
+                        let was = old.and_then(|x| x.get(k));
+                        walk(p, child, was, &join(k), which, causes);
+                    }
+                }
+            }
+            if let Some(add) = s.get("additionalProperties").filter(|a| a.is_object()) {
+                for (k, child) in o {
+                    let was = old.and_then(|x| x.get(k));
+                    walk(add, child, was, &format!("{path}[{k}]"), which, causes);
+                }
+            }
+        }
+        Value::Array(items) => {
+            let Some(item) = s.get("items") else { return };
+            for (i, x) in items.iter().enumerate() {
+                let was = old.and_then(|o| correlated(s, x, o));
+                walk(item, x, was, &format!("{path}[{i}]"), which, causes);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The old item a new list item is the same as, where kube correlates them: a `map` list's
+/// item with the same keys, a `set` list's equal item; items of atomic lists have none.
+fn correlated<'a>(s: &Map<String, Value>, item: &Value, old: &'a Value) -> Option<&'a Value> {
+    let olds = old.as_array()?;
+    match s.get("x-kubernetes-list-type").and_then(Value::as_str) {
+        Some("set") => olds.iter().find(|o| *o == item),
+        Some("map") => {
+            let keys = s.get("x-kubernetes-list-map-keys")?.as_array()?;
+            let same = |o: &Value| {
+                keys.iter()
+                    .filter_map(Value::as_str)
+                    .all(|k| o.get(k) == item.get(k))
+            };
+            olds.iter().find(|o| same(o))
+        }
+        _ => None,
+    }
+}
+
+fn evaluate(
+    s: &Map<String, Value>,
+    rule: &Map<String, Value>,
+    v: &Value,
+    old: Option<&Value>,
+    path: &str,
+    which: Rules,
+    causes: &mut Causes,
+) {
+    let text = |k: &str| rule.get(k).and_then(Value::as_str).map(str::trim);
+    let Some(source) = text("rule") else { return };
+    // A rule that does not compile is refused with its CRD; one stored before that stays inert.
+    let Ok(expr) = flotilla_cel::compile(source) else {
+        return;
+    };
+    let transition = expr.uses("oldSelf");
+    let vars: Vec<(&str, &Value)> = match (which, transition, old) {
+        (Rules::Plain, false, _) => vec![("self", v)],
+        (Rules::Transitions, true, Some(was)) => vec![("self", v), ("oldSelf", was)],
+        _ => return,
+    };
+    let schema_type = s.get("type").and_then(Value::as_str).unwrap_or("");
+    let at = match text("fieldPath").map(|f| f.trim_start_matches('.')) {
+        Some(f) if !f.is_empty() && path.is_empty() => f.to_owned(),
+        Some(f) if !f.is_empty() => format!("{path}.{f}"),
+        _ if path.is_empty() => "<nil>".to_owned(),
+        _ => path.to_owned(),
+    };
+    let shown_rule = text("message").filter(|m| !m.is_empty()).unwrap_or(source);
+    let held = match expr.eval_bool(&vars) {
+        Ok(held) => held,
+        Err(e) => {
+            let detail = format!("{e} evaluating rule: {shown_rule}");
+            causes.push((
+                path_or_nil(path),
+                format!("Invalid value: \"{schema_type}\": {detail}"),
+            ));
+            return;
+        }
+    };
+    if held {
+        return;
+    }
+    let default = match text("message").filter(|m| !m.is_empty()) {
+        Some(m) => m.to_owned(),
+        None => format!("failed rule: {source}"),
+    };
+    let message = text("messageExpression")
+        .and_then(|m| flotilla_cel::compile(m).ok())
+        .and_then(|m| m.eval_string(&vars).ok())
+        .map(|m| m.trim().to_owned())
+        .filter(|m| !m.is_empty() && !m.contains('\n'))
+        .unwrap_or(default);
+    let body = match text("reason") {
+        Some("FieldValueForbidden") => format!("Forbidden: {message}"),
+        Some("FieldValueRequired") => format!("Required value: {message}"),
+        Some("FieldValueDuplicate") => format!("Duplicate value: \"{schema_type}\""),
+        _ => format!("Invalid value: \"{schema_type}\": {message}"),
+    };
+    causes.push((at, body));
+}
+
+/// kube prints the root's (nil) field path as `<nil>`.
+fn path_or_nil(path: &str) -> String {
+    if path.is_empty() {
+        "<nil>".to_owned()
+    } else {
+        path.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests;
