@@ -1,6 +1,7 @@
 //! A CRD's structural schema is enforced on every write through kubectl, as kube-apiserver
 //! enforces it: a value that breaks the schema is refused (422) with kube's message, and
-//! nothing is stored — on create, apply (create and update), patch and the status subresource.
+//! nothing is stored — on create, apply (create and update), patch and the status subresource;
+//! its CEL rules too, transition rules (`oldSelf`) on updates.
 
 mod common;
 
@@ -27,9 +28,18 @@ spec:
           spec:
             type: object
             required: [size]
+            x-kubernetes-validations:
+            - rule: "!has(self.mode) || self.mode != 'Slow' || self.size <= 5"
+              message: a slow widget has at most 5
             properties:
               size: {type: integer, minimum: 1, maximum: 10}
-              name: {type: string, pattern: '^[a-z]+$', maxLength: 8}
+              id: {type: string, format: uuid}
+              name:
+                type: string
+                pattern: '^[a-z]+$'
+                maxLength: 8
+                x-kubernetes-validations:
+                - {rule: self == oldSelf, message: name is immutable}
               mode: {type: string, enum: [Fast, Slow]}
               tags: {type: array, maxItems: 2, items: {type: string}}
           status:
@@ -145,4 +155,72 @@ fn schema_keywords_are_enforced_and_nothing_is_stored() {
         "jsonpath={.spec.size} {.spec.name} {.status.ready}",
     ]);
     assert_eq!(stored.trim(), "3 abc");
+}
+
+#[test]
+fn cel_rules_and_formats_are_enforced() {
+    let hub = Hub::start();
+    established(&hub);
+
+    let e = stderr_of(
+        &hub,
+        &["create", "-f", "-"],
+        &widget(r#"{"size":6,"mode":"Slow","id":"not-a-uuid"}"#),
+    );
+    for want in [
+        r#"spec: Invalid value: "object": a slow widget has at most 5"#,
+        r#"spec.id: Invalid value: "not-a-uuid": spec.id in body must be of type uuid: "not-a-uuid""#,
+    ] {
+        assert!(e.contains(want), "missing {want:?} in {e}");
+    }
+    let none = hub.kubectl(&["get", "widgets", "-n", "default", "-o", "name"]);
+    assert!(String::from_utf8_lossy(&none.stdout).trim().is_empty());
+
+    // The transition rule lets the first name in, then holds it.
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        &widget(r#"{"size":6,"name":"abc","id":"7d444840-9dc0-11d1-b245-5ffdce74fad2"}"#),
+    );
+    let e = stderr_of(
+        &hub,
+        &["apply", "-f", "-"],
+        &widget(r#"{"size":6,"name":"xyz"}"#),
+    );
+    assert!(
+        e.contains(r#"spec.name: Invalid value: "string": name is immutable"#),
+        "{e}"
+    );
+    let out = hub.kubectl(&[
+        "patch",
+        "widget",
+        "w",
+        "-n",
+        "default",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"mode":"Slow"}}"#,
+    ]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(e.contains("a slow widget has at most 5"), "{e}");
+    let stored = hub.ok(&[
+        "get",
+        "widget",
+        "w",
+        "-n",
+        "default",
+        "-o",
+        "jsonpath={.spec.size} {.spec.name} {.spec.mode}",
+    ]);
+    assert_eq!(stored.trim(), "6 abc");
+    hub.ok(&[
+        "patch",
+        "widget",
+        "w",
+        "-n",
+        "default",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"size":5,"mode":"Slow"}}"#,
+    ]);
 }
