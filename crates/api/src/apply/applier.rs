@@ -89,130 +89,136 @@ fn type_meta<'v>(obj: &'v Value, what: &str) -> Result<(&'v str, &'v str), Apply
     Ok((get("apiVersion")?, get("kind")?))
 }
 
-pub(crate) fn apply(
-    cx: &Applier<'_>,
-    live: Option<&Value>,
-    applied: &Value,
-    manager: &str,
-    force: bool,
-    now: &str,
-) -> Result<Value, ApplyError> {
-    let types = cx.types();
-    let root = cx.root();
-    let subresource = cx.subresource();
+// === impl Applier ===
 
-    // 1. Validate; decode ownership.
-    if !applied.is_object() {
-        return Err(ApplyError::InvalidObject(
-            "the apply configuration must be an object".into(),
-        ));
-    }
-    let (api_version, kind) = type_meta(applied, "the apply configuration")?;
-    if managed::raw(applied).is_some() {
-        return Err(ApplyError::ManagedFieldsInApply);
-    }
-    let mut entries = match (live, subresource) {
-        (Some(l), _) => {
-            let (_, live_kind) = type_meta(l, "the live object")?;
-            if live_kind != kind {
-                return Err(ApplyError::InvalidObject(format!(
-                    "the apply configuration is a {kind}, the object a {live_kind}"
-                )));
-            }
-            managed::read(l)?
+impl Applier<'_> {
+    /// Applies `applied` for `manager` over `live` (`None`: the object is created) and
+    /// returns the new object with its managedFields. `now` is an RFC 3339 timestamp.
+    pub fn apply(
+        &self,
+        live: Option<&Value>,
+        applied: &Value,
+        manager: &str,
+        force: bool,
+        now: &str,
+    ) -> Result<Value, ApplyError> {
+        let types = self.types();
+        let root = self.root();
+        let subresource = self.subresource();
+
+        // 1. Validate; decode ownership.
+        if !applied.is_object() {
+            return Err(ApplyError::InvalidObject(
+                "the apply configuration must be an object".into(),
+            ));
         }
-        (None, Some(sub)) => return Err(ApplyError::SubresourceOfMissingObject(sub.into())),
-        (None, None) => Vec::new(),
-    };
-    let mut base = live.cloned().unwrap_or_else(|| Value::Object(Map::new()));
-    managed::remove(&mut base);
-    if live.is_some() && entries.is_empty() {
-        let everything = compare(&types, &root, &Value::Object(Map::new()), &base)?.changed();
-        let fields = cx.ownable(&everything);
-        if !fields.is_empty() {
-            entries.push(ManagedEntry {
-                manager: BEFORE_FIRST_APPLY.into(),
-                operation: Operation::Update,
+        let (api_version, kind) = type_meta(applied, "the apply configuration")?;
+        if managed::raw(applied).is_some() {
+            return Err(ApplyError::ManagedFieldsInApply);
+        }
+        let mut entries = match (live, subresource) {
+            (Some(l), _) => {
+                let (_, live_kind) = type_meta(l, "the live object")?;
+                if live_kind != kind {
+                    return Err(ApplyError::InvalidObject(format!(
+                        "the apply configuration is a {kind}, the object a {live_kind}"
+                    )));
+                }
+                managed::read(l)?
+            }
+            (None, Some(sub)) => return Err(ApplyError::SubresourceOfMissingObject(sub.into())),
+            (None, None) => Vec::new(),
+        };
+        let mut base = live.cloned().unwrap_or_else(|| Value::Object(Map::new()));
+        managed::remove(&mut base);
+        if live.is_some() && entries.is_empty() {
+            let everything = compare(&types, &root, &Value::Object(Map::new()), &base)?.changed();
+            let fields = self.ownable(&everything);
+            if !fields.is_empty() {
+                entries.push(ManagedEntry {
+                    manager: BEFORE_FIRST_APPLY.into(),
+                    operation: Operation::Update,
+                    subresource: subresource.map(String::from),
+                    api_version: base["apiVersion"]
+                        .as_str()
+                        .unwrap_or(api_version)
+                        .to_string(),
+                    time: Some(now.to_string()),
+                    fields,
+                });
+            }
+        }
+
+        // 2. Merge what this scope may write.
+        let mut config = applied.clone();
+        match &self.scope.reset {
+            Reset::Paths(reset) => remove_items(&types, &root, &mut config, reset),
+            Reset::AllExcept(keep) => retain_items(&types, &root, &mut config, keep),
+        }
+        let applied_set = self.ownable(&to_field_set(&types, &root, &config)?);
+        let mut result = merge(&types, &root, Some(&base), &config)?;
+
+        // 3. Prune what the applier gave up and nobody else holds.
+        let mine = entries
+            .iter()
+            .position(|e| e.is(manager, Operation::Apply, subresource));
+        let previous = mine.map(|i| entries[i].fields.clone()).unwrap_or_default();
+        let held = entries
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != mine)
+            .fold(applied_set.clone(), |acc, (_, e)| acc.union(&e.fields));
+        let give_up = with_named_fields(&types, &root, &previous)
+            .difference(&with_named_fields(&types, &root, &held));
+        remove_items(&types, &root, &mut result, &give_up);
+
+        // 4. Conflicts, forced transfers, removals.
+        let diff = compare(&types, &root, &base, &result)?;
+        let changed = self.in_scope(&diff.changed());
+        let mut taken: Vec<(usize, FieldSet)> = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
+            if Some(i) == mine {
+                continue;
+            }
+            let lost = e.fields.intersection(&changed);
+            if !lost.is_empty() {
+                taken.push((i, lost));
+            }
+        }
+        if !force && !taken.is_empty() {
+            return Err(ApplyError::Conflicts(conflicts(&entries, &taken)));
+        }
+        for (i, lost) in &taken {
+            entries[*i].fields = entries[*i].fields.difference(lost);
+        }
+
+        // 5. The applier's entry.
+        strip_applied_nulls(&types, &root, &mut result, &config);
+        let object_changed = live.is_none() || !values_equal(&base, &result);
+        match mine {
+            Some(i) => {
+                let e = &mut entries[i];
+                if object_changed || e.fields.clone().normalized() != applied_set {
+                    e.time = Some(now.to_string());
+                }
+                e.fields = applied_set;
+                e.api_version = api_version.to_string();
+            }
+            None => entries.push(ManagedEntry {
+                manager: manager.to_string(),
+                operation: Operation::Apply,
                 subresource: subresource.map(String::from),
-                api_version: base["apiVersion"]
-                    .as_str()
-                    .unwrap_or(api_version)
-                    .to_string(),
+                api_version: api_version.to_string(),
                 time: Some(now.to_string()),
-                fields,
-            });
+                fields: applied_set,
+            }),
         }
-    }
-
-    // 2. Merge what this scope may write.
-    let mut config = applied.clone();
-    match &cx.scope.reset {
-        Reset::Paths(reset) => remove_items(&types, &root, &mut config, reset),
-        Reset::AllExcept(keep) => retain_items(&types, &root, &mut config, keep),
-    }
-    let applied_set = cx.ownable(&to_field_set(&types, &root, &config)?);
-    let mut result = merge(&types, &root, Some(&base), &config)?;
-
-    // 3. Prune what the applier gave up and nobody else holds.
-    let mine = entries
-        .iter()
-        .position(|e| e.is(manager, Operation::Apply, subresource));
-    let previous = mine.map(|i| entries[i].fields.clone()).unwrap_or_default();
-    let held = entries
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| Some(*i) != mine)
-        .fold(applied_set.clone(), |acc, (_, e)| acc.union(&e.fields));
-    let give_up = with_named_fields(&types, &root, &previous)
-        .difference(&with_named_fields(&types, &root, &held));
-    remove_items(&types, &root, &mut result, &give_up);
-
-    // 4. Conflicts, forced transfers, removals.
-    let diff = compare(&types, &root, &base, &result)?;
-    let changed = cx.in_scope(&diff.changed());
-    let mut taken: Vec<(usize, FieldSet)> = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        if Some(i) == mine {
-            continue;
+        for e in &mut entries {
+            e.fields = e.fields.difference(&diff.removed);
         }
-        let lost = e.fields.intersection(&changed);
-        if !lost.is_empty() {
-            taken.push((i, lost));
-        }
+        managed::write(&mut result, &entries);
+        Ok(result)
     }
-    if !force && !taken.is_empty() {
-        return Err(ApplyError::Conflicts(conflicts(&entries, &taken)));
-    }
-    for (i, lost) in &taken {
-        entries[*i].fields = entries[*i].fields.difference(lost);
-    }
-
-    // 5. The applier's entry.
-    strip_applied_nulls(&types, &root, &mut result, &config);
-    let object_changed = live.is_none() || !values_equal(&base, &result);
-    match mine {
-        Some(i) => {
-            let e = &mut entries[i];
-            if object_changed || e.fields.clone().normalized() != applied_set {
-                e.time = Some(now.to_string());
-            }
-            e.fields = applied_set;
-            e.api_version = api_version.to_string();
-        }
-        None => entries.push(ManagedEntry {
-            manager: manager.to_string(),
-            operation: Operation::Apply,
-            subresource: subresource.map(String::from),
-            api_version: api_version.to_string(),
-            time: Some(now.to_string()),
-            fields: applied_set,
-        }),
-    }
-    for e in &mut entries {
-        e.fields = e.fields.difference(&diff.removed);
-    }
-    managed::write(&mut result, &entries);
-    Ok(result)
 }
 
 /// The conflicts, grouped by manager (sorted) and in path order within a manager.

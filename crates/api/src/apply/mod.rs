@@ -249,19 +249,6 @@ impl<'a> Applier<'a> {
         self
     }
 
-    /// Applies `applied` for `manager` over `live` (`None`: the object is created) and
-    /// returns the new object with its managedFields. `now` is an RFC 3339 timestamp.
-    pub fn apply(
-        &self,
-        live: Option<&Value>,
-        applied: &Value,
-        manager: &str,
-        force: bool,
-        now: &str,
-    ) -> Result<Value, ApplyError> {
-        applier::apply(self, live, applied, manager, force, now)
-    }
-
     /// Records in `new`'s managedFields that `manager` changed `old` (`None`: a create) into
     /// `new`. On error `new` is left without managedFields, as Kubernetes does: the caller
     /// may log and go on.
