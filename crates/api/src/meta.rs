@@ -1,6 +1,6 @@
 //! Reading and writing `metadata` of objects held as `serde_json::Value`.
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 /// `metadata`, created if absent (returns None if the object isn't a JSON object).
 pub fn meta_mut(obj: &mut Value) -> Option<&mut Map<String, Value>> {
@@ -41,6 +41,14 @@ pub fn finalizers(obj: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// `obj` without the finalizer `name` in `metadata.finalizers` (the finalizer's work is done).
+pub fn without_finalizer(obj: &Value, name: &str) -> Value {
+    let mut new = obj.clone();
+    let rest: Vec<String> = finalizers(obj).into_iter().filter(|f| f != name).collect();
+    set_meta(&mut new, "finalizers", json!(rest));
+    new
 }
 
 /// The current time as Kubernetes writes it (RFC 3339, seconds precision, `Z`).

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::cache::ChangeKind;
-use crate::meta::{finalizers, now_rfc3339};
+use crate::meta::{finalizers, now_rfc3339, without_finalizer};
 use crate::objects::{delete_object, guaranteed_update, DeleteOptions, Writer};
 use crate::registry::crd::{is_established, resources_for};
 use crate::Api;
@@ -104,13 +104,7 @@ async fn reconcile(api: &Arc<Api>, served: &Served, name: &str) -> Result<(), St
             served.retire(api, &v);
         }
         let removed = guaranteed_update(api, Writer::Server, &res, &key, name, false, |cur| {
-            let mut new = cur.clone();
-            let f: Vec<String> = finalizers(cur)
-                .into_iter()
-                .filter(|f| f != CRD_CLEANUP_FINALIZER)
-                .collect();
-            crate::meta::set_meta(&mut new, "finalizers", json!(f));
-            Ok(new)
+            Ok(without_finalizer(cur, CRD_CLEANUP_FINALIZER))
         })
         .await;
         if let Err(e) = removed {

@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::cache::{CachedObject, ChangeKind};
-use crate::meta::finalizers;
+use crate::meta::{finalizers, without_finalizer};
 use crate::objects::{delete_object, guaranteed_update, DeleteOptions, Writer};
 use crate::registry::ResourceInfo;
 use crate::Api;
@@ -306,10 +306,7 @@ async fn drop_finalizer(
     fin: &'static str,
 ) -> Result<(), ()> {
     let r = guaranteed_update(api, Writer::Server, res, key, name, false, |cur| {
-        let mut new = cur.clone();
-        let f: Vec<String> = finalizers(cur).into_iter().filter(|f| f != fin).collect();
-        crate::meta::set_meta(&mut new, "finalizers", json!(f));
-        Ok(new)
+        Ok(without_finalizer(cur, fin))
     })
     .await;
     finish(r)
