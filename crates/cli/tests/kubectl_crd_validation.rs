@@ -160,6 +160,16 @@ fn schema_keywords_are_enforced_and_nothing_is_stored() {
 #[test]
 fn cel_rules_and_formats_are_enforced() {
     let hub = Hub::start();
+    // A rule that does not compile refuses its CRD, as in kube-apiserver.
+    let broken = CRD.replace("self == oldSelf", "self ==");
+    let e = stderr_of(&hub, &["create", "-f", "-"], &broken);
+    assert!(
+        e.contains("spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[name].x-kubernetes-validations[0].rule: Invalid value: ")
+            && e.contains("compilation failed"),
+        "{e}"
+    );
+    let crds = hub.ok(&["get", "crd", "-o", "name"]);
+    assert!(!crds.contains("widgets.example.com"), "{crds}");
     established(&hub);
 
     let e = stderr_of(

@@ -36,6 +36,10 @@ fn check_change(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Result<
         (true, ..) => flotilla::causes(res, old, obj),
         (false, "", "ConfigMap") => config_map(obj),
         (false, "", "Secret") => secret(obj),
+        // The CEL rules of its schemas compile (the rest of a CRD is checked as it is read).
+        (false, "apiextensions.k8s.io", "CustomResourceDefinition") => {
+            super::schema::rules::crd_causes(obj)
+        }
         _ => Vec::new(),
     };
     if causes.is_empty() {

@@ -157,6 +157,60 @@ fn evaluate(
     causes.push((at, body));
 }
 
+/// A CRD's rules that do not compile, as causes at their place in the CRD (kube-apiserver
+/// refuses such a CRD with 422: `spec.versions[0].schema.openAPIV3Schema.properties[spec]
+/// .x-kubernetes-validations[0].rule: Invalid value: …: compilation failed: …`).
+pub fn crd_causes(crd: &Value) -> Causes {
+    let mut causes = Vec::new();
+    let versions = crd.pointer("/spec/versions").and_then(Value::as_array);
+    for (i, v) in versions.into_iter().flatten().enumerate() {
+        if let Some(schema) = v.pointer("/schema/openAPIV3Schema") {
+            let path = format!("spec.versions[{i}].schema.openAPIV3Schema");
+            compile_walk(schema, &path, &mut causes);
+        }
+    }
+    causes
+}
+
+fn compile_walk(schema: &Value, path: &str, causes: &mut Causes) {
+    let Some(s) = schema.as_object() else { return };
+    let rules = s.get("x-kubernetes-validations").and_then(Value::as_array);
+    for (j, rule) in rules.into_iter().flatten().enumerate() {
+        let at = format!("{path}.x-kubernetes-validations[{j}]");
+        let text = |k: &str| rule.get(k).and_then(Value::as_str).unwrap_or("");
+        if let Err(e) = flotilla_cel::compile(text("rule")) {
+            // kube prints the rule as Go's %#v of apiextensions.ValidationRule.
+            let shown = format!(
+                "apiextensions.ValidationRule{{Rule:{:?}, Message:{:?}, MessageExpression:{:?}, Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:{:?}, OptionalOldSelf:(*bool)(nil)}}",
+                text("rule"), text("message"), text("messageExpression"), text("fieldPath")
+            );
+            causes.push((
+                format!("{at}.rule"),
+                format!("Invalid value: {shown}: compilation failed: {e}"),
+            ));
+        }
+        let expr = text("messageExpression");
+        if !expr.is_empty() {
+            if let Err(e) = flotilla_cel::compile(expr) {
+                causes.push((
+                    format!("{at}.messageExpression"),
+                    format!("Invalid value: {expr:?}: messageExpression compilation failed: {e}"),
+                ));
+            }
+        }
+    }
+    if let Some(props) = s.get("properties").and_then(Value::as_object) {
+        for (k, p) in props {
+            compile_walk(p, &format!("{path}.properties[{k}]"), causes);
+        }
+    }
+    for k in ["items", "additionalProperties"] {
+        if let Some(child) = s.get(k) {
+            compile_walk(child, &format!("{path}.{k}"), causes);
+        }
+    }
+}
+
 /// kube prints the root's (nil) field path as `<nil>`.
 fn path_or_nil(path: &str) -> String {
     if path.is_empty() {

@@ -142,3 +142,34 @@ fn rules() {
         }
     }
 }
+
+#[test]
+fn a_crd_with_a_rule_that_does_not_compile_is_refused() {
+    let crd = json!({"spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": {
+        "type": "object", "properties": {"spec": {"type": "object",
+            "x-kubernetes-validations": [
+                {"rule": "self.a >= 1"},
+                {"rule": "self.a >", "message": "m"},
+                {"rule": "true", "messageExpression": "'x' +"}
+            ],
+            "properties": {"a": {"type": "integer"}}}}}}}]}});
+    let causes = crd_causes(&crd);
+    let fields: Vec<&str> = causes.iter().map(|(f, _)| f.as_str()).collect();
+    let at = "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations";
+    assert_eq!(
+        fields,
+        vec![
+            format!("{at}[1].rule"),
+            format!("{at}[2].messageExpression")
+        ]
+    );
+    assert!(causes[0].1.starts_with(
+        r#"Invalid value: apiextensions.ValidationRule{Rule:"self.a >", Message:"m", "#
+    ));
+    assert!(
+        causes[0].1.contains(": compilation failed: "),
+        "{}",
+        causes[0].1
+    );
+    assert!(crd_causes(&json!({"spec": {"versions": [{"name": "v1"}]}})).is_empty());
+}
