@@ -1,9 +1,10 @@
 //! Schema validation, built-in kinds and CRDs alike: unknown fields are dropped, and reported as
 //! warnings (`fieldValidation=Warn`, the default) or refused (`Strict`) as in Kubernetes
 //! ([`unknown`]); a custom resource also gets its schema's defaults and is refused (422) when
-//! a value breaks the schema ([`values`], [`keywords`], [`formats`], [`lists`]) or one of its
+//! a value breaks the schema ([`values`], [`keywords`], [`formats`], [`lists`], [`embedded`]) or one of its
 //! CEL rules ([`rules`]; transition rules against the stored object: [`transitions`]).
 
+pub mod embedded;
 pub mod formats;
 pub mod keywords;
 pub mod lists;

@@ -118,8 +118,20 @@ fn object(
             walk(add, child, &format!("{path}[{k}]"), causes);
         }
     }
+    // An embedded resource's apiVersion and kind (required in the published schema) are
+    // [`embedded`]'s, worded as kube's; the root's are checked with the request.
+    let embedded = !path.is_empty()
+        && s.get("x-kubernetes-embedded-resource")
+            .and_then(Value::as_bool)
+            == Some(true);
+    if embedded {
+        super::embedded::check(o, path, causes);
+    }
     if let Some(required) = s.get("required").and_then(Value::as_array) {
         for r in required.iter().filter_map(Value::as_str) {
+            if embedded && (r == "apiVersion" || r == "kind") {
+                continue;
+            }
             if !o.contains_key(r) {
                 causes.push((join(r), "Required value".into()));
             }
@@ -168,6 +180,8 @@ mod tests {
                 "count": {"type": "integer"},
                 "size2": {"type": "integer", "minimum": 1, "enum": [1, 2, 0]},
                 "tags": {"type": "array", "items": {"type": "string"}},
+                "tpl": {"type": "object", "x-kubernetes-embedded-resource": true, "required": ["kind", "apiVersion"],
+                    "x-kubernetes-preserve-unknown-fields": true},
                 "size": {"x-kubernetes-int-or-string": true},
                 "note": {"type": "string", "nullable": true},
                 "items": {"type": "array", "items": {"type": "object", "properties": {"effect": {"type": "string", "enum": ["A"]}}}},
@@ -232,6 +246,11 @@ mod tests {
                     "spec.tags[1]",
                     r#"Invalid value: "null": spec.tags[1] in body must be of type string: "null""#,
                 )],
+            ),
+            (
+                "embedded resource: apiVersion and kind worded as kube's",
+                json!({"spec": {"name": "a", "tpl": {"kind": "ConfigMap"}}}),
+                vec![("spec.tpl.apiVersion", "Required value: must not be empty")],
             ),
             (
                 "required",
