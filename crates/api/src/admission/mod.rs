@@ -8,7 +8,7 @@
 //! | 2 | address: body's namespace/name are the URL's (400) | [`metadata::place_in_namespace`], [`identity`] | ✓ | ✓ | ✓ | ✓ | |
 //! | 3 | join rewrite of a bootstrap user's Cluster (403/422) | [`join`] | ✓ | | | on create | |
 //! | 4 | metadata: label values, a CRD's name (422) | [`metadata::check_metadata`] | ✓ | ✓ | ✓ | on create | |
-//! | 5 | schema: unknown fields (warn / 400), CRD values, defaults and CEL rules (422); transition rules on updates (in [`escalation`]) | [`schema`] | ✓ | ✓ | ✓ | ✓ (values and rules only on update: [`applied`]) | |
+//! | 5 | schema: unknown fields (warn / 400), CRD values, defaults and CEL rules (422); an update's on the merged object, ratcheted, with transition rules (in [`escalation`]) | [`schema`] | ✓ | ✓ | ✓ | ✓ (defaults on update: [`applied`]) | |
 //! | 6 | RBAC escalation (403) | [`crate::access::Access::admit_rbac_write`] | ✓ | ✓ | ✓ | ✓ | |
 //! | 7 | name required, namespace exists and is not terminating (422/404/403) | [`metadata::check_name_given`], [`namespace`] | ✓ | | | on create | ✓ (create) |
 //! | 8 | defaulting | [`defaults`] | ✓ | ✓ | ✓ | ✓ | ✓ |
@@ -53,13 +53,16 @@ pub(crate) async fn client_object(
     level: FieldValidation,
 ) -> Result<Vec<String>> {
     join::admit_create(&api.cache, user, res, obj).await?;
-    let warnings = validate(api, res, obj, level)?;
+    metadata::check_metadata(res, obj)?;
+    let warnings = schema::validate(&api.schemas, res, obj, level, schema::Values::Refuse)?;
     escalation(api, user, info, res, None, obj)?;
     Ok(warnings)
 }
 
-/// Steps 4–5: metadata and schema. Unknown fields are dropped, and reported as warnings
-/// (fieldValidation=Warn) or refused (Strict); a custom resource gets its schema's defaults.
+/// Steps 4–5 for an update's or patch's body: metadata and schema. Unknown fields are
+/// dropped, and reported as warnings (fieldValidation=Warn) or refused (Strict); a custom
+/// resource gets its schema's defaults, and its values are judged on the merged object (in
+/// [`escalation`], with ratcheting).
 pub(crate) fn validate(
     api: &Api,
     res: &ResourceInfo,
@@ -67,20 +70,21 @@ pub(crate) fn validate(
     level: FieldValidation,
 ) -> Result<Vec<String>> {
     metadata::check_metadata(res, obj)?;
-    schema::validate(&api.schemas, res, obj, level)
+    schema::validate(&api.schemas, res, obj, level, schema::Values::DefaultOnly)
 }
 
-/// Step 5 for an apply that updates: the merged object's values against its CRD's schema
-/// and rules (kube-apiserver validates every update's new object, applied ones too; the
-/// transition rules run in [`escalation`], as for every update).
+/// Step 5 for an apply that updates: the merged object's defaults (its values are judged in
+/// [`escalation`], as every update's).
 pub(crate) fn applied(api: &Api, res: &ResourceInfo, obj: &mut Value) -> Result<()> {
-    schema::values(&api.schemas, res, obj)
+    schema::defaults(&api.schemas, res, obj);
+    Ok(())
 }
 
 /// Step 6: a write of an RBAC object grants nothing its writer does not hold. For an update
-/// (`old` given) it first runs the end of step 5 that needs the stored object: the CRD's
-/// transition rules (`oldSelf`, 422) — every client update, patch and apply passes here with
-/// its old and new object, so they are checked in one place.
+/// (`old` given) it first runs the end of step 5 that needs the stored object: a custom
+/// resource's values and rules on the merged object, ratcheted, and its transition rules
+/// (`oldSelf`) (422) — every client update, patch and apply passes here with its old and new
+/// object, so they are judged in one place.
 pub(crate) fn escalation(
     api: &Api,
     user: &UserInfo,
@@ -90,7 +94,7 @@ pub(crate) fn escalation(
     new: &Value,
 ) -> Result<()> {
     if let Some(old) = old {
-        schema::transitions(&api.schemas, res, old, new)?;
+        schema::update(&api.schemas, res, old, new)?;
     }
     api.access
         .admit_rbac_write(&api.cache, user, info, res, old, new)

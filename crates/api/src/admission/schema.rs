@@ -2,12 +2,14 @@
 //! warnings (`fieldValidation=Warn`, the default) or refused (`Strict`) as in Kubernetes
 //! ([`unknown`]); a custom resource also gets its schema's defaults and is refused (422) when
 //! a value breaks the schema ([`values`], [`keywords`], [`formats`], [`lists`], [`embedded`]) or one of its
-//! CEL rules ([`rules`]; transition rules against the stored object: [`transitions`]).
+//! CEL rules ([`rules`]). An update is judged once merged with the stored object, with
+//! kube's ratcheting and transition rules ([`update`], [`ratchet`]).
 
 pub mod embedded;
 pub mod formats;
 pub mod keywords;
 pub mod lists;
+pub mod ratchet;
 pub mod rules;
 pub mod unknown;
 pub mod values;
@@ -19,12 +21,23 @@ use crate::registry::ResourceInfo;
 use crate::request::FieldValidation;
 use crate::schemas::Schemas;
 
+/// What [`validate`] does with a custom resource's values.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Values {
+    /// Fill in defaults and refuse what breaks the schema (a new object).
+    Refuse,
+    /// Fill in defaults only: an update's body is judged once merged with the stored object
+    /// ([`update`], with ratcheting).
+    DefaultOnly,
+}
+
 /// Validate `obj` against the schema of `res`; returns the warnings for the client.
 pub(crate) fn validate(
     schemas: &Schemas,
     res: &ResourceInfo,
     obj: &mut Value,
     level: FieldValidation,
+    values_mode: Values,
 ) -> Result<Vec<String>> {
     let root = schemas.root_type(res);
     if root.is_empty() {
@@ -32,7 +45,10 @@ pub(crate) fn validate(
     }
     let unknown = unknown::prune_unknown(schemas.set(), &root, obj);
     if res.custom {
-        check_values(schemas, res, &root, obj)?;
+        match values_mode {
+            Values::Refuse => check_values(schemas, res, &root, obj)?,
+            Values::DefaultOnly => default_values(schemas, &root, obj),
+        }
     }
     let messages: Vec<String> = unknown
         .iter()
@@ -48,17 +64,20 @@ pub(crate) fn validate(
     }
 }
 
-/// The values part alone (no unknown fields: the object is the server's own merge, as an
-/// apply's), for a custom resource: its schema's defaults, and 422 for values that break it.
-pub(crate) fn values(schemas: &Schemas, res: &ResourceInfo, obj: &mut Value) -> Result<()> {
-    if !res.custom {
-        return Ok(());
+/// The defaults alone, for a custom resource (an apply's merged object, an update's body):
+/// whether its values hold is [`update`]'s to say, on the merged object.
+pub(crate) fn defaults(schemas: &Schemas, res: &ResourceInfo, obj: &mut Value) {
+    if res.custom {
+        default_values(schemas, &schemas.root_type(res), obj);
     }
-    let root = schemas.root_type(res);
-    if root.is_empty() {
-        return Ok(());
+}
+
+fn default_values(schemas: &Schemas, root: &str, obj: &mut Value) {
+    let snapshot = schemas.set().snapshot();
+    if let Some(schema) = snapshot.definition(root) {
+        // The causes are the merged object's to judge.
+        let _ = values::default_and_check(schema, obj);
     }
-    check_values(schemas, res, &root, obj)
 }
 
 /// Custom resources: fill in the schema's defaults and refuse values that break it (422).
@@ -72,9 +91,9 @@ fn check_values(schemas: &Schemas, res: &ResourceInfo, root: &str, obj: &mut Val
     refuse(res, obj, causes)
 }
 
-/// An update's transition rules (`oldSelf`), for a custom resource: `new` against the stored
-/// `old` (422 when one does not hold).
-pub(crate) fn transitions(
+/// An update of a custom resource: the merged `new` against its CRD's schema and rules, with
+/// ratcheting against the stored `old` ([`ratchet`]), transition rules included (422).
+pub(crate) fn update(
     schemas: &Schemas,
     res: &ResourceInfo,
     old: &Value,
@@ -88,8 +107,7 @@ pub(crate) fn transitions(
     let Some(schema) = snapshot.definition(&root) else {
         return Ok(());
     };
-    let causes = rules::check(schema, new, Some(old), rules::Rules::Transitions);
-    refuse(res, new, causes)
+    refuse(res, new, ratchet::causes(schema, old, new))
 }
 
 fn refuse(res: &ResourceInfo, obj: &Value, causes: Vec<(String, String)>) -> Result<()> {

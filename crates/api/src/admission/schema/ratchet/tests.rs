@@ -1,0 +1,74 @@
+//! Ratcheting: (old, new, expected fields refused).
+
+use serde_json::{json, Value};
+
+use super::*;
+
+fn schema() -> Value {
+    json!({"type": "object", "properties": {"spec": {"type": "object",
+    "x-kubernetes-validations": [{"rule": "self.size <= 5", "message": "at most 5"}],
+    "properties": {
+        "size": {"type": "integer", "minimum": 1},
+        "mode": {"type": "string", "enum": ["A"]},
+        "name": {"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf", "message": "immutable"}]}
+    }}}})
+}
+
+#[test]
+fn unchanged_values_ratchet_and_transitions_do_not() {
+    let cases: &[(&str, Value, Value, Vec<&str>)] = &[
+        (
+            "unchanged bad value is let through",
+            json!({"spec": {"size": 0, "mode": "A"}}),
+            json!({"spec": {"size": 0, "mode": "A", "name": "x"}}),
+            vec![],
+        ),
+        (
+            "a changed bad value is refused",
+            json!({"spec": {"size": 2}}),
+            json!({"spec": {"size": 0}}),
+            vec!["spec.size"],
+        ),
+        (
+            "a new bad value is refused",
+            json!({"spec": {"size": 2}}),
+            json!({"spec": {"size": 2, "mode": "B"}}),
+            vec!["spec.mode"],
+        ),
+        (
+            "a rule on a changed node",
+            json!({"spec": {"size": 2}}),
+            json!({"spec": {"size": 6}}),
+            vec!["spec"],
+        ),
+        (
+            "a rule on an unchanged node",
+            json!({"spec": {"size": 6}}),
+            json!({"spec": {"size": 6}}),
+            vec![],
+        ),
+        (
+            "transition rules",
+            json!({"spec": {"size": 2, "name": "a"}}),
+            json!({"spec": {"size": 2, "name": "b"}}),
+            vec!["spec.name"],
+        ),
+    ];
+    for (name, old, new, want) in cases {
+        let got: Vec<String> = causes(&schema(), old, new)
+            .into_iter()
+            .map(|(f, _)| f)
+            .collect();
+        assert_eq!(got, *want, "{name}");
+    }
+}
+
+#[test]
+fn paths() {
+    let v = json!({"spec": {"items": [{"name": "a"}], "labels": {"k.io/x": "v"}}});
+    assert_eq!(at(&v, "spec.items[0].name"), Some(&json!("a")));
+    assert_eq!(at(&v, "spec.labels[k.io/x]"), Some(&json!("v")));
+    assert_eq!(at(&v, "<nil>"), Some(&v));
+    assert_eq!(at(&v, "spec.items[3]"), None);
+    assert_eq!(at(&v, "spec.missing"), None);
+}
