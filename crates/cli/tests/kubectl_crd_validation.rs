@@ -155,6 +155,23 @@ fn schema_keywords_are_enforced_and_nothing_is_stored() {
         "jsonpath={.spec.size} {.spec.name} {.status.ready}",
     ]);
     assert_eq!(stored.trim(), "3 abc");
+
+    // With the status subresource, the main resource ignores a status (bad or not), as kube.
+    let got = hub.ok(&["get", "widget", "w", "-n", "default", "-o", "json"]);
+    let mut with_status: serde_json::Value = serde_json::from_str(&got).unwrap();
+    with_status["status"] = serde_json::json!({"ready": -1});
+    with_status["spec"]["mode"] = serde_json::json!("Fast");
+    hub.ok_stdin(&["replace", "-f", "-"], &with_status.to_string());
+    let stored = hub.ok(&[
+        "get",
+        "widget",
+        "w",
+        "-n",
+        "default",
+        "-o",
+        "jsonpath={.spec.mode} {.status.ready}",
+    ]);
+    assert_eq!(stored.trim(), "Fast");
 }
 
 #[test]

@@ -157,9 +157,10 @@ fn evaluate(
     causes.push((at, body));
 }
 
-/// A CRD's rules that do not compile, as causes at their place in the CRD (kube-apiserver
-/// refuses such a CRD with 422: `spec.versions[0].schema.openAPIV3Schema.properties[spec]
-/// .x-kubernetes-validations[0].rule: Invalid value: …: compilation failed: …`).
+/// A CRD's rules that do not compile (and `uniqueItems: true`, which kube forbids), as causes
+/// at their place in the CRD (kube-apiserver refuses such a CRD with 422:
+/// `spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]
+/// .rule: Invalid value: …: compilation failed: …`).
 pub fn crd_causes(crd: &Value) -> Causes {
     let mut causes = Vec::new();
     let versions = crd.pointer("/spec/versions").and_then(Value::as_array);
@@ -174,6 +175,13 @@ pub fn crd_causes(crd: &Value) -> Causes {
 
 fn compile_walk(schema: &Value, path: &str, causes: &mut Causes) {
     let Some(s) = schema.as_object() else { return };
+    // Not a rule, but refused with the CRD in the same walk, as kube-apiserver refuses it.
+    if s.get("uniqueItems").and_then(Value::as_bool) == Some(true) {
+        causes.push((
+            format!("{path}.uniqueItems"),
+            "Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic".into(),
+        ));
+    }
     let rules = s.get("x-kubernetes-validations").and_then(Value::as_array);
     for (j, rule) in rules.into_iter().flatten().enumerate() {
         let at = format!("{path}.x-kubernetes-validations[{j}]");

@@ -172,4 +172,13 @@ fn a_crd_with_a_rule_that_does_not_compile_is_refused() {
         causes[0].1
     );
     assert!(crd_causes(&json!({"spec": {"versions": [{"name": "v1"}]}})).is_empty());
+    let unique = json!({"spec": {"versions": [{"schema": {"openAPIV3Schema": {"type": "object",
+        "properties": {"xs": {"type": "array", "uniqueItems": true, "items": {"type": "string"}}}}}}]}});
+    assert_eq!(
+        crd_causes(&unique),
+        vec![(
+            "spec.versions[0].schema.openAPIV3Schema.properties[xs].uniqueItems".to_owned(),
+            "Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic".to_owned()
+        )]
+    );
 }
