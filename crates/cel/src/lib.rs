@@ -39,10 +39,28 @@ pub fn compile(source: &str) -> Result<Arc<Expr>, String> {
     compiled
 }
 
+/// The environment every expression is compiled and run in: CEL's standard library with the
+/// strings, lists and math extensions, as Kubernetes' CEL environment has them
+/// (`'Ab'.lowerAscii()`, `self.name.split('-')`, `math.greatest(…)`).
+fn env() -> Option<&'static Arc<cel::Env>> {
+    static ENV: OnceLock<Option<Arc<cel::Env>>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = cel::Env::stdlib();
+        env.add_extension(cel::extensions::strings).ok()?;
+        env.add_extension(cel::extensions::lists).ok()?;
+        env.add_extension(cel::extensions::math).ok()?;
+        Some(Arc::new(env))
+    })
+    .as_ref()
+}
+
 fn compile_uncached(source: &str) -> Result<Expr, String> {
+    let env = env().ok_or("the CEL environment could not be built")?;
     // cel-rust's parser can panic on some malformed input; a bad rule must be an error.
-    let parsed = std::panic::catch_unwind(|| cel::Program::compile(source))
-        .map_err(|_| format!("cannot parse {source:?}"))?;
+    // Compiling only reads the environment, so nothing is left half-changed by a panic.
+    let compile = std::panic::AssertUnwindSafe(|| env.compile(source));
+    let parsed =
+        std::panic::catch_unwind(compile).map_err(|_| format!("cannot parse {source:?}"))?;
     let program = parsed.map_err(|e| e.to_string())?;
     Ok(Expr {
         program,
@@ -63,7 +81,10 @@ impl Expr {
 
     /// Evaluate with `vars` bound; the result as JSON.
     pub fn eval(&self, vars: &[(&str, &Value)]) -> Result<Value, String> {
-        let mut ctx = cel::Context::default();
+        let mut ctx = match env() {
+            Some(env) => cel::Context::with_env(env.clone()),
+            None => cel::Context::default(),
+        };
         for (name, v) in vars {
             let v = cel::to_value(v).map_err(|e| e.to_string())?;
             ctx.add_variable_from_value(*name, v);

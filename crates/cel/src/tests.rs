@@ -16,6 +16,8 @@ fn rules_over_json() {
         ("has(self.missing)", false),
         ("self.name.matches('^[a-z]+$')", true),
         ("self.ratio < 1.0", true),
+        ("self.name.upperAscii() == 'WEB'", true),
+        ("math.greatest(self.replicas, self.min) == 3", true),
     ];
     for (rule, want) in cases {
         let e = compile(rule).unwrap();
