@@ -12,6 +12,26 @@ use std::sync::{Arc, OnceLock};
 use parking_lot::Mutex;
 use serde_json::Value;
 
+/// A variable's value.
+#[derive(Clone, Copy, Debug)]
+pub enum Var<'a> {
+    /// A plain value.
+    Json(&'a Value),
+    /// A CEL optional (`optional.of(v)` or `optional.none()`), as a CRD rule with
+    /// `optionalOldSelf` sees `oldSelf`.
+    Optional(Option<&'a Value>),
+}
+
+impl<'a> From<&'a Value> for Var<'a> {
+    fn from(v: &'a Value) -> Self {
+        Var::Json(v)
+    }
+}
+
+fn opaque(v: cel::objects::OptionalValue) -> cel::Value {
+    cel::Value::Opaque(Arc::new(v))
+}
+
 /// A compiled expression.
 pub struct Expr {
     program: cel::Program,
@@ -80,13 +100,18 @@ impl Expr {
     }
 
     /// Evaluate with `vars` bound; the result as JSON.
-    pub fn eval(&self, vars: &[(&str, &Value)]) -> Result<Value, String> {
+    pub fn eval(&self, vars: &[(&str, Var<'_>)]) -> Result<Value, String> {
         let mut ctx = match env() {
             Some(env) => cel::Context::with_env(env.clone()),
             None => cel::Context::default(),
         };
         for (name, v) in vars {
-            let v = cel::to_value(v).map_err(|e| e.to_string())?;
+            let json = |v: &Value| cel::to_value(v).map_err(|e| e.to_string());
+            let v = match v {
+                Var::Json(v) => json(v)?,
+                Var::Optional(Some(v)) => opaque(cel::objects::OptionalValue::of(json(v)?)),
+                Var::Optional(None) => opaque(cel::objects::OptionalValue::none()),
+            };
             ctx.add_variable_from_value(*name, v);
         }
         let out = self.program.execute(&ctx).map_err(|e| e.to_string())?;
@@ -94,7 +119,7 @@ impl Expr {
     }
 
     /// Evaluate to a boolean; any other result is an error.
-    pub fn eval_bool(&self, vars: &[(&str, &Value)]) -> Result<bool, String> {
+    pub fn eval_bool(&self, vars: &[(&str, Var<'_>)]) -> Result<bool, String> {
         match self.eval(vars)? {
             Value::Bool(b) => Ok(b),
             other => Err(format!("expected a boolean, got {other}")),
@@ -102,7 +127,7 @@ impl Expr {
     }
 
     /// Evaluate to a string; any other result is an error.
-    pub fn eval_string(&self, vars: &[(&str, &Value)]) -> Result<String, String> {
+    pub fn eval_string(&self, vars: &[(&str, Var<'_>)]) -> Result<String, String> {
         match self.eval(vars)? {
             Value::String(s) => Ok(s),
             other => Err(format!("expected a string, got {other}")),

@@ -21,7 +21,11 @@ fn rules_over_json() {
     ];
     for (rule, want) in cases {
         let e = compile(rule).unwrap();
-        assert_eq!(e.eval_bool(&[("self", &obj)]), Ok(*want), "{rule}");
+        assert_eq!(
+            e.eval_bool(&[("self", Var::from(&obj))]),
+            Ok(*want),
+            "{rule}"
+        );
     }
 }
 
@@ -31,7 +35,10 @@ fn old_self_is_a_transition() {
     assert!(e.uses("oldSelf") && e.uses("self"));
     assert!(!compile("self > 0").unwrap().uses("oldSelf"));
     assert_eq!(
-        e.eval_bool(&[("self", &json!(2)), ("oldSelf", &json!(3))]),
+        e.eval_bool(&[
+            ("self", Var::from(&json!(2))),
+            ("oldSelf", Var::from(&json!(3)))
+        ]),
         Ok(false)
     );
 }
@@ -40,13 +47,13 @@ fn old_self_is_a_transition() {
 fn messages_and_errors() {
     let m = compile("'replicas is ' + string(self.replicas)").unwrap();
     assert_eq!(
-        m.eval_string(&[("self", &json!({"replicas": 7}))]),
+        m.eval_string(&[("self", Var::from(&json!({"replicas": 7})))]),
         Ok("replicas is 7".to_owned())
     );
     assert!(compile("self.replicas >").is_err());
     assert!(compile("self.x")
         .unwrap()
-        .eval_bool(&[("self", &json!({}))])
+        .eval_bool(&[("self", Var::from(&json!({})))])
         .is_err());
     assert!(compile("1").unwrap().eval_bool(&[]).is_err());
     // The same source is compiled once.
@@ -54,4 +61,22 @@ fn messages_and_errors() {
         &compile("self > 1").unwrap(),
         &compile("self > 1").unwrap()
     ));
+}
+
+#[test]
+fn optional_old_self() {
+    let e = compile("!oldSelf.hasValue() || self >= oldSelf.value()").unwrap();
+    let new = json!(2);
+    assert_eq!(
+        e.eval_bool(&[("self", Var::from(&new)), ("oldSelf", Var::Optional(None))]),
+        Ok(true)
+    );
+    let old = json!(3);
+    assert_eq!(
+        e.eval_bool(&[
+            ("self", Var::from(&new)),
+            ("oldSelf", Var::Optional(Some(&old)))
+        ]),
+        Ok(false)
+    );
 }

@@ -87,7 +87,7 @@ fn check_values(schemas: &Schemas, res: &ResourceInfo, root: &str, obj: &mut Val
         return Ok(());
     };
     let mut causes = values::default_and_check(schema, obj);
-    causes.extend(rules::check(schema, obj, None, rules::Rules::Plain));
+    causes.extend(rules::check(schema, obj, None, rules::Rules::Create));
     refuse(res, obj, causes)
 }
 

@@ -2,21 +2,27 @@
 //! apiextensions-apiserver evaluates them: each rule at the node that declares it, with `self`
 //! bound to the value there and, for a transition rule (one that reads `oldSelf`), `oldSelf`
 //! bound to the stored object's value at the same place — a transition rule runs only on an
-//! update where that old value exists. A rule that does not hold is a cause worded as kube's
+//! update where that old value exists (or, with `optionalOldSelf`, also where it does not,
+//! `oldSelf` then an optional). A rule that does not hold is a cause worded as kube's
 //! (`spec: Invalid value: "object": <message>`), its `message`, `messageExpression`, `reason`
 //! and `fieldPath` honoured. The expressions are [`flotilla_cel`]'s, compiled once.
 
 use serde_json::{Map, Value};
+
+use flotilla_cel::Var;
 
 use super::keywords::Causes;
 
 /// Which rules a walk evaluates.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Rules {
-    /// Every rule that needs no old value (`old` is ignored): a create, or an update's body.
+    /// Every rule that needs no old value (`old` is ignored): an update's merged object.
     Plain,
-    /// Only transition rules, where `old` has a value: an update's new object against the
-    /// stored one.
+    /// As [`Rules::Plain`], and the transition rules with `optionalOldSelf` (`oldSelf` none):
+    /// a create.
+    Create,
+    /// Only transition rules, where `old` has a value (or, with `optionalOldSelf`, where it
+    /// may not): an update's new object against the stored one.
     Transitions,
 }
 
@@ -111,9 +117,17 @@ fn evaluate(
         return;
     };
     let transition = expr.uses("oldSelf");
-    let vars: Vec<(&str, &Value)> = match (which, transition, old) {
-        (Rules::Plain, false, _) => vec![("self", v)],
-        (Rules::Transitions, true, Some(was)) => vec![("self", v), ("oldSelf", was)],
+    let optional = rule.get("optionalOldSelf").and_then(Value::as_bool) == Some(true);
+    let vars: Vec<(&str, Var<'_>)> = match (which, transition, old) {
+        (Rules::Plain | Rules::Create, false, _) => vec![("self", v.into())],
+        // optionalOldSelf: the rule also runs where there is no old value, oldSelf an optional.
+        (Rules::Create, true, _) | (Rules::Transitions, true, None) if optional => {
+            vec![("self", v.into()), ("oldSelf", Var::Optional(None))]
+        }
+        (Rules::Transitions, true, Some(was)) if optional => {
+            vec![("self", v.into()), ("oldSelf", Var::Optional(Some(was)))]
+        }
+        (Rules::Transitions, true, Some(was)) => vec![("self", v.into()), ("oldSelf", was.into())],
         _ => return,
     };
     let schema_type = s.get("type").and_then(Value::as_str).unwrap_or("");

@@ -182,3 +182,36 @@ fn a_crd_with_a_rule_that_does_not_compile_is_refused() {
         )]
     );
 }
+
+#[test]
+fn optional_old_self_runs_without_an_old_value() {
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "size": {"type": "integer", "x-kubernetes-validations": [{
+            "rule": "oldSelf.hasValue() ? self >= oldSelf.value() : self < 10",
+            "message": "starts below 10, then only grows", "optionalOldSelf": true}]}}}}});
+    let msg = r#"Invalid value: "integer": starts below 10, then only grows"#;
+    let create = |size: i64| {
+        check(
+            &schema,
+            &json!({"spec": {"size": size}}),
+            None,
+            Rules::Create,
+        )
+    };
+    assert!(create(3).is_empty());
+    assert_eq!(create(12), vec![("spec.size".to_owned(), msg.to_owned())]);
+    let update = |old: Value, size: i64| {
+        check(
+            &schema,
+            &json!({"spec": {"size": size}}),
+            Some(&old),
+            Rules::Transitions,
+        )
+    };
+    assert!(update(json!({"spec": {"size": 3}}), 20).is_empty());
+    assert_eq!(update(json!({"spec": {"size": 3}}), 2).len(), 1);
+    // A field the update adds: no old value, oldSelf is none.
+    assert_eq!(update(json!({"spec": {}}), 12).len(), 1);
+    // The plain walk of an update's object leaves transition rules alone.
+    assert!(check(&schema, &json!({"spec": {"size": 12}}), None, Rules::Plain).is_empty());
+}
