@@ -99,6 +99,16 @@ impl Expr {
         self.program.references().has_variable(name)
     }
 
+    /// The function a failed evaluation lacked, when `err` (from [`Expr::eval`]) says the
+    /// expression calls one this environment does not have (Kubernetes' own CEL libraries:
+    /// `quantity`, `url`, `isSorted`, …), so a caller can tell that from a rule that failed.
+    pub fn missing_function<'e>(&self, err: &'e str) -> Option<&'e str> {
+        let name = err
+            .strip_prefix("Undeclared reference to '")?
+            .strip_suffix('\'')?;
+        self.program.references().has_function(name).then_some(name)
+    }
+
     /// Evaluate with `vars` bound; the result as JSON.
     pub fn eval(&self, vars: &[(&str, Var<'_>)]) -> Result<Value, String> {
         let mut ctx = match env() {

@@ -80,3 +80,18 @@ fn optional_old_self() {
         Ok(false)
     );
 }
+
+#[test]
+fn a_function_this_environment_lacks_is_named() {
+    let e = compile("self.isSorted()").unwrap();
+    let err = e
+        .eval_bool(&[("self", Var::from(&json!([1, 2])))])
+        .unwrap_err();
+    assert_eq!(e.missing_function(&err), Some("isSorted"));
+    let e = compile("self.x == 1").unwrap();
+    let err = e.eval_bool(&[("self", Var::from(&json!({})))]).unwrap_err();
+    assert_eq!(e.missing_function(&err), None);
+    let e = compile("nosuchvar == 1").unwrap();
+    let err = e.eval_bool(&[]).unwrap_err();
+    assert_eq!(e.missing_function(&err), None);
+}

@@ -140,6 +140,10 @@ fn evaluate(
     let shown_rule = text("message").filter(|m| !m.is_empty()).unwrap_or(source);
     let held = match expr.eval_bool(&vars) {
         Ok(held) => held,
+        Err(e) if expr.missing_function(&e).is_some() => {
+            unsupported(source, &e);
+            return;
+        }
         Err(e) => {
             let detail = format!("{e} evaluating rule: {shown_rule}");
             causes.push((
@@ -230,6 +234,22 @@ fn compile_walk(schema: &Value, path: &str, causes: &mut Causes) {
         if let Some(child) = s.get(k) {
             compile_walk(child, &format!("{path}.{k}"), causes);
         }
+    }
+}
+
+/// A rule that calls one of Kubernetes' own CEL functions flotilla's CEL lacks is inert rather
+/// than a refusal of every object (kube-apiserver would evaluate it; the members, which have
+/// the CRD too, still do): said once per rule in the log.
+fn unsupported(source: &str, err: &str) {
+    static SAID: std::sync::OnceLock<parking_lot::Mutex<std::collections::HashSet<String>>> =
+        std::sync::OnceLock::new();
+    let mut said = SAID.get_or_init(Default::default).lock();
+    if said.len() < 1024 && said.insert(source.to_owned()) {
+        tracing::warn!(
+            rule = source,
+            error = err,
+            "CRD validation rule not enforced: its function is not supported"
+        );
     }
 }
 

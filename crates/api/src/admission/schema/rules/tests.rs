@@ -215,3 +215,18 @@ fn optional_old_self_runs_without_an_old_value() {
     // The plain walk of an update's object leaves transition rules alone.
     assert!(check(&schema, &json!({"spec": {"size": 12}}), None, Rules::Plain).is_empty());
 }
+
+#[test]
+fn a_rule_with_a_function_flotilla_lacks_is_inert() {
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "array",
+        "items": {"type": "integer"},
+        "x-kubernetes-validations": [{"rule": "self.isSorted()"}, {"rule": "size(self) < 3"}]}}});
+    let got = check(&schema, &json!({"spec": [3, 1, 2]}), None, Rules::Create);
+    assert_eq!(
+        got,
+        vec![(
+            "spec".to_owned(),
+            r#"Invalid value: "array": failed rule: size(self) < 3"#.to_owned()
+        )]
+    );
+}
