@@ -230,3 +230,10 @@ fn a_rule_with_a_function_flotilla_lacks_is_inert() {
         )]
     );
 }
+
+#[test]
+fn flotillas_own_crds_pass() {
+    for crd in flotilla_apis::crds().unwrap() {
+        assert!(crd_causes(&crd).is_empty(), "{}", crd["metadata"]["name"]);
+    }
+}
