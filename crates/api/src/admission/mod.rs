@@ -8,7 +8,7 @@
 //! | 2 | address: body's namespace/name are the URL's (400) | [`metadata::place_in_namespace`], [`identity`] | ✓ | ✓ | ✓ | ✓ | |
 //! | 3 | join rewrite of a bootstrap user's Cluster (403/422) | [`join`] | ✓ | | | on create | |
 //! | 4 | metadata: label values, a CRD's name (422) | [`metadata::check_metadata`] | ✓ | ✓ | ✓ | on create | |
-//! | 5 | schema: unknown fields (warn / 400), CRD values, defaults and CEL rules (422); an update's on the merged object, ratcheted, with transition rules (in [`escalation`]) | [`schema`] | ✓ | ✓ | ✓ | ✓ (defaults on update: [`applied`]) | |
+//! | 5 | schema: unknown fields (warn / 400), CRD values, defaults and CEL rules (422); an update's on the merged object, ratcheted, with transition rules (in [`admit_client_write`]) | [`schema`] | ✓ | ✓ | ✓ | ✓ (defaults on update: [`applied`]) | |
 //! | 6 | RBAC escalation (403) | [`crate::access::Access::admit_rbac_write`] | ✓ | ✓ | ✓ | ✓ | |
 //! | 7 | name required, namespace exists and is not terminating (422/404/403) | [`metadata::check_name_given`], [`namespace`] | ✓ | | | on create | ✓ (create) |
 //! | 8 | defaulting | [`defaults`] | ✓ | ✓ | ✓ | ✓ | ✓ |
@@ -17,7 +17,7 @@
 //! | 11 | name rule of the kind, generated names included (422) | [`metadata::check_name`] | ✓ | | | on create | ✓ (create) |
 //!
 //! Steps 1–6 judge what the client sent ([`client_object`] runs 3–6 for a new object; an update
-//! runs 4–5 ([`validate`]) and 6 ([`escalation`]) on the object it works out from the stored
+//! runs 4–5 ([`validate`]) and 6 ([`admit_client_write`]) on the object it works out from the stored
 //! one); steps 7–11 judge the object about to be stored, with its system fields set, and run
 //! for the server's own writes too ([`new_object`], [`changed_object`], [`storable`]). The order
 //! is what clients observe (which error a request with several faults gets), as in
@@ -55,14 +55,14 @@ pub(crate) async fn client_object(
     join::admit_create(&api.cache, user, res, obj).await?;
     metadata::check_metadata(res, obj)?;
     let warnings = schema::validate(&api.schemas, res, obj, level, schema::Values::Refuse)?;
-    escalation(api, user, info, res, None, obj)?;
+    admit_client_write(api, user, info, res, None, obj)?;
     Ok(warnings)
 }
 
 /// Steps 4–5 for an update's or patch's body: metadata and schema. Unknown fields are
 /// dropped, and reported as warnings (fieldValidation=Warn) or refused (Strict); a custom
 /// resource gets its schema's defaults, and its values are judged on the merged object (in
-/// [`escalation`], with ratcheting).
+/// [`admit_client_write`], with ratcheting).
 pub(crate) fn validate(
     api: &Api,
     res: &ResourceInfo,
@@ -74,18 +74,17 @@ pub(crate) fn validate(
 }
 
 /// Step 5 for an apply that updates: the merged object's defaults (its values are judged in
-/// [`escalation`], as every update's).
+/// [`admit_client_write`], as every update's).
 pub(crate) fn applied(api: &Api, res: &ResourceInfo, obj: &mut Value) -> Result<()> {
     schema::defaults(&api.schemas, res, obj);
     Ok(())
 }
 
-/// Step 6: a write of an RBAC object grants nothing its writer does not hold. For an update
-/// (`old` given) it first runs the end of step 5 that needs the stored object: a custom
-/// resource's values and rules on the merged object, ratcheted, and its transition rules
-/// (`oldSelf`) (422) — every client update, patch and apply passes here with its old and new
-/// object, so they are judged in one place.
-pub(crate) fn escalation(
+/// The end of step 5 and step 6, for every client write with its old and new object: for an
+/// update (`old` given) the part of step 5 that needs the stored object (a custom resource's
+/// values and rules on the merged object, ratcheted, and its transition rules `oldSelf`, 422);
+/// then step 6, a write of an RBAC object grants nothing its writer does not hold (403).
+pub(crate) fn admit_client_write(
     api: &Api,
     user: &UserInfo,
     info: &RequestInfo,
