@@ -55,6 +55,11 @@ pub(crate) async fn client_object(
     join::admit_create(&api.cache, user, res, obj).await?;
     metadata::check_metadata(res, obj)?;
     let warnings = schema::validate(&api.schemas, res, obj, level, schema::Values::Refuse)?;
+    if res.group == "rbac.authorization.k8s.io" && !res.custom {
+        // The role a new binding names may have been created a moment ago: judge it from a
+        // cache that has every acknowledged write (kube-apiserver reads it from storage).
+        api.cache.sync().await?;
+    }
     admit_client_write(api, user, info, res, None, obj)?;
     Ok(warnings)
 }
