@@ -41,6 +41,15 @@ pub enum ChangeKind {
 }
 
 impl ChangeKind {
+    /// The change a store event makes: a put of a key that existed before modifies it.
+    fn of(kind: EventKind, existed: bool) -> ChangeKind {
+        match (kind, existed) {
+            (EventKind::Delete, _) => ChangeKind::Deleted,
+            (EventKind::Put, true) => ChangeKind::Modified,
+            (EventKind::Put, false) => ChangeKind::Added,
+        }
+    }
+
     /// The watch event `type`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -180,11 +189,7 @@ impl Cache {
             EventKind::Put => st.objects.insert(ev.key.clone(), obj.clone()),
             EventKind::Delete => st.objects.remove(&ev.key),
         };
-        let kind = match (ev.kind, &prev) {
-            (EventKind::Delete, _) => ChangeKind::Deleted,
-            (EventKind::Put, Some(_)) => ChangeKind::Modified,
-            (EventKind::Put, None) => ChangeKind::Added,
-        };
+        let kind = ChangeKind::of(ev.kind, prev.is_some());
         let change = Arc::new(Change {
             revision: ev.revision,
             kind,
@@ -402,11 +407,7 @@ fn logged_change(ev: flotilla_store::Event) -> Result<Change> {
         CachedObject::new(ev.key.clone(), raw, revision)
             .map_err(|e| ApiError::internal(format!("logged object {} is not JSON: {e}", ev.key)))
     };
-    let kind = match (ev.kind, &ev.prev_value) {
-        (EventKind::Delete, _) => ChangeKind::Deleted,
-        (EventKind::Put, Some(_)) => ChangeKind::Modified,
-        (EventKind::Put, None) => ChangeKind::Added,
-    };
+    let kind = ChangeKind::of(ev.kind, ev.prev_value.is_some());
     // The previous state's own revision is not in the event; it is only read by selectors.
     let prev = match ev.prev_value.clone() {
         Some(raw) => Some(Arc::new(decode(raw, ev.revision)?)),
