@@ -1,0 +1,1 @@
+//! Conformance: admission_policy (filled in by its area).

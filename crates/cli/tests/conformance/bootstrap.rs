@@ -1,0 +1,1 @@
+//! Conformance: bootstrap (filled in by its area).

@@ -1,0 +1,1 @@
+//! Conformance: crds (filled in by its area).

@@ -1,0 +1,1 @@
+//! Conformance: flowcontrol (filled in by its area).

@@ -1,0 +1,1 @@
+//! Conformance: kinds (filled in by its area).

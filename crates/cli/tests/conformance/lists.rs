@@ -1,0 +1,1 @@
+//! Conformance: lists (filled in by its area).

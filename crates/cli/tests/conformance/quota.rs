@@ -1,0 +1,1 @@
+//! Conformance: quota (filled in by its area).

@@ -1,0 +1,1 @@
+//! Conformance: writes (filled in by its area).
