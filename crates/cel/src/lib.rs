@@ -6,6 +6,8 @@
 //! on nothing but its text) and evaluated with variables bound from `serde_json` values
 //! (`self`, `oldSelf`). The interpreter is cel-rust's; this crate only adapts it.
 
+pub mod typecheck;
+
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
