@@ -285,10 +285,7 @@ impl Checker<'_> {
                     Type::Dyn
                 }
             }
-            ("_[_]", [a, _]) => match a {
-                Type::List(t) | Type::Map(t) => (**t).clone(),
-                _ => Type::Dyn,
-            },
+            ("_[_]", [Type::List(t) | Type::Map(t), _]) => (**t).clone(),
             (
                 "@in" | "@not_strictly_false" | "startsWith" | "endsWith" | "contains" | "matches",
                 _,
