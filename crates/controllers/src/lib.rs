@@ -5,6 +5,8 @@
 //!   the joining controller).
 //! * [`joining`]: marks new join requests pending approval, or approves them (`--auto-approve`).
 //! * [`tokens`]: deletes expired bootstrap tokens.
+//! * [`namespace_defaults`]: the ServiceAccount `default` and ConfigMap `kube-root-ca.crt` in
+//!   every namespace, as kube-controller-manager keeps them.
 //! * [`health`]: turns Lease heartbeats into the Clusters' `Ready` condition and taints.
 //! * [`render`]: a template rendered into one member cluster's manifest (hub fields stripped,
 //!   replica share set, override rules applied); pure functions for the binding→Work controller.
@@ -16,6 +18,7 @@ mod error;
 pub mod health;
 pub mod joining;
 pub mod metrics;
+pub mod namespace_defaults;
 pub mod propagation;
 pub mod registry;
 pub mod render;

@@ -1,9 +1,11 @@
 //! Loops inside the server that Kubernetes semantics need: namespace deletion, ownerReference
-//! garbage collection and CRD establishment.
+//! garbage collection, CRD establishment, and the Service `default/kubernetes` with its
+//! endpoints.
 //!
 //! Each is level-triggered: it follows the watch cache from its current state, and on every
 //! change re-reads what it needs and acts, so running twice or after a crash is safe.
 
+mod bootstrap;
 mod crd;
 mod gc;
 mod namespace;
@@ -19,6 +21,7 @@ pub fn start(api: &Arc<Api>) {
     tokio::spawn(namespace::run(api.clone()));
     tokio::spawn(gc::run(api.clone()));
     tokio::spawn(crd::run(api.clone()));
+    tokio::spawn(bootstrap::run(api.clone()));
 }
 
 /// Follow every change in the cache (starting with the current state as additions), calling

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use flotilla_agent::{delivery, heartbeat, push};
 use flotilla_controllers::propagation::{dependencies, detector, scheduling, works};
-use flotilla_controllers::{health, joining, tokens};
+use flotilla_controllers::{health, joining, namespace_defaults, tokens};
 
 use super::ServeArgs;
 
@@ -15,6 +15,7 @@ pub async fn run(kubeconfig: &Path, args: &ServeArgs) -> Result<()> {
     let hub = crate::fleet::hub_client(Some(kubeconfig))
         .await
         .context("the controllers cannot reach the hub")?;
+    let root_ca = root_ca(kubeconfig)?;
     let beat = heartbeat::Options {
         interval: args.heartbeat_interval,
         holder: "flotilla-hub/push".into(),
@@ -39,7 +40,25 @@ pub async fn run(kubeconfig: &Path, args: &ServeArgs) -> Result<()> {
         dependencies::run(hub.clone()),
         health::run(hub.clone(), grace),
         tokens::run(hub.clone()),
+        namespace_defaults::run(hub.clone(), root_ca),
         push::supervise(hub, delivery::Options::default(), beat),
     );
     Ok(())
+}
+
+/// The PEM of the CA that clients of the hub trust, as the admin kubeconfig holds it: what every
+/// namespace's `kube-root-ca.crt` publishes.
+fn root_ca(kubeconfig: &Path) -> Result<String> {
+    use base64::Engine as _;
+    let config = kube::config::Kubeconfig::read_from(kubeconfig)
+        .with_context(|| format!("reading {}", kubeconfig.display()))?;
+    let data = config
+        .clusters
+        .iter()
+        .find_map(|c| c.cluster.as_ref()?.certificate_authority_data.clone())
+        .with_context(|| format!("{} names no CA", kubeconfig.display()))?;
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .context("decoding the hub's CA in the admin kubeconfig")?;
+    String::from_utf8(pem).context("the hub's CA is no PEM text")
 }
