@@ -6,6 +6,7 @@
 //! on nothing but its text) and evaluated with variables bound from `serde_json` values
 //! (`self`, `oldSelf`). The interpreter is cel-rust's; this crate only adapts it.
 
+pub mod cost;
 pub mod typecheck;
 
 use std::collections::HashMap;
@@ -94,6 +95,12 @@ impl Expr {
     /// The source this was compiled from.
     pub fn source(&self) -> &str {
         &self.source
+    }
+
+    /// The estimated worst-case cost of one evaluation with variables of these shapes, in
+    /// cel-go's cost units ([`cost`]).
+    pub fn estimated_cost(&self, vars: &[(&str, &cost::Shape)]) -> u64 {
+        cost::estimate(self.program.expression(), vars)
     }
 
     /// Whether the expression reads variable `name` (`oldSelf` makes a transition rule).
