@@ -9,6 +9,8 @@ use super::Ctx;
 use crate::cache::CachedObject;
 use crate::registry::{PrinterColumn, ResourceInfo};
 
+mod cells;
+
 fn column_defs(res: &ResourceInfo) -> Vec<Value> {
     let mut defs = vec![
         json!({"name": "Name", "type": "string", "format": "name", "description": "Name must be unique within a namespace.", "priority": 0}),
@@ -256,7 +258,7 @@ fn computed(name: &str, o: &Value) -> Value {
             scalar(&s("/roleRef/kind")),
             scalar(&s("/roleRef/name"))
         ),
-        _ => String::new(),
+        _ => return cells::computed(name, o).unwrap_or_else(|| json!("")),
     })
 }
 

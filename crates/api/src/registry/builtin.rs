@@ -14,6 +14,11 @@ use k8s_openapi::{NamespaceResourceScope, Resource};
 
 use super::{PrinterColumn, ResourceInfo, ScaleSpec};
 
+mod cluster;
+mod core_v1;
+mod storage_k8s;
+mod subresources;
+
 /// Every verb a stored resource supports (discovery's `verbs`, and RBAC's "all of them").
 pub(crate) const ALL_VERBS: &[&str] = &[
     "create",
@@ -101,9 +106,18 @@ fn event_columns() -> Vec<PrinterColumn> {
     ]
 }
 
-/// Every built-in resource the hub serves. Pods and nodes are deliberately absent: the hub runs
-/// no workloads.
+/// Every built-in resource the hub serves: the kinds the hub always had, then one line per group
+/// file. The hub stores and propagates pods, nodes and the rest; it runs nothing for them.
 pub fn builtin_resources() -> Vec<ResourceInfo> {
+    let mut all = first_resources();
+    all.extend(core_v1::resources());
+    all.extend(cluster::resources());
+    all.extend(storage_k8s::resources());
+    all
+}
+
+/// The kinds served before issue 21 (workloads, services, RBAC, CRDs).
+fn first_resources() -> Vec<ResourceInfo> {
     let containers = || {
         vec![
             col("Containers", "string", 1, "@containers"),

@@ -125,6 +125,30 @@ pub(crate) static BUILTIN_KINDS: &[BuiltinKind] = &[
     kind::<rbac::v1::ClusterRoleBinding>(&[]),
     kind::<events::v1::Event>(&[]),
     kind::<apiextensions::v1::CustomResourceDefinition>(&[Status]),
+    // Issue 21, part A: every other built-in kind of Kubernetes 1.32, stored (registry/builtin).
+    kind::<core::v1::Pod>(&[Status]),
+    kind::<core::v1::PodTemplate>(&[]),
+    kind::<core::v1::ReplicationController>(&[Status, Scale]),
+    kind::<core::v1::LimitRange>(&[]),
+    kind::<core::v1::ResourceQuota>(&[Status]),
+    kind::<core::v1::Node>(&[Status]),
+    kind::<core::v1::PersistentVolume>(&[Status]),
+    kind::<apps::v1::ControllerRevision>(&[]),
+    kind::<k8s_openapi::api::discovery::v1::EndpointSlice>(&[]),
+    kind::<networking::v1::IngressClass>(&[]),
+    kind::<k8s_openapi::api::scheduling::v1::PriorityClass>(&[]),
+    kind::<k8s_openapi::api::node::v1::RuntimeClass>(&[]),
+    kind::<k8s_openapi::api::storage::v1::StorageClass>(&[]),
+    kind::<k8s_openapi::api::storage::v1::CSIDriver>(&[]),
+    kind::<k8s_openapi::api::storage::v1::CSINode>(&[]),
+    kind::<k8s_openapi::api::storage::v1::CSIStorageCapacity>(&[]),
+    kind::<k8s_openapi::api::storage::v1::VolumeAttachment>(&[Status]),
+    kind::<k8s_openapi::api::certificates::v1::CertificateSigningRequest>(&[Status]),
+    // Issue 21, part F: admission policies and webhook configurations.
+    kind::<k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy>(&[Status]),
+    kind::<k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding>(&[]),
+    kind::<k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration>(&[]),
+    kind::<k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration>(&[]),
 ];
 
 /// Kinds carried by subresources.
