@@ -7,6 +7,7 @@
 //! (`self`, `oldSelf`). The interpreter is cel-rust's; this crate only adapts it.
 
 pub mod cost;
+mod k8s;
 pub mod typecheck;
 
 use std::collections::HashMap;
@@ -63,8 +64,9 @@ pub fn compile(source: &str) -> Result<Arc<Expr>, String> {
 }
 
 /// The environment every expression is compiled and run in: CEL's standard library with the
-/// strings, lists and math extensions, as Kubernetes' CEL environment has them
-/// (`'Ab'.lowerAscii()`, `self.name.split('-')`, `math.greatest(…)`).
+/// strings, lists and math extensions and Kubernetes' own libraries ([`k8s`]), as Kubernetes'
+/// CEL environment has them (`'Ab'.lowerAscii()`, `self.name.split('-')`, `math.greatest(…)`,
+/// `self.items.isSorted()`, `quantity(self.size).isLessThan(quantity('1Gi'))`).
 fn env() -> Option<&'static Arc<cel::Env>> {
     static ENV: OnceLock<Option<Arc<cel::Env>>> = OnceLock::new();
     ENV.get_or_init(|| {
@@ -72,6 +74,7 @@ fn env() -> Option<&'static Arc<cel::Env>> {
         env.add_extension(cel::extensions::strings).ok()?;
         env.add_extension(cel::extensions::lists).ok()?;
         env.add_extension(cel::extensions::math).ok()?;
+        k8s::extension(&mut env).ok()?;
         Some(Arc::new(env))
     })
     .as_ref()
