@@ -9,6 +9,7 @@ pub mod embedded;
 pub mod formats;
 pub mod keywords;
 pub mod lists;
+pub mod on_read;
 pub mod ratchet;
 pub mod rules;
 pub mod unknown;

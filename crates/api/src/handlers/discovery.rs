@@ -9,15 +9,21 @@ use serde_json::{json, Value};
 
 use super::{documents, response};
 use crate::error::{ApiError, Result};
-use crate::registry::{ResourceInfo, Snapshot};
+use crate::registry::{version_hash, ResourceInfo, Snapshot};
 use crate::Api;
 
-fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
+/// Where CRDs are stored, by `<plural>.<group>` (a custom resource's storage version is its CRD's).
+const CRD_PREFIX: &str = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
+
+fn resource_entries(r: &ResourceInfo, storage_hash: Option<String>) -> Vec<Value> {
     let scope = r.namespaced;
     let mut out = vec![json!({
         "name": r.plural, "singularName": r.singular, "namespaced": scope, "kind": r.kind,
         "verbs": r.verbs, "shortNames": r.short_names, "categories": r.categories,
     })];
+    if let Some(h) = storage_hash {
+        out[0]["storageVersionHash"] = json!(h);
+    }
     if r.status {
         out.push(json!({"name": format!("{}/status", r.plural), "singularName": "", "namespaced": scope, "kind": r.kind, "verbs": ["get", "patch", "update"]}));
     }
@@ -30,6 +36,7 @@ fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
     if r.plural == "namespaces" && !r.custom {
         out.push(json!({"name": "namespaces/finalize", "singularName": "", "namespaced": false, "kind": "Namespace", "verbs": ["update"]}));
     }
+    out.extend(r.extra_subresources().iter().map(|s| s.discovery_entry(r)));
     for o in &mut out {
         if let Some(m) = o.as_object_mut() {
             m.retain(|_, v| !matches!(v, Value::Array(a) if a.is_empty()));
@@ -38,7 +45,13 @@ fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
     out
 }
 
-fn resource_list(snap: &Snapshot, group: &str, version: &str) -> Option<Value> {
+/// `crd_of` finds a custom resource's CRD by `<plural>.<group>` (for its storage version).
+fn resource_list(
+    snap: &Snapshot,
+    group: &str,
+    version: &str,
+    crd_of: impl Fn(&str) -> Option<Value> + Copy,
+) -> Option<Value> {
     let rs = snap.resources_of(group, version);
     if rs.is_empty() {
         return None;
@@ -48,7 +61,10 @@ fn resource_list(snap: &Snapshot, group: &str, version: &str) -> Option<Value> {
     } else {
         format!("{group}/{version}")
     };
-    let resources: Vec<Value> = rs.iter().flat_map(|r| resource_entries(r)).collect();
+    let resources: Vec<Value> = rs
+        .iter()
+        .flat_map(|r| resource_entries(r, version_hash::for_resource(snap, r, crd_of)))
+        .collect();
     Some(
         json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}),
     )
@@ -85,6 +101,7 @@ fn aggregated(snap: &Snapshot, legacy: bool, version: &str) -> Value {
                             if r.plural == "serviceaccounts" && !r.custom {
                                 subs.push(json!({"subresource": "token", "responseKind": {"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"}, "verbs": ["create"]}));
                             }
+                            subs.extend(r.extra_subresources().iter().map(|s| s.aggregated_entry(r)));
                             let mut e = json!({
                                 "resource": r.plural,
                                 "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
@@ -135,6 +152,11 @@ pub(super) fn serve_non_resource(
     let snap = api.registry.snapshot();
     let path = path.trim_end_matches('/');
     let agg = wants_aggregated(accept);
+    let crd_of = |name: &str| {
+        api.cache
+            .get(&format!("{CRD_PREFIX}{name}"))
+            .map(|o| o.value())
+    };
     let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     match parts.as_slice() {
         ["api"] => Ok(match agg {
@@ -173,10 +195,10 @@ pub(super) fn serve_non_resource(
                 response::json(200, &e)
             })
             .ok_or_else(|| ApiError::unknown_path(path)),
-        ["api", version] => resource_list(&snap, "", version)
+        ["api", version] => resource_list(&snap, "", version, crd_of)
             .map(|v| response::json(200, &v))
             .ok_or_else(|| ApiError::unknown_path(path)),
-        ["apis", group, version] => resource_list(&snap, group, version)
+        ["apis", group, version] => resource_list(&snap, group, version, crd_of)
             .map(|v| response::json(200, &v))
             .ok_or_else(|| ApiError::unknown_path(path)),
         ["openapi", "v2"] => documents::openapi_v2(api, accept),

@@ -77,6 +77,7 @@ fn entry<K: Resource + 'static>(x: Extra) -> ResourceInfo {
         custom: false,
         schema_root: None,
         storage_version: true,
+        read_defaults: None,
     }
 }
 

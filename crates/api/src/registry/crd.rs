@@ -1,6 +1,7 @@
 //! What a CustomResourceDefinition adds to the registry: one [`ResourceInfo`] per served version.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -53,6 +54,19 @@ pub fn version_priority(a: &str, b: &str) -> Ordering {
         (None, Some(_)) => Ordering::Greater,
         (None, None) => a.cmp(b),
     }
+}
+
+/// Does the schema declare a `default` anywhere (then objects read from storage get it)?
+fn has_default(schema: &Value) -> bool {
+    let Some(o) = schema.as_object() else {
+        return false;
+    };
+    let props = o.get("properties").and_then(Value::as_object);
+    o.contains_key("default")
+        || props.is_some_and(|p| p.values().any(has_default))
+        || ["items", "additionalProperties"]
+            .iter()
+            .any(|k| o.get(*k).is_some_and(has_default))
 }
 
 /// Is the CRD accepted and serving (its `Established` condition is True)?
@@ -153,6 +167,10 @@ pub fn resources_for(crd: &Value) -> Vec<ResourceInfo> {
                 custom: true,
                 schema_root: None,
                 storage_version: i == 0,
+                read_defaults: v
+                    .pointer("/schema/openAPIV3Schema")
+                    .filter(|s| has_default(s))
+                    .map(|s| Arc::new(s.clone())),
             }
         })
         .collect()

@@ -12,7 +12,13 @@ fn aggregated_discovery_is_negotiated() {
 fn resource_list_has_subresources() {
     let reg = crate::registry::Registry::new();
     let snap = reg.snapshot();
-    let l = resource_list(&snap, "apps", "v1").unwrap();
+    let l = resource_list(&snap, "apps", "v1", |_| None).unwrap();
+    let deployments = l["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "deployments");
+    assert_eq!(deployments.unwrap()["storageVersionHash"], "8aSe+NMegvE=");
     let names: Vec<&str> = l["resources"]
         .as_array()
         .unwrap()

@@ -20,7 +20,8 @@ pub(crate) fn output_raw(res: &ResourceInfo, raw: &Bytes) -> Bytes {
         return raw.clone();
     }
     let v: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
-    if res.custom && v["apiVersion"].as_str() == Some(res.api_version().as_str()) {
+    let as_stored = res.read_defaults.is_none();
+    if res.custom && as_stored && v["apiVersion"].as_str() == Some(res.api_version().as_str()) {
         return raw.clone();
     }
     Bytes::from(serde_json::to_vec(&output_value(res, v)).unwrap_or_default())
@@ -30,6 +31,7 @@ pub(crate) fn output_raw(res: &ResourceInfo, raw: &Bytes) -> Bytes {
 pub(crate) fn output_value(res: &ResourceInfo, mut v: Value) -> Value {
     if res.custom {
         v["apiVersion"] = Value::String(res.api_version());
+        crate::admission::schema::on_read::apply(res, &mut v);
         return v;
     }
     storage::from_storage(res, v)
