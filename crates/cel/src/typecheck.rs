@@ -69,12 +69,23 @@ pub trait Fields {
 /// (`ERROR: <input>:1:22: found no matching overload …` with the source line and a caret).
 /// A source that does not parse gives the parser's error.
 pub fn check(source: &str, vars: &HashMap<String, Type>, fields: &dyn Fields) -> Vec<String> {
+    check_typed(source, vars, fields).1
+}
+
+/// As [`check`], with the expression's type as far as the check knows it (`dyn` where it
+/// cannot tell, or where the source does not parse): a CRD rule must be a `bool`, a
+/// `messageExpression` a `string`.
+pub fn check_typed(
+    source: &str,
+    vars: &HashMap<String, Type>,
+    fields: &dyn Fields,
+) -> (Type, Vec<String>) {
     let parse =
         std::panic::AssertUnwindSafe(|| cel::parser::Parser::new().parse_with_source_info(source));
     let (expr, info) = match std::panic::catch_unwind(parse) {
         Ok(Ok(parsed)) => parsed,
-        Ok(Err(e)) => return vec![e.to_string()],
-        Err(_) => return vec![format!("cannot parse {source:?}")],
+        Ok(Err(e)) => return (Type::Dyn, vec![e.to_string()]),
+        Err(_) => return (Type::Dyn, vec![format!("cannot parse {source:?}")]),
     };
     let mut c = Checker {
         fields,
@@ -82,8 +93,8 @@ pub fn check(source: &str, vars: &HashMap<String, Type>, fields: &dyn Fields) ->
         info: &info,
         errors: Vec::new(),
     };
-    c.ty(&expr);
-    c.errors
+    let t = c.ty(&expr);
+    (t, c.errors)
 }
 
 struct Checker<'a> {

@@ -7,11 +7,19 @@
 //! (`spec: Invalid value: "object": <message>`), its `message`, `messageExpression`, `reason`
 //! and `fieldPath` honoured. The expressions are [`flotilla_cel`]'s, compiled once.
 
+mod crd;
+pub mod types;
+
 use serde_json::{Map, Value};
 
+use flotilla_cel::cost::Shape;
 use flotilla_cel::Var;
 
 use super::keywords::Causes;
+pub use crd::{budget_message, crd_causes};
+
+/// kube-apiserver's limit on what one evaluation of a rule may cost.
+const CALL_LIMIT: u64 = 1_000_000;
 
 /// Which rules a walk evaluates.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -138,6 +146,16 @@ fn evaluate(
         _ => path.to_owned(),
     };
     let shown_rule = text("message").filter(|m| !m.is_empty()).unwrap_or(source);
+    // What this evaluation would cost, from the values it reads (cel-go stops at the limit).
+    let shape = Shape::of(v);
+    let old_shape = old.map(Shape::of).unwrap_or(Shape::Scalar);
+    if expr.estimated_cost(&[("self", &shape), ("oldSelf", &old_shape)]) > CALL_LIMIT {
+        causes.push((
+            path_or_nil(path),
+            format!("Invalid value: \"{schema_type}\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {shown_rule}"),
+        ));
+        return;
+    }
     let held = match expr.eval_bool(&vars) {
         Ok(held) => held,
         Err(e) if expr.missing_function(&e).is_some() => {
@@ -173,68 +191,6 @@ fn evaluate(
         _ => format!("Invalid value: \"{schema_type}\": {message}"),
     };
     causes.push((at, body));
-}
-
-/// A CRD's rules that do not compile (and `uniqueItems: true`, which kube forbids), as causes
-/// at their place in the CRD (kube-apiserver refuses such a CRD with 422:
-/// `spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]
-/// .rule: Invalid value: …: compilation failed: …`).
-pub fn crd_causes(crd: &Value) -> Causes {
-    let mut causes = Vec::new();
-    let versions = crd.pointer("/spec/versions").and_then(Value::as_array);
-    for (i, v) in versions.into_iter().flatten().enumerate() {
-        if let Some(schema) = v.pointer("/schema/openAPIV3Schema") {
-            let path = format!("spec.versions[{i}].schema.openAPIV3Schema");
-            compile_walk(schema, &path, &mut causes);
-        }
-    }
-    causes
-}
-
-fn compile_walk(schema: &Value, path: &str, causes: &mut Causes) {
-    let Some(s) = schema.as_object() else { return };
-    // Not a rule, but refused with the CRD in the same walk, as kube-apiserver refuses it.
-    if s.get("uniqueItems").and_then(Value::as_bool) == Some(true) {
-        causes.push((
-            format!("{path}.uniqueItems"),
-            "Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic".into(),
-        ));
-    }
-    let rules = s.get("x-kubernetes-validations").and_then(Value::as_array);
-    for (j, rule) in rules.into_iter().flatten().enumerate() {
-        let at = format!("{path}.x-kubernetes-validations[{j}]");
-        let text = |k: &str| rule.get(k).and_then(Value::as_str).unwrap_or("");
-        if let Err(e) = flotilla_cel::compile(text("rule")) {
-            // kube prints the rule as Go's %#v of apiextensions.ValidationRule.
-            let shown = format!(
-                "apiextensions.ValidationRule{{Rule:{:?}, Message:{:?}, MessageExpression:{:?}, Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:{:?}, OptionalOldSelf:(*bool)(nil)}}",
-                text("rule"), text("message"), text("messageExpression"), text("fieldPath")
-            );
-            causes.push((
-                format!("{at}.rule"),
-                format!("Invalid value: {shown}: compilation failed: {e}"),
-            ));
-        }
-        let expr = text("messageExpression");
-        if !expr.is_empty() {
-            if let Err(e) = flotilla_cel::compile(expr) {
-                causes.push((
-                    format!("{at}.messageExpression"),
-                    format!("Invalid value: {expr:?}: messageExpression compilation failed: {e}"),
-                ));
-            }
-        }
-    }
-    if let Some(props) = s.get("properties").and_then(Value::as_object) {
-        for (k, p) in props {
-            compile_walk(p, &format!("{path}.properties[{k}]"), causes);
-        }
-    }
-    for k in ["items", "additionalProperties"] {
-        if let Some(child) = s.get(k) {
-            compile_walk(child, &format!("{path}.{k}"), causes);
-        }
-    }
 }
 
 /// A rule that calls one of Kubernetes' own CEL functions flotilla's CEL lacks is inert rather
