@@ -10,6 +10,7 @@
 mod apply;
 mod create;
 mod delete;
+mod subresource;
 mod update;
 
 use std::sync::Arc;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::subresource::merge_for_subresource;
 use super::{render, target, Outcome, Write, Written};
 use crate::admission::{self, identity};
 use crate::error::{ApiError, Result};
@@ -228,52 +229,4 @@ where
         target(res, name),
         "too many concurrent writers; try again",
     ))
-}
-
-/// What an update of `sub` may change: the main resource leaves status alone, the status
-/// subresource changes only status (and, as in Kubernetes, nothing of metadata but
-/// labels/annotations/finalizers/ownerReferences... none of them, in fact: only status).
-fn merge_for_subresource(
-    res: &ResourceInfo,
-    sub: Option<&str>,
-    old: &Value,
-    mut new: Value,
-) -> Value {
-    match sub {
-        None if res.status => {
-            match old.get("status") {
-                Some(s) => new["status"] = s.clone(),
-                None => {
-                    if let Some(o) = new.as_object_mut() {
-                        o.remove("status");
-                    }
-                }
-            }
-            new
-        }
-        Some("status") => {
-            let mut out = old.clone();
-            match new.get("status") {
-                Some(s) => out["status"] = s.clone(),
-                None => {
-                    if let Some(o) = out.as_object_mut() {
-                        o.remove("status");
-                    }
-                }
-            }
-            if let Some(rv) = new.pointer("/metadata/resourceVersion") {
-                set_meta(&mut out, "resourceVersion", rv.clone());
-            }
-            out
-        }
-        Some("finalize") => {
-            let mut out = old.clone();
-            out["spec"]["finalizers"] = new
-                .pointer("/spec/finalizers")
-                .cloned()
-                .unwrap_or(json!([]));
-            out
-        }
-        _ => new,
-    }
 }

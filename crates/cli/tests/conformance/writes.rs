@@ -1,1 +1,218 @@
-//! Conformance: writes (filled in by its area).
+//! Conformance: writes and the small request rules, as the upstream suite checks them.
+//!
+//! - A write to `/status` keeps the metadata the client sent (an annotation set with the
+//!   status), as kube-apiserver's status strategies do for Namespaces and Services
+//!   (namespace.go "should apply changes to a namespace status", service.go "should complete a
+//!   service status lifecycle"); a custom resource's `/status` changes its status alone.
+//! - Field validation (field_validation.go): duplicate and unknown fields reported together in
+//!   kube-apiserver's words, refused (Strict, 400), warned about (Warn) or dropped (Ignore).
+//! - `?timeout=` that does not parse is a 400; `/healthz?verbose` lists named checks.
+//!
+//! Requests go out raw through [`Caller`], so the tests see codes, `Warning` headers and
+//! `Status` objects exactly as the hub sends them, and bodies exactly as written (a duplicate
+//! key survives no JSON library).
+
+use http_body_util::BodyExt;
+use hyper::{Method, Request};
+use kube::client::Body;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use serde_json::{json, Value};
+
+use crate::common::Hub;
+
+/// What the hub answered.
+struct Reply {
+    code: u16,
+    warnings: Vec<String>,
+    text: String,
+    body: Value,
+}
+
+/// The admin calling the hub with raw requests.
+struct Caller {
+    client: kube::Client,
+}
+
+impl Caller {
+    async fn new(hub: &Hub) -> Caller {
+        let kc = Kubeconfig::read_from(&hub.kubeconfig).expect("read the admin kubeconfig");
+        let cfg = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+            .await
+            .expect("a client config");
+        Caller {
+            client: kube::Client::try_from(cfg).expect("a client"),
+        }
+    }
+
+    /// Send `body` as it is, with `content_type`.
+    async fn call(&self, method: Method, path: &str, content_type: &str, body: &str) -> Reply {
+        let req = Request::builder()
+            .method(method.clone())
+            .uri(path)
+            .header("content-type", content_type)
+            .body(Body::from(body.as_bytes().to_vec()))
+            .expect("a request");
+        let resp = self
+            .client
+            .send(req)
+            .await
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        let code = resp.status().as_u16();
+        let warnings = resp
+            .headers()
+            .get_all("warning")
+            .iter()
+            .map(|v| v.to_str().unwrap_or_default().to_string())
+            .collect();
+        let bytes = resp.into_body().collect().await.expect("a body").to_bytes();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        Reply {
+            code,
+            warnings,
+            body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+            text,
+        }
+    }
+
+    async fn get(&self, path: &str) -> Reply {
+        self.call(Method::GET, path, "application/json", "").await
+    }
+}
+
+/// The stored object at `path`.
+async fn stored(c: &Caller, path: &str) -> Value {
+    let r = c.get(path).await;
+    assert_eq!(r.code, 200, "GET {path}: {}", r.text);
+    r.body
+}
+
+// === status subresource writes ===
+
+#[tokio::test]
+async fn a_status_patch_keeps_the_annotation_it_sets_on_a_namespace_and_a_service() {
+    let hub = Hub::start();
+    hub.ok(&["create", "namespace", "st"]);
+    hub.ok(&[
+        "create",
+        "service",
+        "clusterip",
+        "web",
+        "--tcp=80:8080",
+        "-n",
+        "st",
+    ]);
+    let c = Caller::new(&hub).await;
+
+    // namespace.go: a merge patch to /status with an annotation and a condition.
+    let patch = json!({
+        "metadata": {"annotations": {"e2e-patched-ns-status": "st"}},
+        "status": {"conditions": [{"type": "StatusPatch", "status": "True", "reason": "E2E",
+                                   "message": "Patched by an e2e test"}]}
+    });
+    let r = c
+        .call(
+            Method::PATCH,
+            "/api/v1/namespaces/st/status",
+            "application/merge-patch+json",
+            &patch.to_string(),
+        )
+        .await;
+    assert_eq!(r.code, 200, "{}", r.text);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_eq!(
+        r.body["metadata"]["annotations"]["e2e-patched-ns-status"],
+        "st"
+    );
+    assert_eq!(r.body["status"]["conditions"][0]["reason"], "E2E");
+    let ns = stored(&c, "/api/v1/namespaces/st").await;
+    assert_eq!(ns["metadata"]["annotations"]["e2e-patched-ns-status"], "st");
+    assert_eq!(
+        ns["status"]["phase"], "Active",
+        "the rest of the status stays"
+    );
+
+    // service.go: the load balancer status and an annotation, in one /status patch; a spec
+    // change sent to /status is ignored.
+    let patch = json!({
+        "metadata": {"annotations": {"patchedstatus": "true"}},
+        "spec": {"ports": [{"port": 81, "targetPort": 8080, "protocol": "TCP"}]},
+        "status": {"loadBalancer": {"ingress": [{"ip": "203.0.113.1"}]}}
+    });
+    let path = "/api/v1/namespaces/st/services/web/status";
+    let r = c
+        .call(
+            Method::PATCH,
+            path,
+            "application/merge-patch+json",
+            &patch.to_string(),
+        )
+        .await;
+    assert_eq!(r.code, 200, "{}", r.text);
+    let svc = stored(&c, "/api/v1/namespaces/st/services/web").await;
+    assert_eq!(svc["metadata"]["annotations"]["patchedstatus"], "true");
+    assert_eq!(
+        svc["status"]["loadBalancer"]["ingress"][0]["ip"],
+        "203.0.113.1"
+    );
+    assert_eq!(
+        svc["spec"]["ports"][0]["port"], 80,
+        "/status leaves the spec alone"
+    );
+
+    // A PUT to /status keeps the annotation the object carries and adds a condition.
+    let mut put = svc.clone();
+    put["status"]["conditions"] = json!([{"type": "StatusUpdate", "status": "True",
+        "reason": "E2E", "message": "Set from e2e test",
+        "lastTransitionTime": "2026-01-01T00:00:00Z"}]);
+    put["metadata"]["labels"] = json!({"updated": "by-status"});
+    let r = c
+        .call(Method::PUT, path, "application/json", &put.to_string())
+        .await;
+    assert_eq!(r.code, 200, "{}", r.text);
+    let svc = stored(&c, "/api/v1/namespaces/st/services/web").await;
+    assert_eq!(svc["status"]["conditions"][0]["type"], "StatusUpdate");
+    assert_eq!(svc["metadata"]["annotations"]["patchedstatus"], "true");
+    assert_eq!(svc["metadata"]["labels"]["updated"], "by-status");
+}
+
+#[tokio::test]
+async fn a_custom_resources_status_patch_changes_its_status_alone() {
+    let hub = Hub::start();
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.ex.com"},
+        "spec": {"group": "ex.com", "scope": "Namespaced",
+                 "names": {"kind": "Widget", "plural": "widgets", "singular": "widget"},
+                 "versions": [{"name": "v1", "served": true, "storage": true,
+                               "subresources": {"status": {}},
+                               "schema": {"openAPIV3Schema": {"type": "object",
+                                   "x-kubernetes-preserve-unknown-fields": true}}}]}
+    });
+    hub.ok_stdin(&["create", "-f", "-"], &crd.to_string());
+    hub.ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/widgets.ex.com",
+        "--timeout=30s",
+    ]);
+    let w = json!({"apiVersion": "ex.com/v1", "kind": "Widget",
+                   "metadata": {"name": "w", "namespace": "default"}, "spec": {"size": 1}});
+    hub.ok_stdin(&["create", "-f", "-"], &w.to_string());
+    let c = Caller::new(&hub).await;
+    let patch = json!({"metadata": {"annotations": {"a": "b"}}, "status": {"ready": true}});
+    let r = c
+        .call(
+            Method::PATCH,
+            "/apis/ex.com/v1/namespaces/default/widgets/w/status",
+            "application/merge-patch+json",
+            &patch.to_string(),
+        )
+        .await;
+    assert_eq!(r.code, 200, "{}", r.text);
+    let got = stored(&c, "/apis/ex.com/v1/namespaces/default/widgets/w").await;
+    assert_eq!(got["status"]["ready"], true);
+    assert!(
+        got["metadata"].get("annotations").is_none(),
+        "a custom resource's /status keeps the stored metadata, as apiextensions-apiserver: {got}"
+    );
+}
