@@ -10,6 +10,8 @@
 //! | 4 | metadata: label values, a CRD's name (422) | [`metadata::check_metadata`] | ✓ | ✓ | ✓ | on create | |
 //! | 5 | schema: unknown fields (warn / 400), CRD values, defaults and CEL rules (422); an update's on the merged object, ratcheted, with transition rules (in [`admit_client_write`]) | [`schema`] | ✓ | ✓ | ✓ | ✓ (defaults on update: [`applied`]) | |
 //! | 6 | RBAC escalation (403) | [`crate::access::Access::admit_rbac_write`] | ✓ | ✓ | ✓ | ✓ | |
+//! | 6b | LimitRanger: a new pod's container defaults, min/max/ratio of pods and claims (403) | [`limitrange`] | ✓ | ✓ (claims) | ✓ (claims) | ✓ | |
+//! | 6c | ResourceQuota: usage past a quota's hard limit (403), last as in kube | [`quota`] | ✓ | ✓ (services, claims) | ✓ (services, claims) | ✓ | |
 //! | 7 | name required, namespace exists and is not terminating (422/404/403) | [`metadata::check_name_given`], [`namespace`] | ✓ | | | on create | ✓ (create) |
 //! | 8 | defaulting | [`defaults`] | ✓ | ✓ | ✓ | ✓ | ✓ |
 //! | 9 | per-kind validation; on update only what the update changes (422) | [`validation`] | ✓ | ✓ | ✓ | ✓ | ✓ |
@@ -26,8 +28,10 @@
 pub mod defaults;
 pub(crate) mod identity;
 pub(crate) mod join;
+pub(crate) mod limitrange;
 pub(crate) mod metadata;
 pub(crate) mod namespace;
+pub(crate) mod quota;
 pub mod schema;
 pub mod validation;
 
@@ -60,6 +64,8 @@ pub(crate) async fn client_object(
         // cache that has every acknowledged write (kube-apiserver reads it from storage).
         api.cache.sync().await?;
     }
+    // LimitRanger's defaults are a mutating step: every later one sees the defaulted pod.
+    limitrange::admit_new(api, info, res, obj)?;
     admit_client_write(api, user, info, res, None, obj)?;
     Ok(warnings)
 }
@@ -101,7 +107,11 @@ pub(crate) fn admit_client_write(
         schema::update(&api.schemas, res, old, new)?;
     }
     api.access
-        .admit_rbac_write(&api.cache, user, info, res, old, new)
+        .admit_rbac_write(&api.cache, user, info, res, old, new)?;
+    if let Some(old) = old {
+        limitrange::admit_update(api, info, res, old, new)?;
+    }
+    quota::admit(api, info, res, old, new)
 }
 
 /// Steps 8–9 for a new object with its system fields set: creation defaults, then validation.

@@ -1,6 +1,6 @@
 //! Loops inside the server that Kubernetes semantics need: namespace deletion, ownerReference
-//! garbage collection, CRD establishment, and the Service `default/kubernetes` with its
-//! endpoints.
+//! garbage collection, CRD establishment, the Service `default/kubernetes` with its endpoints,
+//! and ResourceQuota status.
 //!
 //! Each is level-triggered: it follows the watch cache from its current state, and on every
 //! change re-reads what it needs and acts, so running twice or after a crash is safe.
@@ -9,6 +9,7 @@ mod bootstrap;
 mod crd;
 mod gc;
 mod namespace;
+mod quota;
 
 use std::sync::Arc;
 
@@ -22,6 +23,7 @@ pub fn start(api: &Arc<Api>) {
     tokio::spawn(gc::run(api.clone()));
     tokio::spawn(crd::run(api.clone()));
     tokio::spawn(bootstrap::run(api.clone()));
+    tokio::spawn(quota::run(api.clone()));
 }
 
 /// Follow every change in the cache (starting with the current state as additions), calling

@@ -94,6 +94,24 @@ fn fresh_hub_serves_default_kubernetes_and_namespace_defaults() {
     assert_eq!(subset["ports"][0]["port"], port);
     assert_eq!(subset["ports"][0]["name"], "https");
 
+    let slice = within(5, || {
+        get(
+            &hub,
+            "endpointslices.discovery.k8s.io/kubernetes",
+            "default",
+        )
+    })
+    .expect("the EndpointSlice");
+    assert_eq!(
+        slice["metadata"]["labels"]["kubernetes.io/service-name"],
+        "kubernetes"
+    );
+    assert_eq!(slice["addressType"], "IPv4");
+    assert_eq!(slice["endpoints"][0]["addresses"][0], "127.0.0.1");
+    assert_eq!(slice["endpoints"][0]["conditions"]["ready"], true);
+    assert_eq!(slice["ports"][0]["port"], port);
+    assert_eq!(slice["ports"][0]["name"], "https");
+
     let ca = hub_ca(&hub);
     for ns in KUBE_NAMESPACES {
         assert!(
@@ -137,6 +155,7 @@ fn deleted_or_changed_bootstrap_objects_are_restored() {
         ("configmap/kube-root-ca.crt", "team"),
         ("service/kubernetes", "default"),
         ("endpoints/kubernetes", "default"),
+        ("endpointslices.discovery.k8s.io/kubernetes", "default"),
     ] {
         let before = within(5, || get(&hub, what, ns)).expect(what);
         hub.ok(&["delete", what, "-n", ns]);

@@ -1,0 +1,122 @@
+//! The ResourceQuota status loop, as kube-controller-manager's resourcequota controller: every
+//! quota's `status.hard` is its `spec.hard`, and `status.used` what the objects of its
+//! namespace use, recounted as soon as anything in a namespace with quotas changes (a create,
+//! a delete, a pod ending, the quota itself; a status written by hand is put right).
+//!
+//! The count is [`crate::admission::quota`]'s, so admission and status never disagree.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::admission::quota;
+use crate::objects::{guaranteed_update, Writer};
+use crate::registry::ResourceInfo;
+use crate::Api;
+
+/// How often every namespace with quotas is recounted even without a change: a deleted pod's
+/// grace period ends without a write.
+const RESYNC: Duration = Duration::from_secs(30);
+
+pub(super) async fn run(api: Arc<Api>) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let worker_api = api.clone();
+    let retry = tx.clone();
+    tokio::spawn(async move {
+        while let Some(ns) = rx.recv().await {
+            // Changes queued meanwhile are counted once per namespace.
+            let mut pending = BTreeSet::from([ns]);
+            while let Ok(more) = rx.try_recv() {
+                pending.insert(more);
+            }
+            for ns in pending {
+                if let Err(e) = recount(&worker_api, &ns).await {
+                    tracing::debug!(namespace = %ns, error = %e, "quota status not written; retrying");
+                    let retry = retry.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        let _ = retry.send(ns);
+                    });
+                }
+            }
+        }
+    });
+    let ticker_api = api.clone();
+    let ticker = tx.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(RESYNC);
+        loop {
+            tick.tick().await;
+            let Some(rq) = quotas_resource(&ticker_api) else {
+                continue;
+            };
+            let (all, _, _) = ticker_api
+                .cache
+                .list(&rq.key_prefix(None), None, None, |_| true);
+            let namespaces: BTreeSet<String> =
+                all.iter().filter_map(|q| q.namespace.clone()).collect();
+            for ns in namespaces {
+                if ticker.send(ns).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    super::follow(api.clone(), "/registry/", move |c| {
+        let tx = tx.clone();
+        let api = api.clone();
+        async move {
+            let Some(ns) = c.object.namespace.clone() else {
+                return;
+            };
+            let Some(rq) = quotas_resource(&api) else {
+                return;
+            };
+            if api.cache.count(&rq.key_prefix(Some(&ns))) > 0 {
+                let _ = tx.send(ns);
+            }
+        }
+    })
+    .await;
+}
+
+fn quotas_resource(api: &Api) -> Option<ResourceInfo> {
+    api.registry
+        .snapshot()
+        .get("", "v1", "resourcequotas")
+        .map(|r| (**r).clone())
+}
+
+/// Writes every quota of `ns` whose status is not what it should read.
+async fn recount(api: &Arc<Api>, ns: &str) -> crate::error::Result<()> {
+    let Some(rq) = quotas_resource(api) else {
+        return Ok(());
+    };
+    let (quotas, _, _) = api
+        .cache
+        .list(&rq.key_prefix(Some(ns)), None, None, |_| true);
+    for q in quotas {
+        let now = quota::now();
+        let current = q.value();
+        if current.pointer("/metadata/deletionTimestamp").is_some() {
+            continue;
+        }
+        if current.get("status") == Some(&quota::status(api, ns, &current, now)) {
+            continue;
+        }
+        let r = guaranteed_update(api, Writer::Server, &rq, &q.key, &q.name, false, |cur| {
+            let mut new = cur.clone();
+            if let Some(o) = new.as_object_mut() {
+                o.insert("status".into(), quota::status(api, ns, cur, now));
+            }
+            Ok(new)
+        })
+        .await;
+        match r {
+            Ok(_) => {}
+            Err(e) if e.code == 404 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
