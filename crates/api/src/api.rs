@@ -30,6 +30,9 @@ pub struct Config {
     /// The longest lifetime a service-account token gets (`--service-account-max-token-expiration`):
     /// a TokenRequest asking for more gets this much. `None`: only Kubernetes' 2^32 s limit.
     pub max_token_expiration: Option<std::time::Duration>,
+    /// How often the store drops history older than one interval (kube-apiserver compacts
+    /// every five minutes): what watches can resume from and how long continue tokens last.
+    pub compaction_interval: std::time::Duration,
 }
 
 /// Namespaces every Kubernetes API has, plus flotilla's own.
@@ -101,10 +104,13 @@ impl Api {
         });
         crate::lifecycle::start(&api);
         api.access.start(api.cache.clone());
-        // Like kube-apiserver: keep about five minutes of history for watches and continue
-        // tokens, compacting what is older.
-        api.store
-            .spawn_auto_compaction(std::time::Duration::from_secs(300));
+        // Like kube-apiserver: keep about one interval (five minutes) of history for watches
+        // and continue tokens, compacting what is older.
+        api.store.spawn_auto_compaction(
+            api.config
+                .compaction_interval
+                .max(std::time::Duration::from_secs(1)),
+        );
         api.bootstrap().await?;
         api.ready.store(true, Ordering::SeqCst);
         Ok(api)
@@ -161,6 +167,7 @@ impl Api {
             advertise_address: "127.0.0.1:6443".into(),
             signing_key_file: dir.join("signing-key.pem"),
             max_token_expiration: None,
+            compaction_interval: std::time::Duration::from_secs(300),
         };
         Api::start(config, store).await.expect("start the test API")
     }

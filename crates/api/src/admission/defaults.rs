@@ -16,6 +16,8 @@
 //! Helpers follow Go's zero values: a string field is defaulted when absent, null or `""`, an
 //! integer when absent, null or `0`, a pointer only when absent or null.
 
+mod cluster_kinds;
+mod core_kinds;
 mod pod;
 mod quantity;
 mod service;
@@ -47,7 +49,10 @@ pub fn apply(res: &ResourceInfo, obj: &mut Value) {
         ("autoscaling", "HorizontalPodAutoscaler") => workloads::horizontal_pod_autoscaler(obj),
         ("networking.k8s.io", "NetworkPolicy") => network_policy(obj),
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => binding(obj),
-        _ => {}
+        (group, kind) => {
+            let _ = (group.is_empty() && core_kinds::apply(kind, obj))
+                || cluster_kinds::apply(group, kind, obj);
+        }
     }
 }
 
@@ -65,6 +70,9 @@ pub fn on_create(res: &ResourceInfo, obj: &mut Value) {
     if !res.custom && res.group.is_empty() && res.kind == "Namespace" {
         obj["spec"] = json!({"finalizers": ["kubernetes"]});
         obj["status"] = json!({"phase": "Active"});
+    }
+    if !res.custom && res.group.is_empty() {
+        core_kinds::on_create(&res.kind, obj);
     }
     apply(res, obj);
 }

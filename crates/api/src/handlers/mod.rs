@@ -4,6 +4,7 @@
 pub mod discovery;
 mod documents;
 mod json_path;
+mod list_options;
 pub(crate) mod objects;
 pub mod response;
 mod table;
@@ -27,6 +28,8 @@ pub struct Ctx {
     pub query: Query,
     /// Requested response shape.
     pub want: crate::request::Want,
+    /// The `Accept` header (a watch-list negotiates its own shape from it).
+    pub accept: Option<String>,
     /// Content-Type of the body.
     pub content_type: Option<String>,
     /// User-Agent (default field manager).
@@ -125,6 +128,7 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
     };
     let ctx = Ctx {
         want: negotiate(accept.as_deref()),
+        accept,
         info,
         query,
         content_type,

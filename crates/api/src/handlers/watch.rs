@@ -13,10 +13,10 @@ use tokio::sync::broadcast::error::RecvError;
 use super::objects::encode::{output, partial_metadata};
 use super::objects::filter::Filter;
 use super::{table, Ctx};
-use crate::cache::{Change, ChangeKind};
+use crate::cache::{Change, ChangeKind, Subscription};
 use crate::error::{ApiError, Result};
 use crate::registry::ResourceInfo;
-use crate::request::Want;
+use crate::request::{Query, Want};
 use crate::Api;
 
 /// How often a watch with `allowWatchBookmarks` gets a BOOKMARK.
@@ -85,6 +85,50 @@ impl Encoder {
     }
 }
 
+/// Where the watch starts, as kube-apiserver's watch cache decides from `resourceVersion` and
+/// `sendInitialEvents` (already defaulted by [`super::list_options`]):
+/// - initial events: the state at least as fresh as `resourceVersion` (unset: every write
+///   acknowledged so far; `"0"`: whatever the cache holds) replayed as ADDED;
+/// - none asked (`sendInitialEvents=false`): changes after `resourceVersion`, or after now when
+///   it is unset or `"0"`;
+/// - a bare `resourceVersion`: the changes after it (410 once compacted away).
+async fn start(api: &Arc<Api>, q: &Query, prefix: &str) -> Result<Subscription> {
+    let rv = match q.resource_version.as_deref() {
+        None | Some("") => None,
+        Some(rv) => Some(
+            crate::meta::parse_rv(rv)
+                .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?,
+        ),
+    };
+    match (q.send_initial_events, rv) {
+        (Some(true), None) => {
+            api.cache.sync().await?;
+            api.cache.subscribe(prefix, None)
+        }
+        (Some(true), Some(rv)) => {
+            api.cache.wait_for(rv).await?;
+            api.cache.subscribe(prefix, None)
+        }
+        (Some(false), None) => {
+            api.cache.sync().await?;
+            api.cache.subscribe(prefix, Some(api.cache.revision()))
+        }
+        (Some(false), Some(0)) => api.cache.subscribe(prefix, Some(api.cache.revision())),
+        // Not defaulted to initial events: a watch from a revision, or an old-style
+        // `/watch/` path, which kube-apiserver does not default either.
+        (_, None | Some(0)) => api.cache.subscribe(prefix, None),
+        (_, Some(rv)) => {
+            if rv > api.cache.revision() {
+                return Err(ApiError::timeout(format!(
+                    "Too large resource version: {rv}, current: {}",
+                    api.cache.revision()
+                )));
+            }
+            api.cache.subscribe_replaying(prefix, Some(rv)).await
+        }
+    }
+}
+
 /// Serve a watch.
 pub(super) async fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
     // A watch on one named object (`…/secrets/db?watch=1`, or a field selector pinning the name
@@ -92,29 +136,14 @@ pub(super) async fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resu
     // the object's key as a prefix, which would also match `db-admin`.
     let filter = Arc::new(Filter::parse(res, &ctx.query)?.named(ctx.info.name.as_deref()));
     let prefix = res.key_prefix(ctx.info.object_namespace());
-    let send_initial = ctx.query.send_initial_events.unwrap_or(false);
-    let from = match ctx.query.resource_version.as_deref() {
-        None | Some("") | Some("0") => None,
-        Some(_) if send_initial => None,
-        Some(rv) => Some(
-            crate::meta::parse_rv(rv)
-                .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?,
-        ),
-    };
-    if let Some(rv) = from {
-        if rv > api.cache.revision() {
-            return Err(ApiError::timeout(format!(
-                "Too large resource version: {rv}, current: {}",
-                api.cache.revision()
-            )));
-        }
-    }
-    let sub = match api.cache.subscribe_replaying(&prefix, from).await {
+    let send_initial = ctx.query.send_initial_events == Some(true);
+    let sub = match start(api, &ctx.query, &prefix).await {
         Ok(sub) => sub,
-        // As kube-apiserver: the watch starts (200), then says 410 in an ERROR event and ends.
+        // As kube-apiserver: the watch starts (200), then says 410 (or, for a watch-list whose
+        // resourceVersion the cache does not reach in time, 504) in an ERROR event and ends.
         // Clients (client-go reflectors, kube-rs watchers) re-list on that event; kube-rs does
         // not on an HTTP 410 answer to the watch request itself.
-        Err(e) if e.code == 410 => return Ok(expired(&e)),
+        Err(e) if e.code == 410 || (send_initial && e.code == 504) => return Ok(error_only(&e)),
         Err(e) => return Err(e),
     };
     let enc = Arc::new(Encoder {
@@ -124,7 +153,11 @@ pub(super) async fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resu
     });
     let bookmarks = ctx.query.allow_bookmarks;
     let start_rv = sub.revision;
-    let timeout = Duration::from_secs(ctx.query.timeout_seconds.unwrap_or(1800).clamp(1, 3600));
+    // `timeoutSeconds` ends the watch (0 or unset: the server's default, as kube-apiserver).
+    // `?timeout=` does not: a watch is a long-running request, which kube-apiserver's request
+    // deadline leaves alone.
+    let timeout = ctx.query.timeout_seconds.filter(|t| *t > 0).unwrap_or(1800);
+    let timeout = Duration::from_secs(timeout.min(3600));
 
     let replay: Vec<Bytes> = sub
         .replay
@@ -228,8 +261,8 @@ fn error_event(e: &ApiError) -> Bytes {
     Bytes::from(line)
 }
 
-/// A watch that only reports that its resourceVersion is too old.
-fn expired(e: &ApiError) -> Response<Body> {
+/// A watch that only reports why it cannot be served (its resourceVersion is too old).
+fn error_only(e: &ApiError) -> Response<Body> {
     let mut r = Response::new(Body::from(error_event(e)));
     r.headers_mut().insert(
         http::header::CONTENT_TYPE,

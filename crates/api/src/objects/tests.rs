@@ -18,6 +18,7 @@ async fn api(dir: &tempfile::TempDir) -> Arc<Api> {
         advertise_address: "127.0.0.1:6443".into(),
         signing_key_file: dir.path().join("signing-key.pem"),
         max_token_expiration: None,
+        compaction_interval: std::time::Duration::from_secs(300),
     };
     Api::start(config, store).await.unwrap()
 }

@@ -189,10 +189,12 @@ fn every_marker_finds_its_property() {
             }
         }
     }
-    // k8s-pb follows a newer Kubernetes than k8s-openapi's v1_33 (restartPolicyRules), and the
-    // JSONSchemaPropsOr* wrappers are unions in JSON, not objects with these properties.
+    // k8s-pb follows a newer Kubernetes than k8s-openapi's v1_33 (restartPolicyRules, a node's
+    // declaredFeatures), and the JSONSchemaPropsOr* wrappers are unions in JSON, not objects
+    // with these properties.
     let expected = [
         "io.k8s.api.core.v1.Container.restart_policy_rules",
+        "io.k8s.api.core.v1.NodeStatus.declared_features",
         "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray.j_son_schemas",
         "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray.property",
     ];

@@ -75,6 +75,10 @@ pub struct ServeArgs {
     /// propagated kind and one per push member.
     #[arg(long, default_value_t = 250, value_parser = clap::value_parser!(u32).range(1..))]
     http2_max_streams_per_connection: u32,
+    /// How often the store compacts history older than one interval, as kube-apiserver's
+    /// --etcd-compaction-interval (tests shorten it to see continue tokens expire).
+    #[arg(long, default_value = "5m", value_parser = crate::fleet::parse_duration, hide = true)]
+    compaction_interval: std::time::Duration,
 }
 
 /// Run the hub until SIGTERM or Ctrl-C.
@@ -142,6 +146,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             signing_key_file: dir.join(flotilla_api::access::signing_key::FILE_NAME),
             max_token_expiration: Some(args.service_account_max_token_expiration)
                 .filter(|d| !d.is_zero()),
+            compaction_interval: args.compaction_interval,
         },
         store,
     )

@@ -24,7 +24,7 @@ pub(crate) use encode::{output, output_raw, output_value};
 pub(crate) use filter::Filter;
 
 /// Route a resource request.
-pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>> {
+pub(super) async fn dispatch(api: &Arc<Api>, mut ctx: Ctx) -> Result<Response<Body>> {
     let snap = api.registry.snapshot();
     let res = snap
         .get(&ctx.info.group, &ctx.info.version, &ctx.info.resource)
@@ -39,6 +39,10 @@ pub(super) async fn dispatch(api: &Arc<Api>, ctx: Ctx) -> Result<Response<Body>>
     let ns = ctx.info.object_namespace();
     if res.namespaced && ns.is_none() && !matches!(ctx.info.verb.as_str(), "list" | "watch") {
         return Err(ApiError::unknown_path(&ctx.info.path));
+    }
+    if matches!(ctx.info.verb.as_str(), "list" | "watch") {
+        let accept = ctx.accept.as_deref();
+        ctx.want = super::list_options::prepare(&mut ctx.query, accept, res.custom)?;
     }
     let sub = ctx.info.subresource.clone();
     let named = ctx.info.name.is_some();

@@ -1,9 +1,10 @@
 //! GET and LIST.
 
+mod paging;
+
 use std::sync::Arc;
 
 use axum::body::Body;
-use base64::Engine;
 use bytes::{BufMut, Bytes, BytesMut};
 use http::Response;
 use serde_json::{json, Value};
@@ -16,6 +17,9 @@ use crate::handlers::{response, table};
 use crate::registry::ResourceInfo;
 use crate::request::Want;
 use crate::Api;
+#[cfg(test)]
+use paging::ContinueToken;
+use paging::{decode_continue, encode_continue};
 
 /// Wait until the cache is as fresh as a read at `resourceVersion` must be, as kube-apiserver
 /// answers GET and LIST: unset → the most recent state (every write acknowledged so far is
@@ -43,35 +47,6 @@ pub(super) async fn get(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result
     })
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
-struct ContinueToken {
-    v: String,
-    rv: i64,
-    start: String,
-}
-
-fn encode_continue(rv: i64, start: &str) -> String {
-    let t = ContinueToken {
-        v: "meta.k8s.io/v1".into(),
-        rv,
-        start: start.into(),
-    };
-    // URL-safe and unpadded like kube-apiserver's, so the token goes into a query string as is.
-    base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .encode(serde_json::to_vec(&t).unwrap_or_default())
-}
-
-fn decode_continue(s: &str) -> Result<ContinueToken> {
-    use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-    // Tokens from before the switch to URL-safe encoding are standard base64.
-    let bytes = URL_SAFE_NO_PAD
-        .decode(s)
-        .or_else(|_| STANDARD.decode(s))
-        .map_err(|_| ApiError::bad_request("continue key is not valid: not base64"))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|_| ApiError::bad_request("continue key is not valid: unknown format"))
-}
-
 /// One page of a list.
 struct Page {
     items: Vec<Arc<CachedObject>>,
@@ -83,28 +58,48 @@ struct Page {
     remaining: Option<u64>,
 }
 
-/// LIST, from the cache (latest) or from the store (a continue page or an exact old revision).
+/// LIST, from the cache (latest) or from the store (a continue page or an exact old revision),
+/// with kube-apiserver's `resourceVersion` semantics: unset → the latest state; `"0"` → any
+/// state the cache holds; `N` → at least as fresh as N, or exactly N with
+/// `resourceVersionMatch=Exact` (and, as kube-apiserver's storage reads it, with a `limit`
+/// but no match given). A revision the store compacted is 410 Expired.
 pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
     // The name a field selector pins was authorized (RBAC resourceNames): serve that one only.
     let filter = Filter::parse(res, &ctx.query)?.named(ctx.info.name.as_deref());
     let prefix = res.key_prefix(ctx.info.object_namespace());
     let limit = ctx.query.limit;
-    let exact = ctx.query.resource_version_match.as_deref() == Some("Exact");
+    let rv = ctx.query.resource_version.as_deref();
     let page = if let Some(tok) = &ctx.query.continue_token {
+        if rv.is_some_and(|rv| rv != "0") {
+            return Err(ApiError::bad_request(
+                "specifying resource version is not allowed when using continue",
+            ));
+        }
         let t = decode_continue(tok)?;
         if !t.start.starts_with(&prefix) {
             return Err(ApiError::bad_request(
-                "continue key is not valid: it is for another list",
+                "invalid continue token: continue key is not valid: it is for another list",
             ));
         }
-        from_store(api, &prefix, t.rv, Some(t.start), limit, &filter).await?
-    } else if let (true, Some(rv)) = (exact, ctx.query.resource_version.as_deref()) {
-        let rv = crate::meta::parse_rv(rv)
-            .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?;
-        from_store(api, &prefix, rv, None, limit, &filter).await?
+        if t.rv == paging::LATEST {
+            // An inconsistent continuation: the rest at the latest revision (its own pages
+            // are then consistent with each other again).
+            api.cache.sync().await?;
+            from_cache(api, &prefix, Some(&t.start), limit, &filter)
+        } else {
+            match from_store(api, &prefix, t.rv, Some(t.start.clone()), limit, &filter).await {
+                Ok(page) => page,
+                Err(e) => return paging::expired(e, Some(&t.start)),
+            }
+        }
+    } else if let Some(at) = exact_revision(ctx)? {
+        match from_store(api, &prefix, at, None, limit, &filter).await {
+            Ok(page) => page,
+            Err(e) => return paging::expired(e, None),
+        }
     } else {
-        fresh_enough(api, ctx.query.resource_version.as_deref()).await?;
-        from_cache(api, &prefix, limit, &filter)
+        fresh_enough(api, rv).await?;
+        from_cache(api, &prefix, None, limit, &filter)
     };
     let cont = if page.more {
         page.items.last().map(|o| encode_continue(page.rv, &o.key))
@@ -139,6 +134,25 @@ pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resul
     })
 }
 
+/// The revision a LIST must be read at exactly, if any: `resourceVersionMatch=Exact`, or a
+/// `resourceVersion` other than "0" with a `limit` and no match (the first page of a paged
+/// list at a revision a client already saw).
+fn exact_revision(ctx: &Ctx) -> Result<Option<i64>> {
+    let Some(rv) = ctx.query.resource_version.as_deref() else {
+        return Ok(None);
+    };
+    let exact = match ctx.query.resource_version_match.as_deref() {
+        Some(m) => m == super::super::list_options::EXACT,
+        None => ctx.query.limit.is_some() && rv != "0",
+    };
+    if !exact {
+        return Ok(None);
+    }
+    crate::meta::parse_rv(rv)
+        .map(Some)
+        .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))
+}
+
 /// A list's `metadata` (`ListMeta`).
 fn list_meta(rv: i64, cont: Option<&str>, remaining: Option<u64>) -> Value {
     let mut meta = json!({"resourceVersion": rv.to_string()});
@@ -154,11 +168,17 @@ fn list_meta(rv: i64, cont: Option<&str>, remaining: Option<u64>) -> Value {
 /// A page from the watch cache. An unfiltered page counts what follows it in the same pass
 /// over the cache (as etcd counts the rest of the range); a filtered one stops at the limit,
 /// since kube-apiserver gives no count for it.
-fn from_cache(api: &Api, prefix: &str, limit: Option<usize>, filter: &Filter) -> Page {
+fn from_cache(
+    api: &Api,
+    prefix: &str,
+    start_after: Option<&str>,
+    limit: Option<usize>,
+    filter: &Filter,
+) -> Page {
     match limit {
         Some(l) if filter.is_everything() => {
             let mut seen = 0usize;
-            let (items, rv, _) = api.cache.list(prefix, None, None, |_| {
+            let (items, rv, _) = api.cache.list(prefix, start_after, None, |_| {
                 seen += 1;
                 seen <= l
             });
@@ -171,7 +191,9 @@ fn from_cache(api: &Api, prefix: &str, limit: Option<usize>, filter: &Filter) ->
             }
         }
         _ => {
-            let (items, rv, more) = api.cache.list(prefix, None, limit, |o| filter.matches(o));
+            let (items, rv, more) = api
+                .cache
+                .list(prefix, start_after, limit, |o| filter.matches(o));
             Page {
                 items,
                 rv,

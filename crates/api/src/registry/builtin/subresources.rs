@@ -2,6 +2,8 @@
 //! flags itself): what discovery lists for pods, nodes and certificate signing requests, as
 //! kube-apiserver 1.32 lists them. The handlers decide what each does on the hub.
 
+use serde_json::{json, Value};
+
 use super::ResourceInfo;
 
 /// One subresource as discovery lists it.
@@ -66,5 +68,33 @@ impl ResourceInfo {
             ("certificates.k8s.io", "certificatesigningrequests") => CSR,
             _ => &[],
         }
+    }
+}
+
+impl ExtraSubresource {
+    /// The entry of `/api/v1` or `/apis/G/V` (an `APIResource`) for this subresource of `parent`.
+    pub fn discovery_entry(&self, parent: &ResourceInfo) -> Value {
+        let mut e = json!({
+            "name": format!("{}/{}", parent.plural, self.name), "singularName": "",
+            "namespaced": parent.namespaced, "kind": self.kind, "verbs": self.verbs,
+        });
+        if let Some((g, v)) = self.group_version {
+            e["group"] = json!(g);
+            e["version"] = json!(v);
+        }
+        e
+    }
+
+    /// The entry of aggregated discovery (an `APISubresourceDiscovery`).
+    pub fn aggregated_entry(&self, parent: &ResourceInfo) -> Value {
+        let (group, version) = match self.group_version {
+            Some((g, v)) => (g, v),
+            None => (parent.group.as_str(), parent.version.as_str()),
+        };
+        json!({
+            "subresource": self.name,
+            "responseKind": {"group": group, "version": version, "kind": self.kind},
+            "verbs": self.verbs,
+        })
     }
 }

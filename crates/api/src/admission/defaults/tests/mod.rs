@@ -9,6 +9,7 @@ use crate::registry::Registry;
 
 mod pod;
 mod service;
+mod stored_kinds;
 mod workloads;
 
 fn res(group: &str, version: &str, plural: &str) -> ResourceInfo {
