@@ -151,7 +151,6 @@ async fn eviction(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Respo
         propagation: text("/deleteOptions/propagationPolicy"),
         precondition_uid: text("/deleteOptions/preconditions/uid"),
         precondition_rv: text("/deleteOptions/preconditions/resourceVersion"),
-        ..DeleteOptions::default()
     };
     objects::delete_object(api, res, &key, &name, &opts).await?;
     Ok(created())
