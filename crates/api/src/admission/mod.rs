@@ -10,6 +10,7 @@
 //! | 4 | metadata: label values, a CRD's name (422) | [`metadata::check_metadata`] | ✓ | ✓ | ✓ | on create | |
 //! | 5 | schema: unknown fields (warn / 400), CRD values, defaults and CEL rules (422); an update's on the merged object, ratcheted, with transition rules (in [`admit_client_write`]) | [`schema`] | ✓ | ✓ | ✓ | ✓ (defaults on update: [`applied`]) | |
 //! | 6 | RBAC escalation (403) | [`crate::access::Access::admit_rbac_write`] | ✓ | ✓ | ✓ | ✓ | |
+//! | 6a | mutating webhooks, ValidatingAdmissionPolicy (CEL; 422/403/Warning), validating webhooks, on the client's object (in [`admit_client_write`]) | [`policy`], [`webhook`] | ✓ | ✓ | ✓ | ✓ | |
 //! | 6b | LimitRanger: a new pod's container defaults, min/max/ratio of pods and claims (403) | [`limitrange`] | ✓ | ✓ (claims) | ✓ (claims) | ✓ | |
 //! | 6c | ResourceQuota: usage past a quota's hard limit (403), last as in kube | [`quota`] | ✓ | ✓ (services, claims) | ✓ (services, claims) | ✓ | |
 //! | 7 | name required, namespace exists and is not terminating (422/404/403) | [`metadata::check_name_given`], [`namespace`] | ✓ | | | on create | ✓ (create) |
@@ -31,9 +32,12 @@ pub(crate) mod join;
 pub(crate) mod limitrange;
 pub(crate) mod metadata;
 pub(crate) mod namespace;
+pub mod policy;
 pub(crate) mod quota;
 pub mod schema;
+pub(crate) mod scope;
 pub mod validation;
+pub(crate) mod webhook;
 
 use serde_json::Value;
 
@@ -101,7 +105,7 @@ pub(crate) fn admit_client_write(
     info: &RequestInfo,
     res: &ResourceInfo,
     old: Option<&Value>,
-    new: &Value,
+    new: &mut Value,
 ) -> Result<()> {
     if let Some(old) = old {
         schema::update(&api.schemas, res, old, new)?;
@@ -111,6 +115,7 @@ pub(crate) fn admit_client_write(
     if let Some(old) = old {
         limitrange::admit_update(api, info, res, old, new)?;
     }
+    policy::admit(api, user, info, res, old, new)?;
     quota::admit(api, info, res, old, new)
 }
 

@@ -40,6 +40,7 @@ fn check_change(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Result<
         (false, "apiextensions.k8s.io", "CustomResourceDefinition") => {
             super::schema::rules::crd_causes(obj)
         }
+        (false, super::policy::GROUP, kind) => super::policy::kinds::causes(kind, obj),
         _ => Vec::new(),
     };
     if causes.is_empty() {

@@ -22,6 +22,7 @@ pub fn start(api: &Arc<Api>) {
     tokio::spawn(namespace::run(api.clone()));
     tokio::spawn(gc::run(api.clone()));
     tokio::spawn(crd::run(api.clone()));
+    tokio::spawn(crate::admission::policy::status::run(api.clone()));
     tokio::spawn(bootstrap::run(api.clone()));
     tokio::spawn(quota::run(api.clone()));
 }

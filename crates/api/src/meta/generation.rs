@@ -26,6 +26,7 @@ pub fn tracked(res: &ResourceInfo) -> bool {
             | ("policy", "PodDisruptionBudget")
             | ("networking.k8s.io", "Ingress" | "NetworkPolicy")
             | ("apiextensions.k8s.io", "CustomResourceDefinition")
+            | ("admissionregistration.k8s.io", _)
     )
 }
 

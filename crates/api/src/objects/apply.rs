@@ -88,7 +88,7 @@ pub(crate) async fn apply(api: &Arc<Api>, w: &Write<'_>, patch: Value) -> Result
             crate::meta::set_meta(&mut new, "resourceVersion", json!(""));
         }
         admission::applied(api, res, &mut new)?;
-        admission::admit_client_write(api, w.user, w.info, res, Some(old), &new)?;
+        admission::admit_client_write(api, w.user, w.info, res, Some(old), &mut new)?;
         Ok(new)
     })
     .await?;

@@ -105,7 +105,7 @@ fn client_change(api: &Api, w: &Write<'_>, old: &Value, mut new: Value) -> Resul
     admission::defaults::on_update(res, old, &mut new);
     api.schemas
         .track_update(res, Some(old), &mut new, &w.manager, w.sub);
-    admission::admit_client_write(api, w.user, w.info, res, Some(old), &new)?;
+    admission::admit_client_write(api, w.user, w.info, res, Some(old), &mut new)?;
     Ok(new)
 }
 

@@ -14,6 +14,7 @@ use k8s_openapi::{NamespaceResourceScope, Resource};
 
 use super::{PrinterColumn, ResourceInfo, ScaleSpec};
 
+mod admissionregistration;
 mod cluster;
 mod core_v1;
 mod storage_k8s;
@@ -114,6 +115,7 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
     all.extend(core_v1::resources());
     all.extend(cluster::resources());
     all.extend(storage_k8s::resources());
+    all.extend(admissionregistration::resources());
     all
 }
 

@@ -1,1 +1,454 @@
-//! Conformance: admission_policy (filled in by its area).
+//! Conformance: admissionregistration.k8s.io/v1 — ValidatingAdmissionPolicy with its bindings
+//! judging writes with CEL (Deny with kube's message, Warn as a Warning header), the policy's
+//! type check in its status, and webhooks called at their `clientConfig.url` (a real HTTPS
+//! webhook server in the test) that mutate the object or fail by their failure policy.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use serde_json::{json, Value};
+
+use crate::common::Hub;
+
+fn apply(hub: &Hub, obj: &Value) -> std::process::Output {
+    hub.kubectl_stdin(&["create", "-f", "-"], &obj.to_string())
+}
+
+fn created(hub: &Hub, obj: &Value) -> String {
+    let out = apply(hub, obj);
+    assert!(
+        out.status.success(),
+        "create {obj} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn labeled_namespace(hub: &Hub, name: &str) {
+    hub.ok(&["create", "namespace", name]);
+    hub.ok(&["label", "namespace", name, "policy-test=true"]);
+}
+
+fn deployment(name: &str, replicas: i64) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "labels": {"app": "nginx"}},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "nginx"}},
+            "template": {"metadata": {"labels": {"app": "nginx"}},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx:latest"}]}}}})
+}
+
+fn replicas_policy(name: &str, expression: &str, message_expression: &str) -> Value {
+    json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": name},
+        "spec": {
+            "matchConstraints": {
+                "namespaceSelector": {"matchLabels": {"policy-test": "true"}},
+                "resourceRules": [{"operations": ["CREATE", "UPDATE"], "apiGroups": ["apps"],
+                    "apiVersions": ["v1"], "resources": ["deployments"]}]},
+            "validations": [{"expression": expression, "messageExpression": message_expression}]}})
+}
+
+fn binding(name: &str, policy: &str, action: &str) -> Value {
+    json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": name},
+        "spec": {"policyName": policy, "validationActions": [action],
+            "matchResources": {"namespaceSelector": {"matchLabels": {"policy-test": "true"}}}}})
+}
+
+/// Create `obj` in `ns` until the policy (just created, read from the hub's cache) judges it;
+/// the last stderr.
+fn create_until_refused(hub: &Hub, ns: &str, obj: &Value) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = hub.kubectl_stdin(&["create", "-n", ns, "-f", "-"], &obj.to_string());
+        if !out.status.success() {
+            return String::from_utf8_lossy(&out.stderr).into_owned();
+        }
+        let name = obj["metadata"]["name"].as_str().unwrap_or("");
+        hub.ok(&["delete", "deployment", "-n", ns, name]);
+        assert!(Instant::now() < deadline, "the policy never denied {obj}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_policy_denies_a_deployment_over_its_replica_limit_with_kubes_message() {
+    let hub = Hub::start();
+    labeled_namespace(&hub, "guarded");
+    hub.ok(&["create", "namespace", "free"]);
+    created(
+        &hub,
+        &replicas_policy(
+            "max-replicas",
+            "object.spec.replicas <= 2",
+            "'wants at most 2 replicas, got ' + string(object.spec.replicas)",
+        ),
+    );
+    created(
+        &hub,
+        &binding("max-replicas-binding", "max-replicas", "Deny"),
+    );
+
+    let err = create_until_refused(&hub, "guarded", &deployment("big", 5));
+    assert!(
+        err.contains("ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: wants at most 2 replicas, got 5"),
+        "{err}"
+    );
+    // 422 Invalid with the resource in its details (kubectl words it from them), as kube
+    // answers a validation without a reason.
+    let raw = hub.kubectl_stdin(
+        &[
+            "create",
+            "--raw",
+            "/apis/apps/v1/namespaces/guarded/deployments",
+            "-f",
+            "-",
+        ],
+        &deployment("big", 5).to_string(),
+    );
+    let raw_err = String::from_utf8_lossy(&raw.stderr);
+    assert!(
+        !raw.status.success()
+            && raw_err.contains(
+                "The deployments \"big\" is invalid: : ValidatingAdmissionPolicy 'max-replicas'"
+            ),
+        "{raw_err}"
+    );
+    assert!(!hub
+        .kubectl(&["get", "deployment", "-n", "guarded", "big"])
+        .status
+        .success());
+
+    // Within the limit, or where the binding does not reach, the write passes.
+    hub.ok_stdin(
+        &["create", "-n", "guarded", "-f", "-"],
+        &deployment("small", 2).to_string(),
+    );
+    hub.ok_stdin(
+        &["create", "-n", "free", "-f", "-"],
+        &deployment("big", 5).to_string(),
+    );
+    // An update of the main resource is judged too (a /scale write is `deployments/scale`,
+    // which the rule does not name, as in kube).
+    let err = hub.fails(&[
+        "patch",
+        "deployment",
+        "-n",
+        "guarded",
+        "small",
+        "-p",
+        r#"{"spec":{"replicas":3}}"#,
+    ]);
+    assert!(err.contains("wants at most 2 replicas, got 3"), "{err}");
+}
+
+#[test]
+fn a_warn_binding_admits_with_a_warning_header() {
+    let hub = Hub::start();
+    labeled_namespace(&hub, "warned");
+    created(
+        &hub,
+        &replicas_policy(
+            "warn-replicas",
+            "object.spec.replicas <= 1",
+            "'replicas ' + string(object.spec.replicas)",
+        ),
+    );
+    created(&hub, &binding("warn-binding", "warn-replicas", "Warn"));
+    let want = "Validation failed for ValidatingAdmissionPolicy 'warn-replicas' with binding 'warn-binding': replicas 3";
+    let deadline = Instant::now() + Duration::from_secs(20);
+    for i in 0.. {
+        let name = format!("d{i}");
+        let mut d = deployment(&name, 3);
+        d["metadata"]["namespace"] = json!("warned");
+        let stderr = created(&hub, &d);
+        if stderr.contains(want) {
+            assert!(stderr.contains("Warning:"), "{stderr}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no warning: {stderr}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn policy_status(hub: &Hub, name: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = hub.ok(&["get", "validatingadmissionpolicy", name, "-o", "json"]);
+        let v: Value = serde_json::from_str(&out).expect("policy JSON");
+        if !v["status"]["typeChecking"].is_null() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "no typeChecking: {v}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn policies_are_type_checked_into_their_status_and_bad_expressions_refused() {
+    let hub = Hub::start();
+    created(
+        &hub,
+        &replicas_policy(
+            "correct",
+            "object.spec.replicas > 1",
+            "'got ' + string(object.spec.replicas)",
+        ),
+    );
+    let v = policy_status(&hub, "correct");
+    assert_eq!(v["status"]["observedGeneration"], json!(1), "{v}");
+    assert!(
+        v["status"]["typeChecking"]["expressionWarnings"]
+            .as_array()
+            .is_none_or(Vec::is_empty),
+        "{v}"
+    );
+
+    created(
+        &hub,
+        &replicas_policy(
+            "confused",
+            "object.spec.replicas > '1'",
+            "'wants replicas > 1, got ' + object.spec.replicas",
+        ),
+    );
+    let v = policy_status(&hub, "confused");
+    let w = &v["status"]["typeChecking"]["expressionWarnings"];
+    assert_eq!(w[0]["fieldRef"], "spec.validations[0].expression", "{v}");
+    assert!(
+        w[0]["warning"]
+            .as_str()
+            .unwrap_or("")
+            .contains("found no matching overload for '_>_' applied to '(int, string)'"),
+        "{v}"
+    );
+    assert_eq!(
+        w[1]["fieldRef"], "spec.validations[0].messageExpression",
+        "{v}"
+    );
+    assert!(
+        w[1]["warning"]
+            .as_str()
+            .unwrap_or("")
+            .contains("found no matching overload for '_+_' applied to '(string, int)'"),
+        "{v}"
+    );
+
+    created(
+        &hub,
+        &replicas_policy("typo", "object.spec.replicass > 1", "'x'"),
+    );
+    let v = policy_status(&hub, "typo");
+    assert!(
+        v["status"]["typeChecking"]["expressionWarnings"][0]["warning"]
+            .as_str()
+            .unwrap_or("")
+            .contains("undefined field 'replicass'"),
+        "{v}"
+    );
+
+    // A syntax error is refused at create, as kube refuses it (422, at its field).
+    let out = apply(
+        &hub,
+        &replicas_policy("broken", "object.spec.replicas >", "'x'"),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a broken expression was stored");
+    assert!(
+        err.contains("spec.validations[0].expression") && err.contains("compilation failed"),
+        "{err}"
+    );
+    assert!(!hub
+        .kubectl(&["get", "validatingadmissionpolicy", "broken"])
+        .status
+        .success());
+}
+
+// === a real HTTPS webhook server ===
+
+/// A webhook server on 127.0.0.1 under its own CA: it answers every AdmissionReview by adding
+/// the label `mutated: "yes"` (JSONPatch) with a warning. Returns its URL and the CA (PEM).
+fn webhook_server() -> (String, String) {
+    let ca_key = rcgen::KeyPair::generate().expect("CA key");
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca_cert = ca_params.self_signed(&ca_key).expect("CA");
+    let issuer = rcgen::Issuer::new(ca_params, ca_key);
+    let key = rcgen::KeyPair::generate().expect("key");
+    let params = rcgen::CertificateParams::new(vec!["localhost".to_string()]).expect("params");
+    let cert = params.signed_by(&key, &issuer).expect("server cert");
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![cert.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .expect("TLS config");
+    let config = Arc::new(config);
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for tcp in listener.incoming().flatten() {
+            let config = config.clone();
+            std::thread::spawn(move || {
+                let conn = rustls::ServerConnection::new(config).expect("TLS session");
+                let mut tls = rustls::StreamOwned::new(conn, tcp);
+                let _ = serve_one(&mut tls);
+            });
+        }
+    });
+    (format!("https://localhost:{port}/mutate"), ca_cert.pem())
+}
+
+fn serve_one(stream: &mut impl ReadWrite) -> std::io::Result<()> {
+    let mut reader = BufReader::new(&mut *stream);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line)?;
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = line.split_once(':') {
+            if k.eq_ignore_ascii_case("content-length") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let request = &review["request"];
+    let patch = if request["object"]["metadata"]["labels"].is_object() {
+        json!([{"op": "add", "path": "/metadata/labels/mutated", "value": "yes"}])
+    } else {
+        json!([{"op": "add", "path": "/metadata/labels", "value": {"mutated": "yes"}}])
+    };
+    let answer = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+        "response": {"uid": request["uid"], "allowed": true, "patchType": "JSONPatch",
+            "patch": base64::engine::general_purpose::STANDARD.encode(patch.to_string()),
+            "warnings": [format!("webhook saw {}", request["operation"].as_str().unwrap_or(""))]}});
+    let text = answer.to_string();
+    write!(
+        stream,
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+        text.len()
+    )?;
+    stream.flush()
+}
+
+trait ReadWrite: Read + Write {}
+impl<T: Read + Write> ReadWrite for T {}
+
+fn mutating_config(name: &str, client_config: Value, failure: &str, ns_label: &str) -> Value {
+    json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": name},
+        "webhooks": [{"name": format!("{name}.example.com"), "clientConfig": client_config,
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+            "namespaceSelector": {"matchLabels": {ns_label: "true"}},
+            "failurePolicy": failure, "sideEffects": "None", "admissionReviewVersions": ["v1"]}]})
+}
+
+#[test]
+fn a_mutating_webhook_adds_a_label_and_failure_policies_decide_unreachable_webhooks() {
+    let hub = Hub::start();
+    let (url, ca) = webhook_server();
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(&ca);
+    hub.ok(&["create", "namespace", "hooked"]);
+    hub.ok(&["label", "namespace", "hooked", "hooked=true"]);
+    let stored: Value = serde_json::from_str(
+        &hub.ok_stdin(
+            &["create", "-f", "-", "-o", "json"],
+            &mutating_config(
+                "labeler",
+                json!({"url": url, "caBundle": ca_bundle}),
+                "Fail",
+                "hooked",
+            )
+            .to_string(),
+        ),
+    )
+    .expect("config JSON");
+    // kube's defaults.
+    let h = &stored["webhooks"][0];
+    assert_eq!(h["timeoutSeconds"], json!(10), "{stored}");
+    assert_eq!(h["matchPolicy"], json!("Equivalent"), "{stored}");
+    assert_eq!(h["reinvocationPolicy"], json!("Never"), "{stored}");
+    assert_eq!(h["objectSelector"], json!({}), "{stored}");
+
+    let deadline = Instant::now() + Duration::from_secs(20);
+    for i in 0.. {
+        let name = format!("cm{i}");
+        let out = hub.kubectl(&["create", "configmap", "-n", "hooked", &name, "-o", "json"]);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let cm: Value = serde_json::from_slice(&out.stdout).expect("configmap JSON");
+        if cm["metadata"]["labels"]["mutated"] == "yes" {
+            assert!(stderr.contains("webhook saw CREATE"), "{stderr}");
+            let got = hub.ok(&[
+                "get",
+                "configmap",
+                "-n",
+                "hooked",
+                &name,
+                "-o",
+                "jsonpath={.metadata.labels.mutated}",
+            ]);
+            assert_eq!(got, "yes");
+            break;
+        }
+        assert!(Instant::now() < deadline, "never mutated: {cm}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Outside the namespace selector the webhook is not called.
+    hub.ok(&["create", "configmap", "plain"]);
+    assert_eq!(
+        hub.ok(&[
+            "get",
+            "configmap",
+            "plain",
+            "-o",
+            "jsonpath={.metadata.labels}"
+        ]),
+        ""
+    );
+
+    // A service the hub cannot reach: Fail refuses the write, Ignore lets it through.
+    hub.ok(&["create", "namespace", "unreachable"]);
+    hub.ok(&["label", "namespace", "unreachable", "unreachable=true"]);
+    let svc = json!({"service": {"namespace": "default", "name": "nowhere"}});
+    created(
+        &hub,
+        &mutating_config("failing", svc.clone(), "Fail", "unreachable"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    for i in 0.. {
+        let out = hub.kubectl(&["create", "configmap", "-n", "unreachable", &format!("x{i}")]);
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("failed calling webhook \"failing.example.com\""),
+                "{err}"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "an unreachable Fail webhook never refused"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    hub.ok(&["delete", "mutatingwebhookconfiguration", "failing"]);
+    created(
+        &hub,
+        &mutating_config("ignoring", svc, "Ignore", "unreachable"),
+    );
+    hub.ok(&["create", "configmap", "-n", "unreachable", "passes"]);
+}

@@ -55,7 +55,7 @@ pub(super) async fn create(
     res: &ResourceInfo,
 ) -> Result<Response<Body>> {
     let obj = body_object(ctx, res)?;
-    let written = objects::create(api, &write(ctx, res, None), obj).await?;
+    let written = scoped(ctx, objects::create(api, &write(ctx, res, None), obj)).await?;
     Ok(written_response(res, written))
 }
 
@@ -67,7 +67,7 @@ pub(super) async fn update(
     sub: Option<&str>,
 ) -> Result<Response<Body>> {
     let obj = body_object(ctx, res)?;
-    let written = objects::update(api, &write(ctx, res, sub), obj).await?;
+    let written = scoped(ctx, objects::update(api, &write(ctx, res, sub), obj)).await?;
     Ok(written_response(res, written))
 }
 
@@ -100,11 +100,23 @@ pub(super) async fn patch(
     let patch = decode_body(format, &ctx.body)?;
     let w = write(ctx, res, sub);
     let written = if format == BodyFormat::ApplyPatch {
-        objects::apply(api, &w, patch).await?
+        scoped(ctx, objects::apply(api, &w, patch)).await?
     } else {
-        objects::patch(api, &w, format, patch).await?
+        scoped(ctx, objects::patch(api, &w, format, patch)).await?
     };
     Ok(written_response(res, written))
+}
+
+/// Run a write in admission's scope of this request (its dry run; the warnings admission
+/// raises, added to the write's own).
+async fn scoped(
+    ctx: &Ctx,
+    write: impl std::future::Future<Output = Result<Written>>,
+) -> Result<Written> {
+    let (written, warnings) = crate::admission::scope::run(ctx.query.dry_run, write).await;
+    let mut written = written?;
+    written.warnings.extend(warnings);
+    Ok(written)
 }
 
 /// Respond with what a write produced: 201 if it created the object, with its warnings.

@@ -1,0 +1,163 @@
+//! ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1) as kube-apiserver runs it: every
+//! client write of every resource — built-in or custom, main resource or subresource — is
+//! matched against each policy's `matchConstraints` and each of its bindings' `matchResources`,
+//! and judged by the policy's CEL `validations` with the binding's params; a failed validation
+//! acts as the binding's `validationActions` say (Deny refuses the write with the policy's
+//! reason, Warn adds a `Warning` header, Audit only logs).
+//!
+//! - [`matching`]: rules and selectors (shared with [`super::webhook`]).
+//! - [`evaluate`]: params, variables, match conditions, validations, failure policy.
+//! - [`kinds`]: defaults and validation of the four admissionregistration kinds.
+//! - [`status`]: the loop that type-checks policies into `status.typeChecking`.
+
+pub(crate) mod evaluate;
+pub(crate) mod kinds;
+pub(crate) mod matching;
+pub mod status;
+
+use serde_json::{json, Value};
+
+use crate::auth::UserInfo;
+use crate::error::Result;
+use crate::registry::ResourceInfo;
+use crate::request::RequestInfo;
+use crate::Api;
+
+/// The API group of policies and webhook configurations.
+pub const GROUP: &str = "admissionregistration.k8s.io";
+
+/// What admission matches and judges a request by (kube's `admission.Attributes`).
+pub(crate) struct Attributes<'a> {
+    /// The resource written.
+    pub res: &'a ResourceInfo,
+    /// `CREATE`, `UPDATE` or `DELETE`.
+    pub operation: &'static str,
+    /// The subresource written (`status`), if any.
+    pub subresource: Option<&'a str>,
+    /// The object's name (empty for a create with generateName).
+    pub name: &'a str,
+    /// The object's namespace (empty for a cluster-scoped one).
+    pub namespace: &'a str,
+    /// The object to store (none for a delete).
+    pub object: Option<&'a Value>,
+    /// The stored object (none for a create).
+    pub old_object: Option<&'a Value>,
+    /// The namespace the object is in, as stored.
+    pub namespace_object: Option<&'a Value>,
+    /// Who writes.
+    pub user: &'a UserInfo,
+    /// Is the request a dry run?
+    pub dry_run: bool,
+}
+
+impl Attributes<'_> {
+    /// The `request` variable of CEL expressions, as kube's AdmissionRequest.
+    pub(crate) fn request_json(&self) -> Value {
+        let gvk =
+            json!({"group": self.res.group, "version": self.res.version, "kind": self.res.kind});
+        let gvr = json!({"group": self.res.group, "version": self.res.version, "resource": self.res.plural});
+        let mut r = json!({
+            "kind": gvk,
+            "resource": gvr,
+            "requestKind": gvk,
+            "requestResource": gvr,
+            "name": self.name,
+            "namespace": self.namespace,
+            "operation": self.operation,
+            "userInfo": self.user_json(),
+            "dryRun": self.dry_run,
+        });
+        if let Some(sub) = self.subresource {
+            r["subResource"] = json!(sub);
+            r["requestSubResource"] = json!(sub);
+        }
+        r
+    }
+
+    /// kube's `authentication.k8s.io/v1` UserInfo.
+    pub(crate) fn user_json(&self) -> Value {
+        let mut u = json!({"username": self.user.name});
+        if !self.user.uid.is_empty() {
+            u["uid"] = json!(self.user.uid);
+        }
+        if !self.user.groups.is_empty() {
+            u["groups"] = json!(self.user.groups);
+        }
+        if !self.user.extra.is_empty() {
+            u["extra"] = json!(self.user.extra);
+        }
+        u
+    }
+}
+
+/// Policies and webhooks never judge writes of their own configuration (kube exempts them, so
+/// a bad policy can always be fixed).
+pub(crate) fn exempt(res: &ResourceInfo) -> bool {
+    !res.custom && res.group == GROUP
+}
+
+/// Judge a client's write of `new` (over `old` for an update) by every ValidatingAdmissionPolicy
+/// that matches it: mutating webhooks first (they may change `new`), then the policies, then
+/// validating webhooks (kube-apiserver's order: mutating admission, then validating).
+pub(crate) fn admit(
+    api: &Api,
+    user: &UserInfo,
+    info: &RequestInfo,
+    res: &ResourceInfo,
+    old: Option<&Value>,
+    new: &mut Value,
+) -> Result<()> {
+    if exempt(res) {
+        return Ok(());
+    }
+    let operation = if old.is_some() { "UPDATE" } else { "CREATE" };
+    super::webhook::admit_write(api, user, info, res, operation, old, new, true)?;
+    let name = crate::meta::meta_str(new, "name")
+        .filter(|n| !n.is_empty())
+        .or(info.name.as_deref())
+        .unwrap_or("")
+        .to_string();
+    let namespace = if res.namespaced {
+        info.object_namespace().unwrap_or("").to_string()
+    } else {
+        String::new()
+    };
+    let namespace_object = namespace_object(api, &namespace);
+    // The object as it will be stored carries its defaults (kube admits the decoded, defaulted
+    // object); a create's body gets them only later in the write.
+    let mut defaulted;
+    let object: &Value = if old.is_none() {
+        defaulted = new.clone();
+        super::defaults::apply(res, &mut defaulted);
+        &defaulted
+    } else {
+        new
+    };
+    let a = Attributes {
+        res,
+        operation,
+        subresource: info.subresource.as_deref(),
+        name: &name,
+        namespace: &namespace,
+        object: Some(object),
+        old_object: old,
+        namespace_object: namespace_object.as_ref(),
+        user,
+        dry_run: super::scope::dry_run(),
+    };
+    evaluate::validate(api, &a)?;
+    super::webhook::admit_write(api, user, info, res, operation, old, new, false)
+}
+
+/// The stored namespace `name` (none for cluster-scoped objects or a namespace not found).
+pub(crate) fn namespace_object(api: &Api, name: &str) -> Option<Value> {
+    if name.is_empty() {
+        return None;
+    }
+    let snap = api.registry.snapshot();
+    let ns = snap.get("", "v1", "namespaces")?;
+    api.cache.get(&ns.key(None, name)).map(|o| o.value())
+}
+
+#[cfg(test)]
+mod tests;
