@@ -17,10 +17,12 @@
 //!   cache, rebuilt whenever one of them changes (see `access/policy.rs`).
 //! - Writes of those RBAC objects grant nothing the writer does not hold (`access/escalation.rs`).
 //! - A credential that stops being valid ends the watches it opened ([`revocation`]).
+//! - Access reviews and TokenReviews ask the same questions on a client's behalf ([`reviews`]).
 
 mod escalation;
 pub(crate) mod join;
 mod policy;
+pub(crate) mod reviews;
 pub mod revocation;
 pub mod signing_key;
 
@@ -105,41 +107,87 @@ impl Access {
             .and_then(|v| v.to_str().ok())
             .and_then(bearer_token)
             .ok_or_else(ApiError::unauthorized)?;
+        self.authenticate_token(cache, token, &[])
+            .await
+            .map(|(who, _)| who)
+            .map_err(|_| ApiError::unauthorized())
+    }
+
+    /// Who `token` authenticates, for one of `audiences` (empty: the hub's own), and the
+    /// audiences it is good for; or why not. Requests and TokenReviews both ask here, so a
+    /// review answers exactly what a request with the token would meet.
+    pub(crate) async fn authenticate_token(
+        &self,
+        cache: &Cache,
+        token: &str,
+        audiences: &[String],
+    ) -> std::result::Result<(Authenticated, Vec<String>), String> {
         if self.admin.matches(token) {
-            return Ok(Authenticated {
-                user: UserInfo::authenticated(ADMIN_USER, vec![SYSTEM_MASTERS.to_string()]),
-                credential: Credential::permanent(),
-            });
+            let user = UserInfo::authenticated(ADMIN_USER, vec![SYSTEM_MASTERS.to_string()]);
+            let good_for = self.implicit_audiences(audiences)?;
+            let credential = Credential::permanent();
+            return Ok((Authenticated { user, credential }, good_for));
         }
         if let Some(bootstrap) = BootstrapToken::parse(token) {
             // No other credential has this form, so a refusal is final.
-            return join::authenticate(cache, &bootstrap, Utc::now())
+            let (user, credential) = join::authenticate(cache, &bootstrap, Utc::now())
                 .await
-                .map(|(user, credential)| Authenticated { user, credential })
                 .map_err(|e| {
                     // Only the public id: the secret part never reaches a log.
                     let id = bootstrap.id();
                     tracing::debug!(token_id = %id, reason = %e, "bootstrap token refused");
-                    ApiError::unauthorized()
-                });
+                    e.to_string()
+                })?;
+            let good_for = self.implicit_audiences(audiences)?;
+            return Ok((Authenticated { user, credential }, good_for));
         }
-        let claims = self.authority.verify(token, &[], Utc::now()).map_err(|e| {
-            // The error never contains the token itself.
-            tracing::debug!(reason = %e, "bearer token refused");
-            ApiError::unauthorized()
-        })?;
+        let claims = self
+            .authority
+            .verify(token, audiences, Utc::now())
+            .map_err(|e| {
+                // The error never contains the token itself.
+                tracing::debug!(reason = %e, "bearer token refused");
+                e.to_string()
+            })?;
         // A token dies with its service account, and with the object it is bound to: both must
         // still exist with the uids it names. (The hub stores no pods or nodes and issues no
         // tokens bound to them, so a token bound to one never passes.)
         let credential = Credential::service_account(&claims);
         if let Err(gone) = credential.check(cache) {
             tracing::debug!(subject = %claims.subject, %gone, "bearer token refused: its object is gone or was re-created");
-            return Err(ApiError::unauthorized());
+            return Err(format!(
+                "the object the token names ({gone}) is gone or was re-created"
+            ));
         }
-        Ok(Authenticated {
-            user: claims.user_info(),
-            credential,
-        })
+        let accepted = if audiences.is_empty() {
+            self.authority.audiences()
+        } else {
+            audiences
+        };
+        let good_for = claims
+            .audiences
+            .iter()
+            .filter(|a| accepted.contains(a))
+            .cloned()
+            .collect();
+        let user = claims.user_info();
+        Ok((Authenticated { user, credential }, good_for))
+    }
+
+    /// The admin and bootstrap tokens are for the hub itself: good for the hub's audiences that
+    /// `wanted` names (all of them when it names none), refused when it names none of them.
+    fn implicit_audiences(&self, wanted: &[String]) -> std::result::Result<Vec<String>, String> {
+        let own = self.authority.audiences();
+        if wanted.is_empty() {
+            return Ok(own.to_vec());
+        }
+        let good_for: Vec<String> = wanted.iter().filter(|a| own.contains(a)).cloned().collect();
+        if good_for.is_empty() {
+            return Err(format!(
+                "token audiences {own:?} is invalid for the target audiences {wanted:?}"
+            ));
+        }
+        Ok(good_for)
     }
 
     /// May `user` do what `info` asks? 403 with Kubernetes' wording when not.

@@ -13,6 +13,7 @@
 //!   extends them by labelling their own ClusterRole.
 //! - `system:discovery`, `system:basic-user`: discovery documents and self-reviews for every
 //!   authenticated user.
+//! - `system:auth-delegator`: TokenReviews and SubjectAccessReviews, bound to no one.
 //! - `system:public-info-viewer`: health and version, for everyone including anonymous callers.
 //! - `system:service-account-issuer-discovery`: the OIDC documents, for service accounts.
 //! - `system:monitoring`: `/metrics` and detailed health, for the `system:monitoring` group.
@@ -218,6 +219,15 @@ pub fn cluster_roles() -> Vec<Value> {
                     "authentication.k8s.io",
                     &["selfsubjectreviews"],
                 ),
+            ],
+        ),
+        // Bound to no one: for whoever checks tokens and permissions on the hub's behalf.
+        cluster_role(
+            "system:auth-delegator",
+            &[],
+            vec![
+                rule(&["create"], "authentication.k8s.io", &["tokenreviews"]),
+                rule(&["create"], "authorization.k8s.io", &["subjectaccessreviews"]),
             ],
         ),
         cluster_role("system:public-info-viewer", &[], vec![url_rule(&health)]),

@@ -17,6 +17,8 @@ use super::{PrinterColumn, ResourceInfo, ScaleSpec};
 mod admissionregistration;
 mod cluster;
 mod core_v1;
+mod flowcontrol;
+mod reviews;
 mod storage_k8s;
 mod subresources;
 
@@ -115,6 +117,8 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
     all.extend(core_v1::resources());
     all.extend(cluster::resources());
     all.extend(storage_k8s::resources());
+    all.extend(reviews::resources());
+    all.extend(flowcontrol::resources());
     all.extend(admissionregistration::resources());
     all
 }

@@ -6,6 +6,7 @@ mod delete;
 pub(crate) mod encode;
 pub(crate) mod filter;
 mod read;
+mod review;
 mod scale;
 mod token;
 mod write;
@@ -43,6 +44,10 @@ pub(super) async fn dispatch(api: &Arc<Api>, mut ctx: Ctx) -> Result<Response<Bo
     if matches!(ctx.info.verb.as_str(), "list" | "watch") {
         let accept = ctx.accept.as_deref();
         ctx.want = super::list_options::prepare(&mut ctx.query, accept, res.custom)?;
+    }
+    // Access reviews and TokenReviews are answered, never stored.
+    if let Some(review) = crate::access::reviews::Review::of(&res.group, &res.plural) {
+        return review::serve(api, &ctx, review).await;
     }
     let sub = ctx.info.subresource.clone();
     let named = ctx.info.name.is_some();
