@@ -58,6 +58,8 @@ pub struct Api {
     pub access: Access,
     /// Metrics.
     pub metrics: Metrics,
+    /// API Priority and Fairness: what each request is classified as.
+    pub flowcontrol: crate::flowcontrol::FlowControl,
     /// Schemas of built-in kinds and CRDs.
     pub schemas: crate::schemas::Schemas,
     ready: AtomicBool,
@@ -98,11 +100,13 @@ impl Api {
             cache,
             registry: Registry::new(),
             metrics: Metrics::default(),
+            flowcontrol: Default::default(),
             schemas: crate::schemas::Schemas::new(),
             ready: AtomicBool::new(false),
             stopping: tokio::sync::watch::Sender::new(false),
         });
         crate::lifecycle::start(&api);
+        crate::flowcontrol::start(&api);
         api.access.start(api.cache.clone());
         // Like kube-apiserver: keep about one interval (five minutes) of history for watches
         // and continue tokens, compacting what is older.

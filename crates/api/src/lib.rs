@@ -19,6 +19,7 @@ pub mod apply;
 pub mod auth;
 pub mod cache;
 pub mod error;
+pub mod flowcontrol;
 pub mod handlers;
 pub mod lifecycle;
 pub mod limits;

@@ -49,6 +49,7 @@ pub fn apply(res: &ResourceInfo, obj: &mut Value) {
         ("autoscaling", "HorizontalPodAutoscaler") => workloads::horizontal_pod_autoscaler(obj),
         ("networking.k8s.io", "NetworkPolicy") => network_policy(obj),
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => binding(obj),
+        (crate::flowcontrol::GROUP, kind) => crate::flowcontrol::defaults::apply(kind, obj),
         (super::policy::GROUP, kind) => super::policy::kinds::defaults(kind, obj),
         (group, kind) => {
             let _ = (group.is_empty() && core_kinds::apply(kind, obj))

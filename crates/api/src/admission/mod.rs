@@ -29,6 +29,7 @@
 pub mod defaults;
 pub(crate) mod identity;
 pub(crate) mod join;
+pub(crate) mod kinds;
 pub(crate) mod limitrange;
 pub(crate) mod metadata;
 pub(crate) mod namespace;
@@ -112,6 +113,7 @@ pub(crate) fn admit_client_write(
     }
     api.access
         .admit_rbac_write(&api.cache, user, info, res, old, new)?;
+    kinds::admit(api, user, info, res, old, new)?;
     if let Some(old) = old {
         limitrange::admit_update(api, info, res, old, new)?;
     }

@@ -8,6 +8,7 @@
 //! [`flotilla`] holds the rules of flotilla's own kinds (served as CRDs).
 
 mod flotilla;
+mod stored;
 
 use base64::Engine;
 use serde_json::{Map, Value};
@@ -36,12 +37,15 @@ fn check_change(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Result<
         (true, ..) => flotilla::causes(res, old, obj),
         (false, "", "ConfigMap") => config_map(obj),
         (false, "", "Secret") => secret(obj),
+        (false, crate::flowcontrol::GROUP, kind) => {
+            crate::flowcontrol::validation::causes(kind, obj)
+        }
         // The CEL rules of its schemas compile (the rest of a CRD is checked as it is read).
         (false, "apiextensions.k8s.io", "CustomResourceDefinition") => {
             super::schema::rules::crd_causes(obj)
         }
         (false, super::policy::GROUP, kind) => super::policy::kinds::causes(kind, obj),
-        _ => Vec::new(),
+        (false, group, kind) => stored::causes(group, kind, old, obj),
     };
     if causes.is_empty() {
         return Ok(());

@@ -58,10 +58,13 @@ pub async fn handle(api: Arc<Api>, req: Request<axum::body::Body>) -> Response<B
     let method = req.method().clone();
     let path = req.uri().path().to_string();
     let started = std::time::Instant::now();
-    let resp = match route(&api, req).await {
+    // What API Priority and Fairness classified the request as, once it knows who sent it.
+    let mut flow = None;
+    let resp = match route(&api, req, &mut flow).await {
         Ok(r) => r,
         Err(e) => response::error(&e),
     };
+    let resp = crate::flowcontrol::with_headers(resp, flow.as_ref());
     api.metrics
         .observe(method.as_str(), resp.status().as_u16(), started.elapsed());
     tracing::debug!(%method, %path, code = resp.status().as_u16(), "request");
@@ -75,8 +78,17 @@ fn header(req: &Request<Body>, h: http::header::HeaderName) -> Option<String> {
         .map(String::from)
 }
 
-async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, ApiError> {
+async fn route(
+    api: &Arc<Api>,
+    req: Request<Body>,
+    flow: &mut Option<crate::flowcontrol::Matched>,
+) -> Result<Response<Body>, ApiError> {
     let path = req.uri().path().to_string();
+    if matches!(path.as_str(), "/healthz" | "/livez" | "/readyz" | "/version") {
+        let authorization = req.headers().get(http::header::AUTHORIZATION).cloned();
+        let method = req.method().clone();
+        *flow = crate::flowcontrol::classify_public(api, authorization, &method, &path).await;
+    }
     // Health and version are public, as in Kubernetes (system:public-info-viewer).
     match path.as_str() {
         "/healthz" | "/livez" => return Ok(response::raw_typed(200, "ok".into(), "text/plain")),
@@ -101,6 +113,7 @@ async fn route(api: &Arc<Api>, req: Request<Body>) -> Result<Response<Body>, Api
         .await?;
     let info = RequestInfo::parse(req.method(), &path, query.watch)
         .with_field_selector(query.field_selector.as_deref());
+    *flow = api.flowcontrol.classify(&user, &info);
     api.access.authorize(&api.cache, &user, &info).await?;
 
     if !info.is_resource_request {

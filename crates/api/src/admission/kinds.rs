@@ -1,0 +1,66 @@
+//! Admission of the built-in kinds the hub stores without running them (issue 21, part A):
+//! what kube-apiserver's admission plugins and registry strategies do to them on a client's
+//! write, beyond defaults and field validation.
+//!
+//! - [`priority`]: the `Priority` plugin — a new pod's priority from its PriorityClass (403 for
+//!   an unknown class), one global default PriorityClass at most (403).
+//! - [`certificates`]: a CertificateSigningRequest's requester is who created it; its spec never
+//!   changes; approval conditions change only through `/approval`.
+//! - [`pods`]: `/ephemeralcontainers` changes only the pod's ephemeral containers.
+
+mod certificates;
+mod pods;
+mod priority;
+
+use serde_json::Value;
+
+use crate::auth::UserInfo;
+use crate::error::Result;
+use crate::registry::ResourceInfo;
+use crate::request::RequestInfo;
+use crate::Api;
+
+/// Admit a client's write of `new` (`old` for an update) of one of these kinds; other kinds
+/// pass untouched.
+pub(crate) fn admit(
+    api: &Api,
+    user: &UserInfo,
+    info: &RequestInfo,
+    res: &ResourceInfo,
+    old: Option<&Value>,
+    new: &mut Value,
+) -> Result<()> {
+    if res.custom {
+        return Ok(());
+    }
+    let sub = info.subresource.as_deref();
+    match (res.group.as_str(), res.plural.as_str()) {
+        ("", "pods") => {
+            if let (Some(old), Some("ephemeralcontainers")) = (old, sub) {
+                pods::ephemeral_containers_only(old, new);
+            }
+            priority::admit_pod(api, res, sub, old, new)
+        }
+        ("scheduling.k8s.io", "priorityclasses") if sub.is_none() => {
+            priority::admit_priority_class(api, res, new)
+        }
+        ("certificates.k8s.io", "certificatesigningrequests") => {
+            match old {
+                None => certificates::requested_by(user, new),
+                Some(old) => certificates::update(sub, old, new),
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The stored objects of the built-in resource `group`/`plural` (cluster-wide).
+fn stored(api: &Api, group: &str, version: &str, plural: &str) -> Vec<Value> {
+    let snap = api.registry.snapshot();
+    let Some(res) = snap.get(group, version, plural) else {
+        return Vec::new();
+    };
+    let (objects, _, _) = api.cache.list(&res.key_prefix(None), None, None, |_| true);
+    objects.iter().map(|o| o.value()).collect()
+}

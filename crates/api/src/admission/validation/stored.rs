@@ -1,0 +1,52 @@
+//! Validation of the built-in kinds the hub stores without running them (issue 21, part A), as
+//! kube-apiserver's `Validate<Kind>` and `Validate<Kind>Update` word it: PriorityClasses,
+//! CertificateSigningRequests, pods' update rules, and the fields other kinds never change.
+
+mod certificates;
+mod immutable;
+mod pods;
+mod priority_class;
+
+use serde_json::Value;
+
+use super::Causes;
+
+/// The causes `obj` (an update from `old`, or a create) of `group`/`kind` is refused for.
+pub(super) fn causes(group: &str, kind: &str, old: Option<&Value>, obj: &Value) -> Causes {
+    let mut causes = match (group, kind) {
+        ("scheduling.k8s.io", "PriorityClass") => priority_class::causes(old, obj),
+        ("certificates.k8s.io", "CertificateSigningRequest") => certificates::causes(old, obj),
+        ("", "Pod") => old
+            .map(|old| pods::update_causes(old, obj))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    if let Some(old) = old {
+        causes.extend(immutable::causes(group, kind, old, obj));
+    }
+    causes
+}
+
+/// A value as apimachinery's field errors print it: strings quoted, numbers and booleans bare,
+/// null for nothing, anything else as JSON.
+fn shown(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => "null".into(),
+        Some(Value::String(s)) => format!("{s:?}"),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// `field.Invalid(path, new, "field is immutable")` when `path` (a JSON pointer) differs.
+fn immutable_field(causes: &mut Causes, field: &str, old: &Value, new: &Value, pointer: &str) {
+    let (before, after) = (old.pointer(pointer), new.pointer(pointer));
+    if before != after {
+        causes.push((
+            field.to_string(),
+            format!("Invalid value: {}: field is immutable", shown(after)),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests;

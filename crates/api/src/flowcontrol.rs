@@ -1,0 +1,151 @@
+//! API Priority and Fairness, the part that decides rather than queues: the FlowSchemas and
+//! PriorityLevelConfigurations of flowcontrol.apiserver.k8s.io/v1, kept as kube-apiserver keeps
+//! them, and every request classified against them.
+//!
+//! - [`bootstrap`]: the mandatory objects (`exempt`, `catch-all`) and the suggested ones.
+//! - [`defaults`] and [`validation`]: what admission does to these kinds, as in Kubernetes.
+//! - [`classify`]: the [`Classifier`], a snapshot of the schemas in matching order.
+//! - `controller`: the configuration loop. It creates missing configuration objects (at start and
+//!   every minute; mandatory ones at once when deleted), restores their specs as Kubernetes'
+//!   ensurer does, keeps each schema's `Dangling` condition, and swaps in a new [`Classifier`]
+//!   whenever the objects change, so classifying a request reads no storage.
+//!
+//! Each response carries `X-Kubernetes-PF-FlowSchema-UID` and `X-Kubernetes-PF-PriorityLevel-UID`
+//! of what its request matched ([`FlowControl::classify`], [`with_headers`]). Queuing and
+//! rejecting by priority level are not done here.
+
+pub mod bootstrap;
+pub mod classify;
+mod controller;
+pub mod defaults;
+pub mod validation;
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use http::{HeaderValue, Response};
+use parking_lot::RwLock;
+use serde_json::Value;
+
+use crate::auth::UserInfo;
+use crate::request::RequestInfo;
+use crate::Api;
+
+pub use classify::{Classifier, Matched};
+
+/// The API group.
+pub const GROUP: &str = "flowcontrol.apiserver.k8s.io";
+/// The response header naming the matched FlowSchema's uid.
+pub const FLOW_SCHEMA_UID_HEADER: &str = "X-Kubernetes-PF-FlowSchema-UID";
+/// The response header naming the matched PriorityLevelConfiguration's uid.
+pub const PRIORITY_LEVEL_UID_HEADER: &str = "X-Kubernetes-PF-PriorityLevel-UID";
+
+/// The classifier every request reads, swapped whole when the configuration changes.
+#[derive(Default)]
+pub struct FlowControl {
+    current: RwLock<Arc<Classifier>>,
+}
+
+impl std::fmt::Debug for FlowControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlowControl").finish_non_exhaustive()
+    }
+}
+
+// === impl FlowControl ===
+
+impl FlowControl {
+    /// What `user`'s request `info` matches. Watches are not classified, as kube-apiserver
+    /// leaves long-running requests out of priority and fairness.
+    pub fn classify(&self, user: &UserInfo, info: &RequestInfo) -> Option<Matched> {
+        if info.verb == "watch" {
+            return None;
+        }
+        self.current.read().classify(user, info).cloned()
+    }
+
+    /// The current snapshot.
+    pub fn snapshot(&self) -> Arc<Classifier> {
+        self.current.read().clone()
+    }
+
+    fn replace(&self, c: Classifier) {
+        *self.current.write() = Arc::new(c);
+    }
+}
+
+/// Start the configuration loop.
+pub fn start(api: &Arc<Api>) {
+    tokio::spawn(controller::run(api.clone()));
+}
+
+/// What a request to a public path (`/healthz`, `/version`) is classified as: the hub answers
+/// these before authentication, so the sender is who its credential says when it has a good
+/// one, and the anonymous user otherwise (as kube-apiserver, which authenticates first, sees it).
+pub async fn classify_public(
+    api: &Api,
+    authorization: Option<HeaderValue>,
+    method: &http::Method,
+    path: &str,
+) -> Option<Matched> {
+    let user = match authorization {
+        Some(_) => api
+            .access
+            .authenticate(&api.cache, authorization.as_ref())
+            .await
+            .map(|a| a.user)
+            .unwrap_or_else(|_| UserInfo::anonymous()),
+        None => UserInfo::anonymous(),
+    };
+    let info = RequestInfo::parse(method, path, false);
+    api.flowcontrol.classify(&user, &info)
+}
+
+/// `resp` with the headers naming what its request matched.
+pub fn with_headers(mut resp: Response<Body>, matched: Option<&Matched>) -> Response<Body> {
+    let Some(m) = matched else {
+        return resp;
+    };
+    for (name, value) in [
+        (FLOW_SCHEMA_UID_HEADER, &m.flow_schema_uid),
+        (PRIORITY_LEVEL_UID_HEADER, &m.priority_level_uid),
+    ] {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            resp.headers_mut().insert(name, v);
+        }
+    }
+    resp
+}
+
+/// Do two specs say the same, as Kubernetes' semantic equality sees decoded objects: a field
+/// left out, null, false, zero-length or empty is the same as absent.
+pub fn specs_equal(a: &Value, b: &Value) -> bool {
+    normalized(a) == normalized(b)
+}
+
+fn normalized(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), normalized(v)))
+                .filter(|(_, v)| !is_empty(v))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(normalized).collect()),
+        other => other.clone(),
+    }
+}
+
+fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.is_empty(),
+        Value::Number(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests;
