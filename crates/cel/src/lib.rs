@@ -128,7 +128,7 @@ impl Expr {
             None => cel::Context::default(),
         };
         for (name, v) in vars {
-            let json = |v: &Value| cel::to_value(v).map_err(|e| e.to_string());
+            let json = |v: &Value| Ok::<_, String>(to_cel(v));
             let v = match v {
                 Var::Json(v) => json(v)?,
                 Var::Optional(Some(v)) => opaque(cel::objects::OptionalValue::of(json(v)?)),
@@ -153,6 +153,29 @@ impl Expr {
         match self.eval(vars)? {
             Value::String(s) => Ok(s),
             other => Err(format!("expected a string, got {other}")),
+        }
+    }
+}
+
+/// A JSON value as CEL sees it in Kubernetes: JSON integers are `int` (as kube decodes them
+/// into int64), so `self.count % 2 == 0` compares like types.
+fn to_cel(v: &Value) -> cel::Value {
+    match v {
+        Value::Null => cel::Value::Null,
+        Value::Bool(b) => cel::Value::Bool(*b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => cel::Value::Int(i),
+            (None, Some(u)) => cel::Value::UInt(u),
+            _ => cel::Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => cel::Value::String(Arc::new(s.clone())),
+        Value::Array(items) => cel::Value::List(Arc::new(items.iter().map(to_cel).collect())),
+        Value::Object(o) => {
+            let map: HashMap<cel::objects::Key, cel::Value> = o
+                .iter()
+                .map(|(k, v)| (cel::objects::Key::String(Arc::new(k.clone())), to_cel(v)))
+                .collect();
+            cel::Value::Map(cel::objects::Map { map: Arc::new(map) })
         }
     }
 }

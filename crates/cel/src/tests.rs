@@ -18,6 +18,9 @@ fn rules_over_json() {
         ("self.ratio < 1.0", true),
         ("self.name.upperAscii() == 'WEB'", true),
         ("math.greatest(self.replicas, self.min) == 3", true),
+        // JSON integers are ints: arithmetic with int literals.
+        ("self.replicas % 2 == 1 && self.replicas + 1 == 4", true),
+        ("self.tags.size() - 1 == 1", true),
     ];
     for (rule, want) in cases {
         let e = compile(rule).unwrap();
