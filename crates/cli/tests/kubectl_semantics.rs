@@ -485,6 +485,59 @@ fn foreground_deletion_waits_for_dependents_and_orphan_keeps_them() {
     k(&hub, "wait --for=delete cm/dep2 --timeout=30s");
 }
 
+/// Sets the owner references of ConfigMap `dep` to `owners`, all blocking.
+fn own(hub: &Hub, dep: &str, owners: &[&str]) {
+    let refs: Vec<String> = owners
+        .iter()
+        .map(|o| {
+            let uid = k(hub, &format!("get cm {o} -o jsonpath={{.metadata.uid}}"));
+            format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","name":"{o}","uid":"{uid}","blockOwnerDeletion":true}}"#)
+        })
+        .collect();
+    let patch = format!(
+        r#"{{"metadata":{{"ownerReferences":[{}]}}}}"#,
+        refs.join(",")
+    );
+    k(hub, &format!("patch cm {dep} --type=merge -p {patch}"));
+}
+
+#[test]
+fn foreground_deletion_unwinds_a_cycle_and_spares_a_dependent_another_owner_holds() {
+    let hub = Hub::start();
+    // a → c, b → a, c → b, all blocking: a foreground deletion of one waits on the next; the
+    // collector makes a waiting dependent's references non-blocking, so all three go (the
+    // upstream "should not be blocked by dependency circle").
+    k(&hub, "create cm a");
+    k(&hub, "create cm b");
+    k(&hub, "create cm c");
+    own(&hub, "a", &["c"]);
+    own(&hub, "b", &["a"]);
+    own(&hub, "c", &["b"]);
+    k(&hub, "delete cm a --cascade=foreground --wait=false");
+    k(&hub, "wait --for=delete cm/a cm/b cm/c --timeout=30s");
+
+    // A dependent of a foreground deletion that another live owner holds is not deleted: it
+    // only loses the reference to the owner that goes.
+    k(&hub, "create cm keeper");
+    k(&hub, "create cm doomed");
+    k(&hub, "create cm shared");
+    own(&hub, "shared", &["doomed", "keeper"]);
+    k(&hub, "delete cm doomed --cascade=foreground --wait=false");
+    k(&hub, "wait --for=delete cm/doomed --timeout=30s");
+    assert_eq!(
+        k(
+            &hub,
+            "get cm shared -o jsonpath={.metadata.ownerReferences[*].name}"
+        ),
+        "keeper"
+    );
+    assert!(k(
+        &hub,
+        "get cm shared -o jsonpath={.metadata.deletionTimestamp}"
+    )
+    .is_empty());
+}
+
 /// The ConfigMaps of `ns` a test made, as `-o name`: every namespace also holds the
 /// `kube-root-ca.crt` that the hub keeps there, as kube-controller-manager does.
 fn own_configmaps(hub: &Hub, ns: &str) -> String {

@@ -12,11 +12,14 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use serde_json::Value;
 
-use crate::cache::{CachedObject, ChangeKind};
+use crate::cache::ChangeKind;
 use crate::meta::{finalizers, without_finalizer};
-use crate::objects::{delete_object, guaranteed_update, DeleteOptions, Writer};
+use crate::objects::{delete_object, guaranteed_update, DeleteOptions, Outcome, Writer};
 use crate::registry::ResourceInfo;
 use crate::Api;
+
+mod foreground;
+use foreground::foreground;
 
 #[derive(Default)]
 struct Index {
@@ -246,21 +249,7 @@ async fn owner(api: &Arc<Api>, index: &Mutex<Index>, key: &str) -> Result<(), ()
             let Some(dres) = resource_for(api, &d.value()) else {
                 continue;
             };
-            let uid = uid.clone();
-            let r = guaranteed_update(api, Writer::Server, &dres, dk, &d.name, false, move |cur| {
-                let mut new = cur.clone();
-                if let Some(refs) = new
-                    .pointer_mut("/metadata/ownerReferences")
-                    .and_then(Value::as_array_mut)
-                {
-                    refs.retain(|r| r["uid"].as_str() != Some(uid.as_str()));
-                    if refs.is_empty() {
-                        crate::meta::remove_meta(&mut new, "ownerReferences");
-                    }
-                }
-                Ok(new)
-            })
-            .await;
+            let r = drop_owner_ref(api, &dres, dk, &d.name, &uid).await;
             if r.as_ref().is_err_and(|e| e.code != 404) {
                 return Err(());
             }
@@ -268,31 +257,7 @@ async fn owner(api: &Arc<Api>, index: &Mutex<Index>, key: &str) -> Result<(), ()
         return drop_finalizer(api, &res, key, &o.name, "orphan").await;
     }
     if fins.iter().any(|f| f == "foregroundDeletion") {
-        let live: Vec<Arc<CachedObject>> = deps.iter().filter_map(|k| api.cache.get(k)).collect();
-        if live.is_empty() {
-            return drop_finalizer(api, &res, key, &o.name, "foregroundDeletion").await;
-        }
-        for d in live {
-            if d.value().pointer("/metadata/deletionTimestamp").is_some() {
-                continue;
-            }
-            let Some(dres) = resource_for(api, &d.value()) else {
-                continue;
-            };
-            let _ = delete_object(
-                api,
-                &dres,
-                &d.key,
-                &d.name,
-                &DeleteOptions {
-                    propagation: Some("Foreground".into()),
-                    ..Default::default()
-                },
-            )
-            .await;
-        }
-        // Come back when the dependents are gone.
-        return Err(());
+        return foreground(api, &res, key, &o.name, &uid, &deps).await;
     }
     Ok(())
 }
@@ -310,6 +275,31 @@ async fn drop_finalizer(
     })
     .await;
     finish(r)
+}
+
+/// Removes the reference to the owner `uid` from the dependent at `key`.
+async fn drop_owner_ref(
+    api: &Arc<Api>,
+    res: &ResourceInfo,
+    key: &str,
+    name: &str,
+    uid: &str,
+) -> crate::error::Result<Outcome> {
+    let uid = uid.to_string();
+    guaranteed_update(api, Writer::Server, res, key, name, false, move |cur| {
+        let mut new = cur.clone();
+        if let Some(refs) = new
+            .pointer_mut("/metadata/ownerReferences")
+            .and_then(Value::as_array_mut)
+        {
+            refs.retain(|r| r["uid"].as_str() != Some(uid.as_str()));
+            if refs.is_empty() {
+                crate::meta::remove_meta(&mut new, "ownerReferences");
+            }
+        }
+        Ok(new)
+    })
+    .await
 }
 
 fn finish<T>(r: Result<T, crate::error::ApiError>) -> Result<(), ()> {
