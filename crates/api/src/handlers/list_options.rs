@@ -25,7 +25,14 @@ pub(crate) fn prepare(q: &mut Query, accept: Option<&str>, custom: bool) -> Resu
     if !is_watch_list(q) {
         return Ok(negotiate(accept));
     }
-    negotiate_watch_list(accept).ok_or_else(|| {
+    without_table(accept, custom)
+}
+
+/// What an answer that has no Table form (a watch-list; a resource that is only created, as
+/// the reviews) is made of: the first alternative of `accept` that is not a Table, or 406 with
+/// the media types kube-apiserver lists when there is none.
+pub(crate) fn without_table(accept: Option<&str>, custom: bool) -> Result<Want> {
+    first_but_table(accept).ok_or_else(|| {
         let mut types = vec!["application/json", "application/yaml"];
         if !custom {
             types.push("application/vnd.kubernetes.protobuf");
@@ -132,9 +139,9 @@ fn validate(q: &Query) -> Result<()> {
     Err(e)
 }
 
-/// What a watch-list can be served as: the first alternative of `accept` that is not a Table
-/// (kube-apiserver does not convert a watch-list to Tables); `None` when there is none.
-fn negotiate_watch_list(accept: Option<&str>) -> Option<Want> {
+/// The first alternative of `accept` the hub serves that is not a Table; `None` when there is
+/// none.
+fn first_but_table(accept: Option<&str>) -> Option<Want> {
     let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
         return Some(Want::Object);
     };

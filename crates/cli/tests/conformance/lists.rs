@@ -44,11 +44,27 @@ impl Caller {
     }
 
     async fn send(&self, path: &str, accept: Option<&str>) -> hyper::Response<Body> {
-        let mut req = Request::builder().method(Method::GET).uri(path);
+        self.send_body(Method::GET, path, accept, None).await
+    }
+
+    async fn send_body(
+        &self,
+        method: Method,
+        path: &str,
+        accept: Option<&str>,
+        body: Option<&Value>,
+    ) -> hyper::Response<Body> {
+        let mut req = Request::builder().method(method).uri(path);
         if let Some(a) = accept {
             req = req.header("accept", a);
         }
-        let req = req.body(Body::empty()).expect("a request");
+        let req = match body {
+            Some(b) => req
+                .header("content-type", "application/json")
+                .body(Body::from(b.to_string().into_bytes())),
+            None => req.body(Body::empty()),
+        }
+        .expect("a request");
         self.client
             .send(req)
             .await
@@ -57,7 +73,18 @@ impl Caller {
 
     /// GET `path`: the code and the body parsed.
     async fn get(&self, path: &str, accept: Option<&str>) -> (u16, Value) {
-        let resp = self.send(path, accept).await;
+        self.call(Method::GET, path, accept, None).await
+    }
+
+    /// `method path` with a JSON `body`: the code and the body parsed.
+    async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        accept: Option<&str>,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        let resp = self.send_body(method, path, accept, body).await;
         let code = resp.status().as_u16();
         let bytes = resp.into_body().collect().await.expect("a body").to_bytes();
         (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
@@ -470,4 +497,31 @@ async fn tables_come_in_chunks() {
             page["metadata"]["resourceVersion"]
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_has_no_table_form() {
+    let hub = Hub::start();
+    let caller = Caller::new(&hub).await;
+    let path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+    let review = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+        "spec": {"nonResourceAttributes": {"path": "/", "verb": "get"}}});
+    let (code, status) = caller
+        .call(Method::POST, path, Some(TABLE), Some(&review))
+        .await;
+    assert_eq!(
+        (code, &status["reason"]),
+        (406, &json!("NotAcceptable")),
+        "{status}"
+    );
+    // Offered JSON as well, the review is answered.
+    let accept = format!("{TABLE}, application/json");
+    let (code, answer) = caller
+        .call(Method::POST, path, Some(&accept), Some(&review))
+        .await;
+    assert_eq!(
+        (code, &answer["status"]["allowed"]),
+        (201, &json!(true)),
+        "{answer}"
+    );
 }

@@ -106,3 +106,20 @@ fn a_watch_list_is_never_a_table() {
     );
     assert_eq!(prepared("limit=2", Some(TABLE)).unwrap().1, Want::Table);
 }
+
+#[test]
+fn an_answer_without_a_table_form_takes_the_next_alternative_or_is_406() {
+    let e = without_table(Some(TABLE), false).unwrap_err();
+    assert_eq!(e.code, 406);
+    let e = without_table(Some(&format!("{TABLE}, text/html")), false).unwrap_err();
+    assert_eq!(e.code, 406);
+    for accept in [None, Some(""), Some("*/*"), Some("application/json")] {
+        assert_eq!(
+            without_table(accept, false).unwrap(),
+            Want::Object,
+            "{accept:?}"
+        );
+    }
+    let both = format!("{TABLE};q=0.9, application/yaml");
+    assert_eq!(without_table(Some(&both), false).unwrap(), Want::Object);
+}

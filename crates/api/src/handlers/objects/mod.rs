@@ -45,6 +45,11 @@ pub(super) async fn dispatch(api: &Arc<Api>, mut ctx: Ctx) -> Result<Response<Bo
         let accept = ctx.accept.as_deref();
         ctx.want = super::list_options::prepare(&mut ctx.query, accept, res.custom)?;
     }
+    // A resource that is only created, never stored (the reviews), has no Table form: as
+    // kube-apiserver, a request that accepts nothing else is refused (406).
+    if !res.verbs.contains(&"get") {
+        ctx.want = super::list_options::without_table(ctx.accept.as_deref(), res.custom)?;
+    }
     // Access reviews and TokenReviews are answered, never stored.
     if let Some(review) = crate::access::reviews::Review::of(&res.group, &res.plural) {
         return review::serve(api, &ctx, review).await;
