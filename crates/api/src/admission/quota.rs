@@ -11,6 +11,7 @@ pub(crate) mod scopes;
 pub(crate) mod usage;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
@@ -32,12 +33,19 @@ pub(crate) fn now() -> i64 {
 }
 
 /// The served resource `(group, plural)` at its storage version.
-fn served(api: &Api, group: &str, plural: &str) -> Option<ResourceInfo> {
+fn served(api: &Api, group: &str, plural: &str) -> Option<Arc<ResourceInfo>> {
     api.registry
         .snapshot()
         .all()
         .find(|r| r.group == group && r.plural == plural && r.storage_version)
-        .map(|r| (**r).clone())
+        .cloned()
+}
+
+/// Where the ResourceQuotas of `ns` are stored (`None` while they are not served). Asked on
+/// every namespaced create, so a map lookup, not a scan of every resource.
+pub(crate) fn quotas_prefix(api: &Api, ns: &str) -> Option<String> {
+    let snap = api.registry.snapshot();
+    Some(snap.get("", "v1", "resourcequotas")?.key_prefix(Some(ns)))
 }
 
 /// What the objects in `ns` use of each resource `quota` limits. A resource the hub does not
@@ -110,12 +118,10 @@ pub(crate) fn admit(
     let Some(ns) = meta_str(new, "namespace").filter(|n| !n.is_empty()) else {
         return Ok(());
     };
-    let Some(rq) = served(api, "", "resourcequotas") else {
+    let Some(prefix) = quotas_prefix(api, ns) else {
         return Ok(());
     };
-    let (quotas, _, _) = api
-        .cache
-        .list(&rq.key_prefix(Some(ns)), None, None, |_| true);
+    let (quotas, _, _) = api.cache.list(&prefix, None, None, |_| true);
     if quotas.is_empty() {
         return Ok(());
     }

@@ -69,10 +69,10 @@ pub(super) async fn run(api: Arc<Api>) {
             let Some(ns) = c.object.namespace.clone() else {
                 return;
             };
-            let Some(rq) = quotas_resource(&api) else {
+            let Some(prefix) = quota::quotas_prefix(&api, &ns) else {
                 return;
             };
-            if api.cache.count(&rq.key_prefix(Some(&ns))) > 0 {
+            if api.cache.count(&prefix) > 0 {
                 let _ = tx.send(ns);
             }
         }

@@ -253,3 +253,72 @@ fn scopes_select_pods() {
     assert!(!scopes::matches(&[s], "", "configmaps", &json!({})));
     assert!(scopes::matches(&[], "", "configmaps", &json!({})));
 }
+
+/// Admission and the status loop on a real API: the status follows what is stored, and the
+/// next object past the hard limit is refused in kube's words.
+#[tokio::test]
+async fn admission_and_status_agree() {
+    use std::time::Duration;
+
+    use crate::objects::commit_create;
+    use crate::request::RequestInfo;
+    use crate::Api;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let api = Api::for_tests(dir.path()).await;
+    let snap = api.registry.snapshot();
+    let rq = snap
+        .get("", "v1", "resourcequotas")
+        .cloned()
+        .expect("quotas served");
+    let cms = snap
+        .get("", "v1", "configmaps")
+        .cloned()
+        .expect("configmaps served");
+    let quota = json!({"apiVersion": "v1", "kind": "ResourceQuota",
+        "metadata": {"name": "q", "namespace": "default"},
+        "spec": {"hard": {"configmaps": "1"}}});
+    commit_create(&api, &rq, quota, None, false)
+        .await
+        .expect("create the quota");
+    let used = |api: &Api| {
+        api.cache
+            .get(&rq.key(Some("default"), "q"))
+            .map(|o| o.value()["status"]["used"]["configmaps"].clone())
+    };
+    let wait_used = |want: &'static str| {
+        let api = api.clone();
+        async move {
+            for _ in 0..100 {
+                if used(&api) == Some(json!(want)) {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            panic!("used never read {want}: {:?}", used(&api));
+        }
+    };
+    wait_used("0").await;
+    let info = RequestInfo::parse(
+        &http::Method::POST,
+        "/api/v1/namespaces/default/configmaps",
+        false,
+    );
+    let cm = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": name, "namespace": "default"}})
+    };
+    super::admit(&api, &info, &cms, None, &cm("a")).expect("the first fits");
+    commit_create(&api, &cms, cm("a"), None, false)
+        .await
+        .expect("create a");
+    wait_used("1").await;
+    let e = super::admit(&api, &info, &cms, None, &cm("b")).expect_err("past the limit");
+    assert_eq!(e.code, 403);
+    assert_eq!(e.reason, "Forbidden");
+    assert_eq!(
+        e.message,
+        "configmaps \"b\" is forbidden: exceeded quota: q, requested: configmaps=1, \
+         used: configmaps=1, limited: configmaps=1"
+    );
+}
