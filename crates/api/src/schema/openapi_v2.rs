@@ -202,8 +202,14 @@ fn operation(op: &Op) -> Value {
         "responses": responses,
         "x-kubernetes-action": op.action.k8s_action(),
     });
-    if let (Some(gvk), Some(obj)) = (&op.gvk, out.as_object_mut()) {
-        obj.insert("x-kubernetes-group-version-kind".to_owned(), gvk.to_json());
+    if let Some(obj) = out.as_object_mut() {
+        // No empty list, as kube-apiserver writes it (clients' OpenAPI types drop it).
+        if obj["parameters"].as_array().is_some_and(Vec::is_empty) {
+            obj.remove("parameters");
+        }
+        if let Some(gvk) = &op.gvk {
+            obj.insert("x-kubernetes-group-version-kind".to_owned(), gvk.to_json());
+        }
     }
     out
 }

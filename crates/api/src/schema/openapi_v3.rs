@@ -165,11 +165,16 @@ fn operation(op: &Op) -> Value {
         "tags": [op.tag],
         "description": op.description,
         "operationId": op.operation_id,
-        "parameters": op.action.params().iter().map(|p| query_param(*p)).collect::<Vec<_>>(),
     });
     let Some(obj) = out.as_object_mut() else {
         return out;
     };
+    // No empty list, as kube-apiserver writes it: clients' OpenAPI types drop an empty
+    // `parameters` on the way back, and the upstream round-trip spec compares the two.
+    let params: Vec<Value> = op.action.params().iter().map(|p| query_param(*p)).collect();
+    if !params.is_empty() {
+        obj.insert("parameters".to_owned(), Value::Array(params));
+    }
     if let Some(body) = &op.body {
         let content: Map<String, Value> = op
             .consumes
