@@ -6,6 +6,7 @@
 //! kube's ratcheting and transition rules ([`update`], [`ratchet`]).
 
 pub mod embedded;
+pub mod fields;
 pub mod formats;
 pub mod keywords;
 pub mod lists;

@@ -56,6 +56,9 @@ pub(crate) struct Write<'a> {
     pub user: &'a UserInfo,
     /// The field manager of a non-apply write (`fieldManager`, else the client's program name).
     pub manager: String,
+    /// What strict decoding found wrong with the body itself (a patch's duplicate fields), to
+    /// report with the unknown fields of the object it makes.
+    pub body_errors: Vec<String>,
 }
 
 impl Write<'_> {

@@ -7,11 +7,12 @@ use serde_json::{json, Value};
 
 use super::subresource::merge_for_subresource;
 use super::{render, target, Outcome, Write, Written};
+use crate::admission::schema::fields;
 use crate::admission::{self, identity};
 use crate::error::{ApiError, Result};
 use crate::meta::{self, meta_str, remove_meta, set_meta};
 use crate::registry::ResourceInfo;
-use crate::request::BodyFormat;
+use crate::request::{BodyFormat, FieldValidation};
 use crate::Api;
 
 /// PUT: replace the object (or its `status` / `finalize` part) with `obj`.
@@ -49,7 +50,8 @@ pub(crate) async fn patch(
     let outcome = client_update(api, w, &key, &name, |old| {
         let mut patched = api.schemas.patch(res, format, old, &patch)?;
         identity::check(res, w.info, &patched)?;
-        admission::validate(api, res, &mut patched, w.query.field_validation)?;
+        judge_patched(api, w, format, &patch, &patched)?;
+        admission::validate(api, res, &mut patched, FieldValidation::Ignore)?;
         let mut new = merge_for_subresource(res, w.sub, old, patched);
         if let Some(o) = new.as_object_mut() {
             o.insert("apiVersion".into(), old["apiVersion"].clone());
@@ -63,6 +65,30 @@ pub(crate) async fn patch(
         created: false,
         warnings: Vec::new(),
     })
+}
+
+/// Field validation of a patch, as kube-apiserver's: the patch's duplicates and the patched
+/// object's unknown fields, refused (Strict, 422) or raised as warnings (Warn).
+fn judge_patched(
+    api: &Api,
+    w: &Write<'_>,
+    format: BodyFormat,
+    patch: &Value,
+    patched: &Value,
+) -> Result<()> {
+    let level = w.query.field_validation;
+    if level == FieldValidation::Ignore {
+        return Ok(());
+    }
+    let errors = fields::patched_errors(&api.schemas, w.res, format, &w.body_errors, patched);
+    let shown = || match format {
+        BodyFormat::StrategicMergePatch => fields::go_print(patch),
+        _ => patched.to_string(),
+    };
+    for warning in fields::judge_patch(level, errors, shown)? {
+        admission::scope::warn(warning);
+    }
+    Ok(())
 }
 
 /// [`guaranteed_update`] of the object at `key` for a client's request `w`.

@@ -3,6 +3,7 @@
 pub mod body;
 pub mod info;
 pub mod query;
+pub mod strict;
 
 pub use body::{decode_body, decode_typed_body, BodyFormat, Expect};
 pub use info::RequestInfo;

@@ -28,6 +28,12 @@ struct Reply {
     body: Value,
 }
 
+impl Reply {
+    fn message(&self) -> &str {
+        self.body["message"].as_str().unwrap_or_default()
+    }
+}
+
 /// The admin calling the hub with raw requests.
 struct Caller {
     client: kube::Client,
@@ -215,4 +221,178 @@ async fn a_custom_resources_status_patch_changes_its_status_alone() {
         got["metadata"].get("annotations").is_none(),
         "a custom resource's /status keeps the stored metadata, as apiextensions-apiserver: {got}"
     );
+}
+
+// === field validation ===
+
+/// field_validation.go's Deployment: an unknown field, then `replicas` twice.
+const DUP_DEPLOYMENT: &str = r#"{"apiVersion": "apps/v1", "kind": "Deployment",
+  "metadata": {"name": "my-dep", "labels": {"app": "nginx"}},
+  "spec": {"unknownField": "foo", "replicas": 2, "replicas": 3,
+    "selector": {"matchLabels": {"app": "nginx"}},
+    "template": {"metadata": {"labels": {"app": "nginx"}},
+      "spec": {"containers": [{"name": "nginx", "image": "nginx:latest"}]}}}}"#;
+
+const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/default/deployments";
+
+#[tokio::test]
+async fn duplicate_and_unknown_fields_are_refused_warned_or_dropped_as_asked() {
+    let hub = Hub::start();
+    let c = Caller::new(&hub).await;
+
+    // Strict: 400, both faults in one message, in the body's order; nothing stored.
+    let r = c
+        .call(
+            Method::POST,
+            &format!("{DEPLOYMENTS}?fieldValidation=Strict"),
+            "application/json",
+            DUP_DEPLOYMENT,
+        )
+        .await;
+    assert_eq!(
+        (r.code, r.body["reason"].as_str()),
+        (400, Some("BadRequest")),
+        "{}",
+        r.text
+    );
+    assert_eq!(
+        r.message(),
+        r#"strict decoding error: unknown field "spec.unknownField", duplicate field "spec.replicas""#
+    );
+    assert_eq!(c.get(&format!("{DEPLOYMENTS}/my-dep")).await.code, 404);
+
+    // Warn (the default): created, the last value kept, one Warning header per fault.
+    let r = c
+        .call(
+            Method::POST,
+            DEPLOYMENTS,
+            "application/json",
+            DUP_DEPLOYMENT,
+        )
+        .await;
+    assert_eq!(r.code, 201, "{}", r.text);
+    assert_eq!(
+        r.warnings,
+        vec![
+            r#"299 - "unknown field \"spec.unknownField\"""#,
+            r#"299 - "duplicate field \"spec.replicas\"""#
+        ]
+    );
+    let stored = stored(&c, &format!("{DEPLOYMENTS}/my-dep")).await;
+    assert_eq!(stored["spec"]["replicas"], 3);
+    assert!(stored["spec"].get("unknownField").is_none());
+
+    // Ignore: nothing said.
+    let body = DUP_DEPLOYMENT.replace("my-dep", "quiet");
+    let r = c
+        .call(
+            Method::POST,
+            &format!("{DEPLOYMENTS}?fieldValidation=Ignore"),
+            "application/json",
+            &body,
+        )
+        .await;
+    assert_eq!(r.code, 201, "{}", r.text);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+
+    // A YAML body: its duplicates in the YAML library's words, one warning per line.
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: a\n  k: b\n";
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let r = c
+        .call(
+            Method::POST,
+            &format!("{cms}?fieldValidation=Strict"),
+            "application/yaml",
+            yaml,
+        )
+        .await;
+    assert_eq!(r.code, 400, "{}", r.text);
+    assert_eq!(
+        r.message(),
+        "strict decoding error: yaml: unmarshal errors:\n  line 7: key \"k\" already set in map"
+    );
+    let r = c.call(Method::POST, cms, "application/yaml", yaml).await;
+    assert_eq!(r.code, 201, "{}", r.text);
+    assert_eq!(
+        r.warnings,
+        vec![r#"299 - "line 7: key \"k\" already set in map""#]
+    );
+}
+
+#[tokio::test]
+async fn a_patch_and_an_apply_are_judged_as_kube_apiserver_judges_them() {
+    let hub = Hub::start();
+    hub.ok(&["create", "configmap", "p", "--from-literal=a=1"]);
+    let c = Caller::new(&hub).await;
+    let path = "/api/v1/namespaces/default/configmaps/p";
+
+    // A merge patch with a duplicate and an unknown field: 422 naming the patch.
+    let patch = r#"{"data": {"a": "2", "a": "3"}, "bogus": 1}"#;
+    let r = c
+        .call(
+            Method::PATCH,
+            &format!("{path}?fieldValidation=Strict"),
+            "application/merge-patch+json",
+            patch,
+        )
+        .await;
+    assert_eq!(
+        (r.code, r.body["reason"].as_str()),
+        (422, Some("Invalid")),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.message()
+            .starts_with(" \"\" is invalid: patch: Invalid value: ")
+            && r.message().ends_with(
+                r#"strict decoding error: duplicate field "data.a", unknown field "bogus""#
+            ),
+        "{}",
+        r.message()
+    );
+    assert_eq!(r.body["details"]["causes"][0]["field"], "patch");
+    assert_eq!(stored(&c, path).await["data"]["a"], "1", "nothing written");
+    // Warn: written, with both warnings.
+    let r = c
+        .call(Method::PATCH, path, "application/merge-patch+json", patch)
+        .await;
+    assert_eq!(r.code, 200, "{}", r.text);
+    assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+    assert_eq!(stored(&c, path).await["data"]["a"], "3");
+
+    // Server-side apply: a field the schema does not declare is refused at any level.
+    let apply = |body: &str, q: &str| {
+        let path = format!("{path}?fieldManager=m{q}");
+        let body = body.to_string();
+        let c = &c;
+        async move {
+            c.call(Method::PATCH, &path, "application/apply-patch+yaml", &body)
+                .await
+        }
+    };
+    let unknown = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\n  unknownMeta: x\n";
+    let r = apply(unknown, "&fieldValidation=Ignore").await;
+    assert_eq!(r.code, 500, "{}", r.text);
+    assert_eq!(
+        r.message(),
+        "failed to create typed patch object (default/p; /v1, Kind=ConfigMap): \
+         .metadata.unknownMeta: field not declared in schema"
+    );
+    // Its duplicate keys: 400 (Strict) in the YAML library's words, or a warning (Warn).
+    let dup = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\ndata:\n  b: x\n  b: y\n";
+    let r = apply(dup, "&fieldValidation=Strict").await;
+    assert_eq!(r.code, 400, "{}", r.text);
+    assert_eq!(
+        r.message(),
+        "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  \
+         line 7: key \"b\" already set in map"
+    );
+    let r = apply(dup, "").await;
+    assert_eq!(r.code, 200, "{}", r.text);
+    assert_eq!(
+        r.warnings,
+        vec![r#"299 - "line 7: key \"b\" already set in map""#]
+    );
+    assert_eq!(stored(&c, path).await["data"]["b"], "y");
 }

@@ -54,7 +54,8 @@ fn walk(
             FieldShape::Map if info.item_shape == Some(FieldShape::Object) => {
                 if let Some(m) = child.as_object_mut() {
                     for (mk, mv) in m.iter_mut() {
-                        walk(lookup, next, mv, &format!("{here}[{mk}]"), unknown, false);
+                        // Go's decoders name a map's entry as a field: `.key`.
+                        walk(lookup, next, mv, &format!("{here}.{mk}"), unknown, false);
                     }
                 }
             }
@@ -64,6 +65,70 @@ fn walk(
     for k in drop {
         obj.remove(&k);
     }
+}
+
+/// The fields of a server-side apply configuration that the schema of `root_type` does not
+/// declare, named as structured-merge-diff names them (`.spec.foo`,
+/// `.spec.containers[name="c"].foo`, `.spec.list[0].foo`): kube-apiserver refuses such a
+/// configuration whatever the `fieldValidation`.
+pub fn undeclared(lookup: &dyn SchemaLookup, root_type: &str, obj: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    smd_walk(lookup, root_type, obj, "", &mut out, true);
+    out
+}
+
+fn smd_walk(
+    lookup: &dyn SchemaLookup,
+    type_name: &str,
+    v: &Value,
+    path: &str,
+    out: &mut Vec<String>,
+    root: bool,
+) {
+    let Some(obj) = v.as_object() else { return };
+    for (k, child) in obj {
+        if root && (k == "apiVersion" || k == "kind") {
+            continue;
+        }
+        let here = format!("{path}.{k}");
+        let Some(info) = lookup.field(type_name, k) else {
+            out.push(here);
+            continue;
+        };
+        let Some(next) = info.type_name.as_deref() else {
+            continue;
+        };
+        match info.shape {
+            FieldShape::Object => smd_walk(lookup, next, child, &here, out, false),
+            FieldShape::List if info.item_shape == Some(FieldShape::Object) => {
+                for (i, item) in child.as_array().into_iter().flatten().enumerate() {
+                    let at = format!("{here}{}", list_element(&info.list_map_keys, item, i));
+                    smd_walk(lookup, next, item, &at, out, false);
+                }
+            }
+            FieldShape::Map if info.item_shape == Some(FieldShape::Object) => {
+                for (mk, mv) in child.as_object().into_iter().flatten() {
+                    smd_walk(lookup, next, mv, &format!("{here}.{mk}"), out, false);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A list element as structured-merge-diff names it: by its keys (`[name="c",port=80]`,
+/// sorted by key) in a list-map, else by its index.
+fn list_element(keys: &[String], item: &Value, i: usize) -> String {
+    let mut named: Vec<(&String, &Value)> = keys
+        .iter()
+        .filter_map(|k| item.get(k).map(|v| (k, v)))
+        .collect();
+    if keys.is_empty() || named.is_empty() {
+        return format!("[{i}]");
+    }
+    named.sort_by(|a, b| a.0.cmp(b.0));
+    let parts: Vec<String> = named.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("[{}]", parts.join(","))
 }
 
 #[cfg(test)]

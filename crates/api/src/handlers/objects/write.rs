@@ -8,23 +8,80 @@ use http::Response;
 use serde_json::Value;
 
 use super::{output, output_raw, output_value, Ctx};
+use crate::admission::schema::fields;
 use crate::error::{ApiError, Result};
 use crate::handlers::response;
 use crate::objects::{self, Outcome, Write, Written};
 use crate::registry::ResourceInfo;
-use crate::request::{decode_body, decode_typed_body, BodyFormat, Expect};
+use crate::request::{decode_body, decode_typed_body, strict, BodyFormat, Expect};
+use crate::request::{FieldValidation, Query};
 use crate::Api;
 
-/// The engine's view of this request's write.
-fn write<'a>(ctx: &'a Ctx, res: &'a ResourceInfo, sub: Option<&'a str>) -> Write<'a> {
+/// The engine's view of this request's write. `query` is the request's, with the field
+/// validation the engine is left to do: a create's, update's and apply's body is judged here
+/// ([`judged_body`], [`judged_apply`]), the engine then only drops unknown fields.
+fn write<'a>(
+    ctx: &'a Ctx,
+    query: &'a Query,
+    res: &'a ResourceInfo,
+    sub: Option<&'a str>,
+    body_errors: Vec<String>,
+) -> Write<'a> {
     Write {
         res,
         sub,
         info: &ctx.info,
-        query: &ctx.query,
+        query,
         user: &ctx.user,
         manager: ctx.field_manager(),
+        body_errors,
     }
+}
+
+/// The request's query with field validation done (Ignore for the engine).
+fn validated(ctx: &Ctx) -> Query {
+    Query {
+        field_validation: FieldValidation::Ignore,
+        ..ctx.query.clone()
+    }
+}
+
+/// A create's or update's body, judged for duplicate and unknown fields at the request's
+/// `fieldValidation`: the object and the warnings, or 400 (Strict).
+fn judged_body(api: &Api, ctx: &Ctx, res: &ResourceInfo) -> Result<(Value, Vec<String>)> {
+    let obj = body_object(ctx, res)?;
+    if ctx.query.field_validation == FieldValidation::Ignore {
+        return Ok((obj, Vec::new()));
+    }
+    let format = BodyFormat::from_content_type(ctx.content_type.as_deref())?;
+    let errors = fields::body_errors(&api.schemas, res, format, &ctx.body, &obj);
+    let warnings = fields::judge(ctx.query.field_validation, errors)?;
+    Ok((obj, warnings))
+}
+
+/// A server-side apply's configuration judged as kube-apiserver judges it: fields its schema
+/// does not declare are refused whatever the `fieldValidation`; duplicate keys are refused
+/// (Strict, 400) or warned about (Warn), in the YAML library's words.
+fn judged_apply(api: &Api, ctx: &Ctx, res: &ResourceInfo, patch: &Value) -> Result<Vec<String>> {
+    let name = ctx.info.name.as_deref().unwrap_or_default();
+    fields::undeclared_error(&api.schemas, res, ctx.info.object_namespace(), name, patch)?;
+    let level = ctx.query.field_validation;
+    if level == FieldValidation::Ignore {
+        return Ok(Vec::new());
+    }
+    let Some(dups) = std::str::from_utf8(&ctx.body)
+        .ok()
+        .and_then(strict::yaml_duplicates)
+    else {
+        return Ok(Vec::new());
+    };
+    let error = format!("error converting YAML to JSON: {dups}");
+    if level == FieldValidation::Strict {
+        return Err(ApiError::bad_request(format!(
+            "error strict decoding YAML: {error}"
+        )));
+    }
+    Ok(strict::yaml_warnings(&error))
 }
 
 fn body_object(ctx: &Ctx, res: &ResourceInfo) -> Result<Value> {
@@ -54,8 +111,10 @@ pub(super) async fn create(
     ctx: &Ctx,
     res: &ResourceInfo,
 ) -> Result<Response<Body>> {
-    let obj = body_object(ctx, res)?;
-    let written = scoped(ctx, objects::create(api, &write(ctx, res, None), obj)).await?;
+    let (obj, warnings) = judged_body(api, ctx, res)?;
+    let query = validated(ctx);
+    let w = write(ctx, &query, res, None, Vec::new());
+    let written = scoped(ctx, warnings, objects::create(api, &w, obj)).await?;
     Ok(written_response(res, written))
 }
 
@@ -66,8 +125,10 @@ pub(super) async fn update(
     res: &ResourceInfo,
     sub: Option<&str>,
 ) -> Result<Response<Body>> {
-    let obj = body_object(ctx, res)?;
-    let written = scoped(ctx, objects::update(api, &write(ctx, res, sub), obj)).await?;
+    let (obj, warnings) = judged_body(api, ctx, res)?;
+    let query = validated(ctx);
+    let w = write(ctx, &query, res, sub, Vec::new());
+    let written = scoped(ctx, warnings, objects::update(api, &w, obj)).await?;
     Ok(written_response(res, written))
 }
 
@@ -98,24 +159,37 @@ pub(super) async fn patch(
         ));
     }
     let patch = decode_body(format, &ctx.body)?;
-    let w = write(ctx, res, sub);
     let written = if format == BodyFormat::ApplyPatch {
-        scoped(ctx, objects::apply(api, &w, patch)).await?
+        let warnings = judged_apply(api, ctx, res, &patch)?;
+        let query = validated(ctx);
+        let w = write(ctx, &query, res, sub, Vec::new());
+        scoped(ctx, warnings, objects::apply(api, &w, patch)).await?
     } else {
-        scoped(ctx, objects::patch(api, &w, format, patch)).await?
+        // The patched object's unknown fields are the engine's to find; the patch's own
+        // duplicates are reported with them.
+        let body_errors = match ctx.query.field_validation {
+            FieldValidation::Ignore => Vec::new(),
+            _ => fields::patch_body_errors(format, &ctx.body),
+        };
+        let w = write(ctx, &ctx.query, res, sub, body_errors);
+        scoped(ctx, Vec::new(), objects::patch(api, &w, format, patch)).await?
     };
     Ok(written_response(res, written))
 }
 
 /// Run a write in admission's scope of this request (its dry run; the warnings admission
-/// raises, added to the write's own).
+/// raises, added to the write's own after the body's `first`).
 async fn scoped(
     ctx: &Ctx,
+    first: Vec<String>,
     write: impl std::future::Future<Output = Result<Written>>,
 ) -> Result<Written> {
     let (written, warnings) = crate::admission::scope::run(ctx.query.dry_run, write).await;
     let mut written = written?;
-    written.warnings.extend(warnings);
+    let mut all = first;
+    all.append(&mut written.warnings);
+    all.extend(warnings);
+    written.warnings = all;
     Ok(written)
 }
 
