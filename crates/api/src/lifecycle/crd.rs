@@ -2,6 +2,7 @@
 //! the registry (see [`served`] for how the served set follows them), and removing their custom
 //! resources when they are deleted.
 
+mod names;
 mod served;
 
 use std::sync::Arc;
@@ -48,6 +49,14 @@ pub(super) async fn run(api: Arc<Api>) {
         async move {
             if c.kind == ChangeKind::Deleted {
                 served.refresh(&api);
+                // Names the deleted CRD held may now be free for another of its group.
+                let group = c.object.value().pointer("/spec/group").cloned();
+                let (crds, _, _) = api.cache.list(PREFIX, None, None, |_| true);
+                for other in crds {
+                    if other.value().pointer("/spec/group").cloned() == group {
+                        let _ = tx.send(other.name.clone());
+                    }
+                }
             } else {
                 let _ = tx.send(c.object.name.clone());
             }
@@ -92,6 +101,7 @@ async fn reconcile(api: &Arc<Api>, served: &Served, name: &str) -> Result<(), St
                     true
                 });
         if !items.is_empty() {
+            terminating(api, &res, &key, name).await?;
             for i in items {
                 let _ = delete_object(api, cr, &i.key, &i.name, &DeleteOptions::default()).await;
             }
@@ -116,7 +126,9 @@ async fn reconcile(api: &Arc<Api>, served: &Served, name: &str) -> Result<(), St
         return Ok(());
     }
     let want_fin = !finalizers(&v).iter().any(|f| f == CRD_CLEANUP_FINALIZER);
-    let names = v.pointer("/spec/names").cloned().unwrap_or(json!({}));
+    let (crds, _, _) = api.cache.list(PREFIX, None, None, |_| true);
+    let others: Vec<Value> = crds.iter().map(|c| c.value()).collect();
+    let verdict = names::accept(&v, &others);
     let stored: Vec<Value> = v
         .pointer("/spec/versions")
         .and_then(Value::as_array)
@@ -126,13 +138,18 @@ async fn reconcile(api: &Arc<Api>, served: &Served, name: &str) -> Result<(), St
         .filter(|x| x["storage"] == true)
         .map(|x| x["name"].clone())
         .collect();
-    let accepted_ok = v.pointer("/status/acceptedNames") == Some(&names) && is_established(&v);
-    if !want_fin && accepted_ok {
+    let settled = if verdict.ok {
+        is_established(&v)
+    } else {
+        condition(&v, "NamesAccepted").is_some_and(|c| c["reason"] == verdict.reason)
+    };
+    if !want_fin && settled && v.pointer("/status/acceptedNames") == Some(&verdict.accepted) {
         return Ok(());
     }
     // Serve the resource before the write says Established, so a client that sees the
     // condition (`kubectl wait`) can use it at once.
-    let establishing = !is_established(&v);
+    let establishing = verdict.ok && !is_established(&v);
+    let was_established = condition(&v, "Established").cloned();
     if establishing {
         served.establish(api, &v);
     }
@@ -150,13 +167,18 @@ async fn reconcile(api: &Arc<Api>, served: &Served, name: &str) -> Result<(), St
                 stored_versions.push(s.clone());
             }
         }
+        let names_accepted = json!({"type": "NamesAccepted", "status": if verdict.ok { "True" } else { "False" },
+            "reason": verdict.reason, "message": verdict.message, "lastTransitionTime": now});
+        let established = match (&was_established, verdict.ok) {
+            (_, true) => json!({"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": now}),
+            // A CRD established before keeps serving under the names it was accepted with.
+            (Some(c), false) if c["status"] == "True" => c.clone(),
+            _ => json!({"type": "Established", "status": "False", "reason": "NotAccepted", "message": "not all names are accepted", "lastTransitionTime": now}),
+        };
         new["status"] = json!({
-            "acceptedNames": names,
+            "acceptedNames": verdict.accepted,
             "storedVersions": stored_versions,
-            "conditions": [
-                {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": now},
-                {"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": now},
-            ],
+            "conditions": [names_accepted, established],
         });
         Ok(new)
     })
@@ -168,4 +190,43 @@ async fn reconcile(api: &Arc<Api>, served: &Served, name: &str) -> Result<(), St
         return Err(e.to_string());
     }
     Ok(())
+}
+
+/// The condition of `type_` in a CRD's status.
+fn condition<'a>(crd: &'a Value, type_: &str) -> Option<&'a Value> {
+    crd.pointer("/status/conditions")?
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == type_)
+}
+
+/// Say the CRD is terminating while its objects are removed, as kube's finalizer does.
+async fn terminating(
+    api: &Arc<Api>,
+    res: &crate::registry::ResourceInfo,
+    key: &str,
+    name: &str,
+) -> Result<(), String> {
+    let Some(o) = api.cache.get(key) else {
+        return Ok(());
+    };
+    if condition(&o.value(), "Terminating").is_some_and(|c| c["status"] == "True") {
+        return Ok(());
+    }
+    guaranteed_update(api, Writer::Server, res, key, name, false, |cur| {
+        let mut new = cur.clone();
+        let mut conditions: Vec<Value> = cur
+            .pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        conditions.retain(|c| c["type"] != "Terminating");
+        conditions.push(json!({"type": "Terminating", "status": "True", "reason": "InstanceDeletionInProgress",
+            "message": "CustomResource deletion is in progress", "lastTransitionTime": now_rfc3339()}));
+        new["status"]["conditions"] = json!(conditions);
+        Ok(new)
+    })
+    .await
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }

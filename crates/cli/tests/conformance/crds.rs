@@ -253,20 +253,14 @@ fn discovery_shows_the_storage_version_hash() {
     assert_eq!(hash_of("/apis/apps/v1", "deployments/status"), Value::Null);
 }
 
-/// Deleting a CRD removes its objects and then the CRD, through its cleanup finalizer.
+/// Deleting a CRD removes its objects and then the CRD, through its cleanup finalizer; while
+/// an object holds on (its own finalizer), the CRD says it is terminating.
 #[test]
 fn crd_deletion_finishes_while_its_objects_are_removed() {
     let hub = Hub::start();
     let g = "gone.conformance.example.com";
-    create_crd(
-        &hub,
-        &crd(
-            g,
-            "widgets",
-            "Widget",
-            json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
-        ),
-    );
+    let open = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
+    create_crd(&hub, &crd(g, "widgets", "Widget", open.clone()));
     let name = format!("widgets.{g}");
     let fins = hub.ok(&["get", "crd", &name, "-o", "jsonpath={.metadata.finalizers}"]);
     assert!(
@@ -279,9 +273,45 @@ fn crd_deletion_finishes_while_its_objects_are_removed() {
             &cr(g, "Widget", &format!("w{i}"), json!({"n": i})),
         );
     }
-    hub.ok(&["delete", "crd", &name, "--timeout=60s"]);
-    let gone = hub.fails(&["get", "crd", &name]);
-    assert!(gone.contains("not found"), "{gone}");
+    hub.ok(&[
+        "patch",
+        &name,
+        "w0",
+        "-n",
+        "default",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":["example.com/hold"]}}"#,
+    ]);
+    hub.ok(&["delete", "crd", &name, "--wait=false"]);
+    eventually("the CRD says it is terminating", || {
+        let c: Value =
+            serde_json::from_str(&hub.ok(&["get", "crd", &name, "-o", "json"])).unwrap_or_default();
+        c["status"]["conditions"].as_array().is_some_and(|cs| {
+            cs.iter().any(|c| {
+                c["type"] == "Terminating"
+                    && c["status"] == "True"
+                    && c["reason"] == "InstanceDeletionInProgress"
+            })
+        })
+    });
+    eventually("the other objects are removed", || {
+        let left = hub.ok(&["get", &name, "-n", "default", "-o", "name"]);
+        left.lines().count() == 1 && left.trim().ends_with("/w0")
+    });
+    hub.ok(&[
+        "patch",
+        &name,
+        "w0",
+        "-n",
+        "default",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
+    eventually("the CRD is gone", || {
+        !hub.kubectl(&["get", "crd", &name]).status.success()
+    });
     let raw = hub.kubectl(&[
         "get",
         "--raw",
@@ -289,15 +319,62 @@ fn crd_deletion_finishes_while_its_objects_are_removed() {
     ]);
     assert!(!raw.status.success(), "the resource is still served");
     // A CRD of the same name starts empty.
-    create_crd(
-        &hub,
-        &crd(
-            g,
-            "widgets",
-            "Widget",
-            json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
-        ),
-    );
+    create_crd(&hub, &crd(g, "widgets", "Widget", open));
     let left = hub.ok(&["get", &name, "-n", "default", "-o", "name"]);
     assert!(left.trim().is_empty(), "{left}");
+}
+
+/// A CRD asking for names another CRD of its group holds is not accepted (NamesAccepted False,
+/// kube's reason and message) nor served, until the names are free.
+#[test]
+fn conflicting_names_are_not_accepted() {
+    let hub = Hub::start();
+    let g = "names.conformance.example.com";
+    let open = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
+    create_crd(&hub, &crd(g, "foos", "Foo", open.clone()));
+    let mut second = crd(g, "bars", "Bar", open);
+    second["spec"]["names"]["shortNames"] = json!(["foos"]);
+    hub.ok_stdin(&["create", "-f", "-"], &second.to_string());
+    let bars = format!("bars.{g}");
+    let cond = |t: &str| {
+        let c: Value =
+            serde_json::from_str(&hub.ok(&["get", "crd", &bars, "-o", "json"])).unwrap_or_default();
+        c["status"]["conditions"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["type"] == t).cloned())
+            .unwrap_or(Value::Null)
+    };
+    eventually("the names are judged", || {
+        cond("NamesAccepted")["status"] == "False"
+    });
+    let names = cond("NamesAccepted");
+    assert_eq!(names["reason"], "ShortNamesConflict");
+    assert_eq!(names["message"], r#""foos" is already in use"#);
+    assert_eq!(cond("Established")["status"], "False");
+    assert_eq!(cond("Established")["reason"], "NotAccepted");
+    let raw = hub.kubectl(&[
+        "get",
+        "--raw",
+        &format!("/apis/{g}/v1/namespaces/default/bars"),
+    ]);
+    assert!(
+        !raw.status.success(),
+        "bars is served before its names are accepted"
+    );
+    hub.ok(&["delete", "crd", &format!("foos.{g}")]);
+    hub.ok(&[
+        "wait",
+        "--for=condition=Established",
+        &format!("crd/{bars}"),
+        "--timeout=30s",
+    ]);
+    assert_eq!(cond("NamesAccepted")["reason"], "NoConflicts");
+    let accepted = hub.ok(&[
+        "get",
+        "crd",
+        &bars,
+        "-o",
+        "jsonpath={.status.acceptedNames.shortNames}",
+    ]);
+    assert!(accepted.contains("foos"), "{accepted}");
 }
