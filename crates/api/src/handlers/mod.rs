@@ -3,6 +3,7 @@
 
 pub mod discovery;
 mod documents;
+mod health;
 mod json_path;
 mod list_options;
 pub(crate) mod objects;
@@ -90,17 +91,11 @@ async fn route(
         *flow = crate::flowcontrol::classify_public(api, authorization, &method, &path).await;
     }
     // Health and version are public, as in Kubernetes (system:public-info-viewer).
-    match path.as_str() {
-        "/healthz" | "/livez" => return Ok(response::raw_typed(200, "ok".into(), "text/plain")),
-        "/readyz" => {
-            return Ok(if api.is_ready() {
-                response::raw_typed(200, "ok".into(), "text/plain")
-            } else {
-                response::raw_typed(503, "not ready: loading watch cache".into(), "text/plain")
-            })
-        }
-        "/version" => return Ok(response::json(200, &crate::version_info())),
-        _ => {}
+    if let Some(r) = health::serve(api, &path, req.uri().query()).await {
+        return Ok(r);
+    }
+    if path == "/version" {
+        return Ok(response::json(200, &crate::version_info()));
     }
     let accept = header(&req, http::header::ACCEPT);
     let content_type = header(&req, http::header::CONTENT_TYPE);

@@ -396,3 +396,57 @@ async fn a_patch_and_an_apply_are_judged_as_kube_apiserver_judges_them() {
     );
     assert_eq!(stored(&c, path).await["data"]["b"], "y");
 }
+
+// === health ===
+
+#[tokio::test]
+async fn health_endpoints_list_kubes_named_checks() {
+    let hub = Hub::start();
+    let c = Caller::new(&hub).await;
+    for endpoint in ["healthz", "livez", "readyz"] {
+        let r = c.get(&format!("/{endpoint}")).await;
+        assert_eq!((r.code, r.text.as_str()), (200, "ok"));
+        let r = c.get(&format!("/{endpoint}?verbose=1")).await;
+        assert_eq!(r.code, 200, "{}", r.text);
+        let lines: Vec<&str> = r.text.lines().collect();
+        // What health_handlers.go requires of each endpoint (a sample).
+        for want in [
+            "[+]ping ok",
+            "[+]log ok",
+            "[+]etcd ok",
+            "[+]poststarthook/start-apiserver-admission-initializer ok",
+            "[+]poststarthook/crd-informer-synced ok",
+            "[+]poststarthook/scheduling/bootstrap-system-priority-classes ok",
+            "[+]autoregister-completion ok",
+            "[+]poststarthook/apiservice-openapi-controller ok",
+        ] {
+            assert!(lines.contains(&want), "/{endpoint}: {want} in {}", r.text);
+        }
+        assert_eq!(lines.last(), Some(&&*format!("{endpoint} check passed")));
+    }
+    let r = c.get("/readyz?verbose").await;
+    assert!(
+        r.text.lines().any(|l| l == "[+]informer-sync ok"),
+        "{}",
+        r.text
+    );
+
+    // One check alone; an excluded one; one excluded that is not there.
+    let r = c.get("/healthz/etcd").await;
+    assert_eq!((r.code, r.text.as_str()), (200, "ok"));
+    assert_eq!(c.get("/healthz/nope").await.code, 404);
+    let r = c.get("/livez?verbose&exclude=etcd&exclude=nope").await;
+    assert_eq!(r.code, 200, "{}", r.text);
+    assert!(
+        r.text.lines().any(|l| l == "[+]etcd excluded: ok"),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.text
+            .lines()
+            .any(|l| l == "warn: some health checks cannot be excluded: no matches for \"nope\""),
+        "{}",
+        r.text
+    );
+}
