@@ -27,6 +27,7 @@ use crate::Api;
 pub const GROUP: &str = "admissionregistration.k8s.io";
 
 /// What admission matches and judges a request by (kube's `admission.Attributes`).
+#[derive(Clone, Copy)]
 pub(crate) struct Attributes<'a> {
     /// The resource written.
     pub res: &'a ResourceInfo,
@@ -111,7 +112,6 @@ pub(crate) fn admit(
         return Ok(());
     }
     let operation = if old.is_some() { "UPDATE" } else { "CREATE" };
-    super::webhook::admit_write(api, user, info, res, operation, old, new, true)?;
     let name = crate::meta::meta_str(new, "name")
         .filter(|n| !n.is_empty())
         .or(info.name.as_deref())
@@ -123,30 +123,68 @@ pub(crate) fn admit(
         String::new()
     };
     let namespace_object = namespace_object(api, &namespace);
-    // The object as it will be stored carries its defaults (kube admits the decoded, defaulted
-    // object); a create's body gets them only later in the write.
-    let mut defaulted;
-    let object: &Value = if old.is_none() {
-        defaulted = new.clone();
-        super::defaults::apply(res, &mut defaulted);
-        &defaulted
-    } else {
-        new
-    };
-    let a = Attributes {
+    let current = new.clone();
+    let mut a = Attributes {
         res,
         operation,
         subresource: info.subresource.as_deref(),
         name: &name,
         namespace: &namespace,
-        object: Some(object),
+        object: Some(&current),
         old_object: old,
         namespace_object: namespace_object.as_ref(),
         user,
         dry_run: super::scope::dry_run(),
     };
+    if let Some(patched) = super::webhook::admit(api, &a, true)? {
+        *new = patched;
+    }
+    // The object as it will be stored carries its defaults (kube admits the decoded, defaulted
+    // object); a create's body gets them only later in the write.
+    let mut defaulted = new.clone();
+    if old.is_none() {
+        super::defaults::apply(res, &mut defaulted);
+    }
+    a.object = Some(&defaulted);
     evaluate::validate(api, &a)?;
-    super::webhook::admit_write(api, user, info, res, operation, old, new, false)
+    super::webhook::admit(api, &a, false).map(|_| ())
+}
+
+/// Judge a client's delete of `old` (as stored) by the policies and validating webhooks that
+/// match a DELETE (kube admits deletes too; there is no object, only the old one).
+pub(crate) fn admit_delete(
+    api: &Api,
+    user: &UserInfo,
+    info: &RequestInfo,
+    res: &ResourceInfo,
+    old: &Value,
+    dry_run: bool,
+) -> Result<()> {
+    if exempt(res) {
+        return Ok(());
+    }
+    let old = crate::registry::storage::from_storage(res, old.clone());
+    let name = crate::meta::meta_str(&old, "name")
+        .unwrap_or("")
+        .to_string();
+    let namespace = crate::meta::meta_str(&old, "namespace")
+        .unwrap_or("")
+        .to_string();
+    let namespace_object = namespace_object(api, &namespace);
+    let a = Attributes {
+        res,
+        operation: "DELETE",
+        subresource: info.subresource.as_deref(),
+        name: &name,
+        namespace: &namespace,
+        object: None,
+        old_object: Some(&old),
+        namespace_object: namespace_object.as_ref(),
+        user,
+        dry_run,
+    };
+    evaluate::validate(api, &a)?;
+    super::webhook::admit(api, &a, false).map(|_| ())
 }
 
 /// The stored namespace `name` (none for cluster-scoped objects or a namespace not found).

@@ -14,26 +14,15 @@ use base64::Engine;
 use serde_json::{json, Value};
 
 use super::policy::matching::{rule_matches, selectors_match};
-use super::policy::{evaluate, namespace_object, Attributes};
-use crate::auth::UserInfo;
+use super::policy::{evaluate, Attributes};
 use crate::error::{ApiError, Result};
-use crate::registry::ResourceInfo;
-use crate::request::RequestInfo;
 use crate::Api;
 use flotilla_cel::Var;
 
-/// Run the mutating (`mutating`) or validating webhooks that match a client's write of `new`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn admit_write(
-    api: &Api,
-    user: &UserInfo,
-    info: &RequestInfo,
-    res: &ResourceInfo,
-    operation: &'static str,
-    old: Option<&Value>,
-    new: &mut Value,
-    mutating: bool,
-) -> Result<()> {
+/// Run the mutating (`mutating`) or validating webhooks that match the request `a`; for mutating
+/// ones, the object as their patches left it (each webhook sees the previous one's result), if
+/// any patched it.
+pub(crate) fn admit(api: &Api, a: &Attributes<'_>, mutating: bool) -> Result<Option<Value>> {
     let plural = if mutating {
         "mutatingwebhookconfigurations"
     } else {
@@ -41,41 +30,22 @@ pub(crate) fn admit_write(
     };
     let snap = api.registry.snapshot();
     let configs = evaluate::stored(api, &snap, plural);
-    if configs.is_empty() || super::policy::exempt(res) {
-        return Ok(());
+    if configs.is_empty() || super::policy::exempt(a.res) {
+        return Ok(None);
     }
-    let name = crate::meta::meta_str(new, "name")
-        .filter(|n| !n.is_empty())
-        .or(info.name.as_deref())
-        .unwrap_or("")
-        .to_string();
-    let namespace = if res.namespaced {
-        info.object_namespace().unwrap_or("").to_string()
-    } else {
-        String::new()
-    };
-    let ns_obj = namespace_object(api, &namespace);
+    let mut current: Option<Value> = None;
     for config in &configs {
         for hook in config["webhooks"].as_array().into_iter().flatten() {
-            let snapshot = new.clone();
-            let a = Attributes {
-                res,
-                operation,
-                subresource: info.subresource.as_deref(),
-                name: &name,
-                namespace: &namespace,
-                object: Some(&snapshot),
-                old_object: old,
-                namespace_object: ns_obj.as_ref(),
-                user,
-                dry_run: super::scope::dry_run(),
-            };
-            if let Some(patched) = one(&a, hook, mutating)? {
-                *new = patched;
+            let mut this = *a;
+            if current.is_some() {
+                this.object = current.as_ref();
+            }
+            if let Some(patched) = one(&this, hook, mutating)? {
+                current = Some(patched);
             }
         }
     }
-    Ok(())
+    Ok(current)
 }
 
 /// Does the webhook match the request (rules, selectors, match conditions)? A match condition
@@ -135,10 +105,10 @@ fn one(a: &Attributes<'_>, hook: &Value, mutating: bool) -> Result<Option<Value>
     request["uid"] = json!(uid);
     request["object"] = a.object.cloned().unwrap_or(Value::Null);
     request["oldObject"] = a.old_object.cloned().unwrap_or(Value::Null);
-    let options = if a.operation == "CREATE" {
-        "CreateOptions"
-    } else {
-        "UpdateOptions"
+    let options = match a.operation {
+        "CREATE" => "CreateOptions",
+        "DELETE" => "DeleteOptions",
+        _ => "UpdateOptions",
     };
     request["options"] = json!({"apiVersion": "meta.k8s.io/v1", "kind": options});
     let review =

@@ -267,10 +267,73 @@ fn policies_are_type_checked_into_their_status_and_bad_expressions_refused() {
         .success());
 }
 
+#[test]
+fn a_policy_on_a_custom_resource_is_type_checked_against_its_crd_schema() {
+    let hub = Hub::start();
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "crontabs.stable.example.com"},
+        "spec": {"group": "stable.example.com", "scope": "Namespaced",
+            "names": {"plural": "crontabs", "singular": "crontab", "kind": "CronTab"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "cronSpec": {"type": "string"}, "image": {"type": "string"},
+                        "replicas": {"type": "integer"}}}}}}}]}});
+    created(&hub, &crd);
+    hub.ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/crontabs.stable.example.com",
+    ]);
+    let policy = |name: &str, validations: Value| {
+        json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": name},
+            "spec": {"matchConstraints": {"resourceRules": [{"operations": ["CREATE"],
+                "apiGroups": ["stable.example.com"], "apiVersions": ["v1"], "resources": ["crontabs"]}]},
+                "validations": validations}})
+    };
+    created(
+        &hub,
+        &policy(
+            "crd-correct",
+            json!([{"expression": "object.spec.replicas > 1"}]),
+        ),
+    );
+    let v = policy_status(&hub, "crd-correct");
+    assert_eq!(v["status"]["typeChecking"], json!({}), "{v}");
+    created(
+        &hub,
+        &policy(
+            "crd-confused",
+            json!([{"expression": "object.spec.replicas > '1'"}, {"expression": "object.spec.maxRetries < 10"}]),
+        ),
+    );
+    let v = policy_status(&hub, "crd-confused");
+    let w = &v["status"]["typeChecking"]["expressionWarnings"];
+    assert_eq!(w.as_array().map(Vec::len), Some(2), "{v}");
+    assert_eq!(w[0]["fieldRef"], "spec.validations[0].expression", "{v}");
+    assert!(
+        w[0]["warning"]
+            .as_str()
+            .unwrap_or("")
+            .contains("found no matching overload for '_>_' applied to '(int, string)'"),
+        "{v}"
+    );
+    assert_eq!(w[1]["fieldRef"], "spec.validations[1].expression", "{v}");
+    assert!(
+        w[1]["warning"]
+            .as_str()
+            .unwrap_or("")
+            .contains("undefined field 'maxRetries'"),
+        "{v}"
+    );
+}
+
 // === a real HTTPS webhook server ===
 
 /// A webhook server on 127.0.0.1 under its own CA: it answers every AdmissionReview by adding
-/// the label `mutated: "yes"` (JSONPatch) with a warning. Returns its URL and the CA (PEM).
+/// the label `mutated: "yes"` (JSONPatch) with a warning, or at `/deny` by refusing it.
+/// Returns its URL (`…/mutate`) and the CA (PEM).
 fn webhook_server() -> (String, String) {
     let ca_key = rcgen::KeyPair::generate().expect("CA key");
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
@@ -309,6 +372,8 @@ fn webhook_server() -> (String, String) {
 fn serve_one(stream: &mut impl ReadWrite) -> std::io::Result<()> {
     let mut reader = BufReader::new(&mut *stream);
     let mut length = 0;
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
     loop {
         let mut line = String::new();
         reader.read_line(&mut line)?;
@@ -335,6 +400,14 @@ fn serve_one(stream: &mut impl ReadWrite) -> std::io::Result<()> {
         "response": {"uid": request["uid"], "allowed": true, "patchType": "JSONPatch",
             "patch": base64::engine::general_purpose::STANDARD.encode(patch.to_string()),
             "warnings": [format!("webhook saw {}", request["operation"].as_str().unwrap_or(""))]}});
+    // `/deny` answers as a validating webhook that refuses what it is sent.
+    let answer = if request_line.contains(" /deny ") {
+        json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "response": {"uid": request["uid"], "allowed": false,
+                "status": {"code": 403, "reason": "Forbidden", "message": format!("{} of {} refused", request["operation"].as_str().unwrap_or(""), request["name"].as_str().unwrap_or(""))}}})
+    } else {
+        answer
+    };
     let text = answer.to_string();
     write!(
         stream,
@@ -451,4 +524,89 @@ fn a_mutating_webhook_adds_a_label_and_failure_policies_decide_unreachable_webho
         &mutating_config("ignoring", svc, "Ignore", "unreachable"),
     );
     hub.ok(&["create", "configmap", "-n", "unreachable", "passes"]);
+}
+
+#[test]
+fn a_validating_webhook_and_a_policy_judge_deletes() {
+    let hub = Hub::start();
+    let (url, ca) = webhook_server();
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(&ca);
+    let deny_url = url.replace("/mutate", "/deny");
+    hub.ok(&["create", "configmap", "guarded"]);
+    hub.ok(&["create", "configmap", "free"]);
+    created(
+        &hub,
+        &json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": "no-deletes"},
+            "webhooks": [{"name": "no-deletes.example.com",
+                "clientConfig": {"url": deny_url, "caBundle": ca_bundle},
+                "rules": [{"operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"],
+                    "resources": ["configmaps"]}],
+                "objectSelector": {"matchLabels": {"protected": "true"}},
+                "sideEffects": "None", "admissionReviewVersions": ["v1"]}]}),
+    );
+    hub.ok(&["label", "configmap", "guarded", "protected=true"]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = hub.kubectl(&["delete", "configmap", "guarded", "--dry-run=server"]);
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("admission webhook \"no-deletes.example.com\" denied the request: DELETE of guarded refused"),
+                "{err}"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the webhook never refused a delete"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    hub.ok(&["get", "configmap", "guarded"]);
+    hub.ok(&[
+        "delete",
+        "mutatingwebhookconfiguration,validatingwebhookconfiguration",
+        "--all",
+    ]);
+
+    // A policy sees the deleted object as oldObject.
+    created(
+        &hub,
+        &json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "keep"},
+            "spec": {"matchConstraints": {"resourceRules": [{"operations": ["DELETE"], "apiGroups": [""],
+                "apiVersions": ["v1"], "resources": ["configmaps"]}]},
+                "validations": [{"expression": "oldObject.metadata.name != 'guarded'",
+                    "message": "guarded stays", "reason": "Forbidden"}]}}),
+    );
+    created(&hub, &binding_all("keep-binding", "keep"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while hub
+        .kubectl(&["delete", "configmap", "guarded", "--dry-run=server"])
+        .status
+        .success()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the policy never judged a delete"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let err = hub.fails(&["delete", "configmap", "guarded"]);
+    assert!(
+        err.contains("(Forbidden)")
+            && err.contains(
+                "ValidatingAdmissionPolicy 'keep' with binding 'keep-binding' denied request: guarded stays"
+            ),
+        "{err}"
+    );
+    hub.ok(&["get", "configmap", "guarded"]);
+    hub.ok(&["delete", "configmap", "free"]);
+}
+
+fn binding_all(name: &str, policy: &str) -> Value {
+    json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": name},
+        "spec": {"policyName": policy, "validationActions": ["Deny"]}})
 }

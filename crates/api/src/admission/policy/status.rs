@@ -19,7 +19,8 @@ use crate::Api;
 
 const PREFIX: &str = "/registry/admissionregistration.k8s.io/validatingadmissionpolicies/";
 
-/// Follow policies and write the type check of each new generation.
+/// Follow policies and write the type check of each change (a policy's status is rewritten only
+/// when its check or generation differs, so the loop's own writes end it).
 pub async fn run(api: Arc<Api>) {
     crate::lifecycle::follow(api.clone(), PREFIX, |c| {
         let api = api.clone();
@@ -27,17 +28,18 @@ pub async fn run(api: Arc<Api>) {
             if c.kind == ChangeKind::Deleted {
                 return;
             }
-            let policy = c.object.value();
-            let gen = policy.pointer("/metadata/generation").cloned();
-            if policy.pointer("/status/observedGeneration") == gen.as_ref() && gen.is_some() {
-                return;
-            }
-            if let Err(e) = write_status(&api, &policy).await {
+            if let Err(e) = write_status(&api, &c.object.value()).await {
                 tracing::warn!(error = %e, "validating admission policy status not written");
             }
         }
     })
     .await
+}
+
+/// The status a policy's type check gives, compared with what it holds.
+fn up_to_date(policy: &Value, type_checking: &Value) -> bool {
+    policy.pointer("/status/observedGeneration") == policy.pointer("/metadata/generation")
+        && policy.pointer("/status/typeChecking") == Some(type_checking)
 }
 
 async fn write_status(api: &Arc<Api>, policy: &Value) -> crate::error::Result<()> {
@@ -52,13 +54,23 @@ async fn write_status(api: &Arc<Api>, policy: &Value) -> crate::error::Result<()
         .as_str()
         .unwrap_or("")
         .to_string();
-    let definitions = definitions(api);
-    let warnings = check(&snap, &definitions, api, policy);
+    let warnings = check(&snap, &definitions(api), api, policy);
+    let type_checking = if warnings.is_empty() {
+        json!({})
+    } else {
+        json!({"expressionWarnings": warnings})
+    };
+    if up_to_date(policy, &type_checking) {
+        return Ok(());
+    }
     let key = res.key(None, &name);
     guaranteed_update(api, Writer::Server, &res, &key, &name, false, |cur| {
         let mut new = cur.clone();
+        if up_to_date(cur, &type_checking) {
+            return Ok(new);
+        }
         new["status"]["observedGeneration"] = cur["metadata"]["generation"].clone();
-        new["status"]["typeChecking"] = json!({"expressionWarnings": warnings});
+        new["status"]["typeChecking"] = type_checking.clone();
         Ok(new)
     })
     .await
@@ -185,7 +197,17 @@ const OPAQUE: &[&str] = &[
 ];
 
 impl Definitions<'_> {
-    fn type_of(&self, schema: &Value) -> Type {
+    /// The schema a type name stands for: a definition, or a node inside one
+    /// (`<definition>#<JSON pointer>`, for the inline objects of CRD schemas).
+    fn resolve(&self, name: &str) -> Option<&Value> {
+        match name.split_once('#') {
+            Some((base, path)) => self.0.get(base)?.pointer(path),
+            None => self.0.get(name),
+        }
+    }
+
+    /// The type of `schema`, found at `here` (a type name as [`Definitions::resolve`] reads it).
+    fn type_of(&self, schema: &Value, here: &str) -> Type {
         if let Some(r) = schema["$ref"].as_str() {
             let name = r.trim_start_matches("#/definitions/");
             if OPAQUE.contains(&name) || self.0.get(name).is_none() {
@@ -193,34 +215,61 @@ impl Definitions<'_> {
             }
             return Type::Object(name.to_string());
         }
-        if let Some(all) = schema["allOf"].as_array() {
-            return all.first().map_or(Type::Dyn, |s| self.type_of(s));
+        if let Some(first) = schema["allOf"].as_array().and_then(|a| a.first()) {
+            return self.type_of(first, &format!("{}/allOf/0", anchor(here)));
+        }
+        if schema["x-kubernetes-int-or-string"] == json!(true) {
+            return Type::Dyn;
         }
         match (schema["type"].as_str(), schema["format"].as_str()) {
             (Some("integer"), _) => Type::Int,
             (Some("number"), _) => Type::Double,
             (Some("boolean"), _) => Type::Bool,
             (Some("string"), Some("byte")) => Type::Bytes,
-            (Some("string"), Some("date-time")) => Type::Dyn,
+            (Some("string"), Some("date-time" | "duration")) => Type::Dyn,
             (Some("string"), _) => Type::String,
-            (Some("array"), _) => Type::List(Box::new(self.type_of(&schema["items"]))),
+            (Some("array"), _) => Type::List(Box::new(
+                self.type_of(&schema["items"], &format!("{}/items", anchor(here))),
+            )),
+            (Some("object") | None, _) if schema["properties"].is_object() => {
+                Type::Object(anchor(here))
+            }
             (Some("object"), _) if schema["additionalProperties"].is_object() => {
-                Type::Map(Box::new(self.type_of(&schema["additionalProperties"])))
+                Type::Map(Box::new(self.type_of(
+                    &schema["additionalProperties"],
+                    &format!("{}/additionalProperties", anchor(here)),
+                )))
             }
             _ => Type::Dyn,
         }
     }
 }
 
+/// A type name that can take a JSON pointer after it.
+fn anchor(name: &str) -> String {
+    if name.contains('#') {
+        name.to_string()
+    } else {
+        format!("{name}#")
+    }
+}
+
+/// A JSON pointer segment for a property name.
+fn escape(field: &str) -> String {
+    field.replace('~', "~0").replace('/', "~1")
+}
+
 impl Fields for Definitions<'_> {
     fn field(&self, object: &str, field: &str) -> Option<Type> {
-        let def = self.0.get(object)?;
+        let def = self.resolve(object)?;
         let Some(props) = def["properties"].as_object() else {
             return Some(Type::Dyn);
         };
-        if def["x-kubernetes-preserve-unknown-fields"] == json!(true) {
-            return Some(props.get(field).map_or(Type::Dyn, |s| self.type_of(s)));
+        let here = format!("{}/properties/{}", anchor(object), escape(field));
+        match props.get(field) {
+            Some(s) => Some(self.type_of(s, &here)),
+            None if def["x-kubernetes-preserve-unknown-fields"] == json!(true) => Some(Type::Dyn),
+            None => None,
         }
-        props.get(field).map(|s| self.type_of(s))
     }
 }

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use super::write::outcome_response;
 use super::{not_found, object_key, output, Ctx, Filter};
+use crate::admission;
 use crate::error::{ApiError, Result};
 use crate::handlers::response;
 use crate::objects::{delete_object, DeleteOptions};
@@ -69,9 +70,10 @@ pub(super) async fn delete(
     let key = object_key(ctx, res)?;
     let name = ctx.info.name.clone().unwrap_or_default();
     api.cache.sync().await?;
-    if api.cache.get(&key).is_none() {
+    let Some(cur) = api.cache.get(&key) else {
         return Err(not_found(ctx, res));
-    }
+    };
+    admission::policy::admit_delete(api, &ctx.user, &ctx.info, res, &cur.value(), opts.dry_run)?;
     let outcome = delete_object(api, res, &key, &name, &opts).await?;
     Ok(outcome_response(res, outcome))
 }
@@ -89,6 +91,7 @@ pub(super) async fn delete_collection(
     let (items, _, _) = api.cache.list(&prefix, None, None, |o| filter.matches(o));
     let mut deleted = Vec::new();
     for o in items {
+        admission::policy::admit_delete(api, &ctx.user, &ctx.info, res, &o.value(), opts.dry_run)?;
         match delete_object(api, res, &o.key, &o.name, &opts).await {
             Ok(_) => deleted.push(output(res, &o)),
             Err(e) if e.code == 404 => {}
