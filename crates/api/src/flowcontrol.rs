@@ -117,6 +117,50 @@ pub fn with_headers(mut resp: Response<Body>, matched: Option<&Matched>) -> Resp
     resp
 }
 
+/// The server's concurrency limit the nominal seats are shares of (kube-apiserver's default
+/// `--max-requests-inflight` 400 plus `--max-mutating-requests-inflight` 200).
+const SERVER_CONCURRENCY_LIMIT: i64 = 600;
+
+/// `metrics` (Prometheus text) with `apiserver_flowcontrol_nominal_limit_seats` per priority
+/// level added before its end, as kube-apiserver reports it: the server's concurrency limit
+/// shared out by nominal concurrency shares, rounded up.
+pub fn with_metrics(api: &Api, metrics: String) -> String {
+    let snapshot = api.flowcontrol.snapshot();
+    let levels = snapshot.levels();
+    if levels.is_empty() {
+        return metrics;
+    }
+    let mut lines = String::from(
+        "# HELP apiserver_flowcontrol_nominal_limit_seats Nominal number of execution seats configured for each priority level\n\
+         # TYPE apiserver_flowcontrol_nominal_limit_seats gauge\n",
+    );
+    for (name, seats) in nominal_seats(levels) {
+        lines.push_str(&format!(
+            "apiserver_flowcontrol_nominal_limit_seats{{priority_level={name:?}}} {seats}\n"
+        ));
+    }
+    match metrics.rfind("# EOF") {
+        Some(at) => format!("{}{lines}{}", &metrics[..at], &metrics[at..]),
+        None => metrics + &lines,
+    }
+}
+
+/// Each level's share of [`SERVER_CONCURRENCY_LIMIT`] by nominal concurrency shares, rounded up.
+fn nominal_seats(levels: &[(String, Option<i32>)]) -> Vec<(&str, i64)> {
+    let total: i64 = levels.iter().map(|(_, s)| i64::from(s.unwrap_or(0))).sum();
+    levels
+        .iter()
+        .map(|(name, shares)| {
+            let shares = i64::from(shares.unwrap_or(0));
+            let seats = match total {
+                0 => 0,
+                t => (SERVER_CONCURRENCY_LIMIT * shares + t - 1) / t,
+            };
+            (name.as_str(), seats)
+        })
+        .collect()
+}
+
 /// Do two specs say the same, as Kubernetes' semantic equality sees decoded objects: a field
 /// left out, null, false, zero-length or empty is the same as absent.
 pub fn specs_equal(a: &Value, b: &Value) -> bool {

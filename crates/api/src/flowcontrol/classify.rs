@@ -38,7 +38,7 @@ struct Schema {
 #[derive(Default)]
 pub struct Classifier {
     schemas: Vec<Schema>,
-    /// Priority level names with their nominal concurrency shares (None for exempt levels).
+    /// Priority level names with their nominal concurrency shares (None: the spec gives none).
     levels: Vec<(String, Option<i32>)>,
 }
 
@@ -86,11 +86,12 @@ impl Classifier {
         out.levels = levels
             .iter()
             .map(|l| {
-                let shares = l
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.limited.as_ref())
-                    .map(|lim| lim.nominal_concurrency_shares.unwrap_or(30));
+                let spec = l.spec.as_ref();
+                let limited = spec.and_then(|s| s.limited.as_ref());
+                let exempt = spec.and_then(|s| s.exempt.as_ref());
+                let shares = limited
+                    .map(|lim| lim.nominal_concurrency_shares.unwrap_or(30))
+                    .or_else(|| exempt.map(|e| e.nominal_concurrency_shares.unwrap_or(0)));
                 (l.metadata.name.clone().unwrap_or_default(), shares)
             })
             .collect();
@@ -105,7 +106,7 @@ impl Classifier {
             .map(|s| &s.matched)
     }
 
-    /// The priority levels, with their nominal concurrency shares (None: exempt).
+    /// The priority levels, with their nominal concurrency shares (None: the spec gives none).
     pub fn levels(&self) -> &[(String, Option<i32>)] {
         &self.levels
     }

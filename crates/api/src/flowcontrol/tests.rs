@@ -242,3 +242,15 @@ fn invalid_objects_are_refused_in_kube_apiservers_words() {
     exempt["spec"]["exempt"]["nominalConcurrencyShares"] = json!(7);
     assert!(validation::causes("PriorityLevelConfiguration", &exempt).is_empty());
 }
+
+#[test]
+fn nominal_seats_share_out_the_server_limit() {
+    // kube-apiserver's defaults: catch-all gets 13 of 600 seats, exempt none.
+    let mut levels = classifier().levels().to_vec();
+    levels.retain(|(name, _)| name != "e2e");
+    let seats = nominal_seats(&levels);
+    let of = |n: &str| seats.iter().find(|(name, _)| *name == n).unwrap().1;
+    assert_eq!(of("catch-all"), 13);
+    assert_eq!(of("exempt"), 0);
+    assert_eq!(of("global-default"), 49);
+}

@@ -206,7 +206,7 @@ pub(super) fn serve_non_resource(
         ["openapi", "v3", rest @ ..] => documents::openapi_v3(api, &rest.join("/")),
         ["metrics"] => Ok(response::raw_typed(
             200,
-            api.metrics.render().into(),
+            crate::flowcontrol::with_metrics(api, api.metrics.render()).into(),
             "text/plain; version=0.0.4",
         )),
         [".well-known", "openid-configuration"] => documents::oidc_discovery(api),

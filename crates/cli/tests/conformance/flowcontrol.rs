@@ -192,6 +192,12 @@ fn responses_name_the_flow_schema_a_request_matched() {
             .filter(|f| dangling(f).as_deref() == Some("False"))
     });
 
+    // The level is reported as kube-apiserver reports it (the upstream spec waits for this).
+    let metrics = hub.ok(&["get", "--raw", "/metrics"]);
+    assert!(
+        metrics.contains("apiserver_flowcontrol_nominal_limit_seats{priority_level=\"e2e-testing-prioritylevel\"} "),
+        "{metrics}"
+    );
     // bot's GET /version matches the new schema; the admin's matches `exempt`.
     assert_eq!(
         pf_headers(&hub, Some(token), "/version"),
