@@ -1,7 +1,8 @@
 //! Kubernetes' own CEL libraries, which kube-apiserver adds to CEL for CRD rules and admission
 //! policies: lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), regex (`find`,
-//! `findAll`), `quantity`, `url`, `ip`/`cidr`, `semver` and `format` ([`lists`], [`regex`],
-//! [`quantity`], [`net`], [`semver`]). A rule calling them is enforced as kube enforces it.
+//! `findAll`), sets (`sets.contains`, `sets.equivalent`, `sets.intersects`), `quantity`, `url`,
+//! `ip`/`cidr` and `semver` ([`lists`], [`regex`], [`sets`], [`quantity`], [`net`],
+//! [`semver`]). A rule calling them is enforced as kube enforces it.
 //!
 //! Each function is written over cel-rust's [`Value`]s (`fn(&[Value]) -> Result<Value, String>`,
 //! the receiver first) and registered as an overload of the environment through a small
@@ -12,6 +13,7 @@ mod net;
 mod quantity;
 mod regex;
 mod semver;
+mod sets;
 
 use cel::common::types::{Type, DYN_TYPE, INT_TYPE, LIST_TYPE, STRING_TYPE};
 use cel::common::value::{CowVal, Val};
@@ -125,6 +127,28 @@ pub(crate) fn extension(env: &mut Env) -> Result<(), DeclarationError> {
         vec![STRING_TYPE, INT_TYPE],
         adapt!("findAll", regex::find_all),
     )?;
+    // Sets.
+    for (name, f) in [
+        (
+            "sets.contains",
+            adapt!("sets.contains", sets::contains) as cel::common::functions::Function,
+        ),
+        (
+            "sets.equivalent",
+            adapt!("sets.equivalent", sets::equivalent),
+        ),
+        (
+            "sets.intersects",
+            adapt!("sets.intersects", sets::intersects),
+        ),
+    ] {
+        env.add_overload(
+            name,
+            &format!("{name}_list_list"),
+            vec![LIST_TYPE, LIST_TYPE],
+            f,
+        )?;
+    }
     // Quantity.
     env.add_overload(
         "quantity",

@@ -86,12 +86,32 @@ pub(super) fn max(args: &[Value]) -> Result<Value, String> {
     extreme(args, "max", Ordering::Greater)
 }
 
+/// CEL equality: numbers of different types compare by value (`1 == 1.0 == 1u`).
+pub(super) fn equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (
+            Value::Int(_) | Value::UInt(_) | Value::Float(_),
+            Value::Int(_) | Value::UInt(_) | Value::Float(_),
+        ) => compare(a, b).is_ok_and(|o| o == Ordering::Equal) || num(a) == num(b),
+        _ => a == b,
+    }
+}
+
+fn num(v: &Value) -> Option<f64> {
+    match v {
+        Value::Int(i) => Some(*i as f64),
+        Value::UInt(u) => Some(*u as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
 /// `list.indexOf(x)`: the first index of an item equal to `x`, or -1.
 pub(super) fn index_of(args: &[Value]) -> Result<Value, String> {
     let l = items(args)?;
     let x = args.get(1).ok_or("indexOf needs an argument")?;
     Ok(Value::Int(
-        l.iter().position(|v| v == x).map_or(-1, |i| i as i64),
+        l.iter().position(|v| equal(v, x)).map_or(-1, |i| i as i64),
     ))
 }
 
@@ -100,6 +120,6 @@ pub(super) fn last_index_of(args: &[Value]) -> Result<Value, String> {
     let l = items(args)?;
     let x = args.get(1).ok_or("lastIndexOf needs an argument")?;
     Ok(Value::Int(
-        l.iter().rposition(|v| v == x).map_or(-1, |i| i as i64),
+        l.iter().rposition(|v| equal(v, x)).map_or(-1, |i| i as i64),
     ))
 }

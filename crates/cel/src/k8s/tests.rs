@@ -82,6 +82,11 @@ fn library_functions() {
             json!(true),
         ),
         ("cidr('10.0.0.0/8').prefixLength()", json!(8)),
+        // sets
+        ("sets.contains([1, 2, 3], [3, 1])", json!(true)),
+        ("sets.contains([1, 2], [1.0])", json!(true)),
+        ("sets.equivalent([1, 2, 2], [2, 1])", json!(true)),
+        ("sets.intersects(['a'], ['b'])", json!(false)),
         // semver
         ("semver('1.2.3').isLessThan(semver('1.10.0'))", json!(true)),
         (
