@@ -7,6 +7,7 @@ mod health;
 mod json_path;
 mod list_options;
 pub(crate) mod objects;
+mod request_timeout;
 pub mod response;
 mod table;
 mod watch;
@@ -85,6 +86,7 @@ async fn route(
     flow: &mut Option<crate::flowcontrol::Matched>,
 ) -> Result<Response<Body>, ApiError> {
     let path = req.uri().path().to_string();
+    request_timeout::check(&path, req.uri().query())?;
     if matches!(path.as_str(), "/healthz" | "/livez" | "/readyz" | "/version") {
         let authorization = req.headers().get(http::header::AUTHORIZATION).cloned();
         let method = req.method().clone();

@@ -525,3 +525,36 @@ async fn a_review_has_no_table_form() {
         "{answer}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_that_does_not_parse_is_400_but_a_watch_ends_by_timeout_seconds() {
+    let hub = Hub::start();
+    let caller = Caller::new(&hub).await;
+    let (code, status) = caller.get("/version?timeout=invalid", None).await;
+    assert_eq!(
+        (code, &status["reason"]),
+        (400, &json!("BadRequest")),
+        "{status}"
+    );
+    assert_eq!(
+        status["message"],
+        "invalid timeout specified in the request URL - time: invalid duration \"invalid\""
+    );
+    for ok in [
+        "/version?timeout=3m",
+        "/version?timeout=0s",
+        "/api/v1/namespaces?timeout=10s",
+    ] {
+        assert_eq!(caller.get(ok, None).await.0, 200, "{ok}");
+    }
+    // A watch is long-running: `timeout` is not its business; timeoutSeconds ends it.
+    let started = Instant::now();
+    let path = "/api/v1/namespaces?watch=true&resourceVersion=0&timeout=x&timeoutSeconds=1";
+    let (code, _) = caller.get(path, None).await;
+    assert_eq!(code, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
