@@ -1,13 +1,14 @@
 //! Kubernetes' own CEL libraries, which kube-apiserver adds to CEL for CRD rules and admission
 //! policies: lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), regex (`find`,
 //! `findAll`), sets (`sets.contains`, `sets.equivalent`, `sets.intersects`), `quantity`, `url`,
-//! `ip`/`cidr` and `semver` ([`lists`], [`regex`], [`sets`], [`quantity`], [`net`],
-//! [`semver`]). A rule calling them is enforced as kube enforces it.
+//! `ip`/`cidr`, `semver` and named formats ([`lists`], [`regex`], [`sets`], [`quantity`],
+//! [`net`], [`semver`], [`format`]). A rule calling them is enforced as kube enforces it.
 //!
 //! Each function is written over cel-rust's [`Value`]s (`fn(&[Value]) -> Result<Value, String>`,
 //! the receiver first) and registered as an overload of the environment through a small
 //! adapter, so the interpreter dispatches them like its own.
 
+mod format;
 mod lists;
 mod net;
 mod quantity;
@@ -25,7 +26,7 @@ type Lib = fn(&[Value]) -> Result<Value, String>;
 /// Turns a [`Lib`] function into the interpreter's function type (a plain `fn`, so each
 /// library function gets its own adapter).
 macro_rules! adapt {
-    ($name:literal, $f:path) => {{
+    ($name:expr, $f:expr) => {{
         fn adapted<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
             let values = args
                 .iter()
@@ -324,6 +325,46 @@ pub(crate) fn extension(env: &mut Env) -> Result<(), DeclarationError> {
         DYN_TYPE,
         vec![DYN_TYPE],
         adapt!("containsCIDR", net::contains_cidr),
+    )?;
+    // Named formats.
+    macro_rules! named_format {
+        ($($n:literal),*) => {$(
+            env.add_overload(
+                concat!("format.", $n),
+                concat!("format-", $n),
+                vec![],
+                adapt!(concat!("format.", $n), |_: &[Value]| Ok(format::named_constant($n))),
+            )?;
+        )*};
+    }
+    named_format!(
+        "dns1123Label",
+        "dns1123Subdomain",
+        "dns1035Label",
+        "qualifiedName",
+        "dns1123LabelPrefix",
+        "dns1123SubdomainPrefix",
+        "dns1035LabelPrefix",
+        "labelValue",
+        "uri",
+        "uuid",
+        "byte",
+        "date",
+        "datetime"
+    );
+    env.add_overload(
+        "format.named",
+        "format-named",
+        vec![STRING_TYPE],
+        adapt!("format.named", format::named),
+    )?;
+    member(
+        env,
+        "validate",
+        "format-validate",
+        DYN_TYPE,
+        vec![STRING_TYPE],
+        adapt!("validate", format::validate),
     )?;
     // Semantic versions.
     env.add_overload(

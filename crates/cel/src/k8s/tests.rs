@@ -87,6 +87,28 @@ fn library_functions() {
         ("sets.contains([1, 2], [1.0])", json!(true)),
         ("sets.equivalent([1, 2, 2], [2, 1])", json!(true)),
         ("sets.intersects(['a'], ['b'])", json!(false)),
+        // named formats
+        (
+            "format.dns1123Label().validate('my-name') == optional.none()",
+            json!(true),
+        ),
+        (
+            "format.dns1123Label().validate('My_Name').value().size()",
+            json!(1),
+        ),
+        (
+            "format.named('uuid').value().validate('not-a-uuid').hasValue()",
+            json!(true),
+        ),
+        ("format.named('nosuch').hasValue()", json!(false)),
+        (
+            "format.dns1123LabelPrefix().validate('abc-').hasValue()",
+            json!(false),
+        ),
+        (
+            "format.qualifiedName().validate('example.com/my.name').hasValue()",
+            json!(false),
+        ),
         // semver
         ("semver('1.2.3').isLessThan(semver('1.10.0'))", json!(true)),
         (
