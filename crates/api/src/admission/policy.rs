@@ -49,6 +49,8 @@ pub(crate) struct Attributes<'a> {
     pub user: &'a UserInfo,
     /// Is the request a dry run?
     pub dry_run: bool,
+    /// The other versions the resource is served at (`matchPolicy: Equivalent`).
+    pub equivalent_versions: &'a [String],
 }
 
 impl Attributes<'_> {
@@ -108,7 +110,7 @@ pub(crate) fn admit(
     old: Option<&Value>,
     new: &mut Value,
 ) -> Result<()> {
-    if exempt(res) {
+    if exempt(res) || !anything_configured(api) {
         return Ok(());
     }
     let operation = if old.is_some() { "UPDATE" } else { "CREATE" };
@@ -123,6 +125,7 @@ pub(crate) fn admit(
         String::new()
     };
     let namespace_object = namespace_object(api, &namespace);
+    let equivalents = equivalent_versions(api, res);
     let current = new.clone();
     let mut a = Attributes {
         res,
@@ -135,6 +138,7 @@ pub(crate) fn admit(
         namespace_object: namespace_object.as_ref(),
         user,
         dry_run: super::scope::dry_run(),
+        equivalent_versions: &equivalents,
     };
     if let Some(patched) = super::webhook::admit(api, &a, true)? {
         *new = patched;
@@ -160,7 +164,7 @@ pub(crate) fn admit_delete(
     old: &Value,
     dry_run: bool,
 ) -> Result<()> {
-    if exempt(res) {
+    if exempt(res) || !anything_configured(api) {
         return Ok(());
     }
     let old = crate::registry::storage::from_storage(res, old.clone());
@@ -171,6 +175,7 @@ pub(crate) fn admit_delete(
         .unwrap_or("")
         .to_string();
     let namespace_object = namespace_object(api, &namespace);
+    let equivalents = equivalent_versions(api, res);
     let a = Attributes {
         res,
         operation: "DELETE",
@@ -182,9 +187,42 @@ pub(crate) fn admit_delete(
         namespace_object: namespace_object.as_ref(),
         user,
         dry_run,
+        equivalent_versions: &equivalents,
     };
     evaluate::validate(api, &a)?;
     super::webhook::admit(api, &a, false).map(|_| ())
+}
+
+/// The other versions of `res`'s group that serve the same resource.
+fn equivalent_versions(api: &Api, res: &ResourceInfo) -> Vec<String> {
+    let snap = api.registry.snapshot();
+    let Some((_, versions)) = snap.groups().iter().find(|(g, _)| *g == res.group) else {
+        return Vec::new();
+    };
+    versions
+        .iter()
+        .filter(|v| **v != res.version && snap.get(&res.group, v, &res.plural).is_some())
+        .cloned()
+        .collect()
+}
+
+/// Is anything configured that judges writes? Most hubs have no policy and no webhook, and
+/// their writes should not pay for building what judging needs.
+fn anything_configured(api: &Api) -> bool {
+    let snap = api.registry.snapshot();
+    [
+        "validatingadmissionpolicies",
+        "validatingwebhookconfigurations",
+        "mutatingwebhookconfigurations",
+    ]
+    .iter()
+    .filter_map(|p| snap.get(GROUP, "v1", p))
+    .any(|r| {
+        !api.cache
+            .list(&r.key_prefix(None), None, Some(1), |_| true)
+            .0
+            .is_empty()
+    })
 }
 
 /// The stored namespace `name` (none for cluster-scoped objects or a namespace not found).

@@ -13,7 +13,7 @@ mod call;
 use base64::Engine;
 use serde_json::{json, Value};
 
-use super::policy::matching::{rule_matches, selectors_match};
+use super::policy::matching::{any_rule_matches, selectors_match};
 use super::policy::{evaluate, Attributes};
 use crate::error::{ApiError, Result};
 use crate::Api;
@@ -51,8 +51,7 @@ pub(crate) fn admit(api: &Api, a: &Attributes<'_>, mutating: bool) -> Result<Opt
 /// Does the webhook match the request (rules, selectors, match conditions)? A match condition
 /// that fails to evaluate is the failure policy's to judge.
 fn matches(a: &Attributes<'_>, hook: &Value) -> std::result::Result<bool, String> {
-    let rules = hook["rules"].as_array();
-    if !rules.is_some_and(|rs| rs.iter().any(|r| rule_matches(r, a))) || !selectors_match(hook, a) {
+    if !any_rule_matches(&hook["rules"], &hook["matchPolicy"], a) || !selectors_match(hook, a) {
         return Ok(false);
     }
     let request = a.request_json();

@@ -30,9 +30,14 @@ fn resource_matches(entry: &str, resource: &str, sub: &str) -> bool {
 /// Does one rule (`RuleWithOperations`, or `NamedRuleWithOperations` with `resourceNames`)
 /// match the request?
 pub(crate) fn rule_matches(rule: &Value, a: &Attributes<'_>) -> bool {
+    rule_matches_at(rule, a, &a.res.version)
+}
+
+/// [`rule_matches`] for the resource served at `version`.
+fn rule_matches_at(rule: &Value, a: &Attributes<'_>, version: &str) -> bool {
     if !holds(&rule["operations"], a.operation)
         || !holds(&rule["apiGroups"], &a.res.group)
-        || !holds(&rule["apiVersions"], &a.res.version)
+        || !holds(&rule["apiVersions"], version)
     {
         return false;
     }
@@ -57,6 +62,20 @@ pub(crate) fn rule_matches(rule: &Value, a: &Attributes<'_>) -> bool {
         Some(names) if !names.is_empty() => names.iter().any(|n| n == a.name),
         _ => true,
     }
+}
+
+/// Does any of `rules` match? With `matchPolicy: Equivalent` (the default) a rule naming the
+/// resource at another version the hub serves it in matches too, as kube matches equivalent
+/// requests (`autoscaling/v1` and `v2` HorizontalPodAutoscalers).
+pub(crate) fn any_rule_matches(rules: &Value, match_policy: &Value, a: &Attributes<'_>) -> bool {
+    let rules = rules.as_array().map(Vec::as_slice).unwrap_or_default();
+    if rules.iter().any(|r| rule_matches(r, a)) {
+        return true;
+    }
+    match_policy.as_str() != Some("Exact")
+        && a.equivalent_versions
+            .iter()
+            .any(|v| rules.iter().any(|r| rule_matches_at(r, a, v)))
 }
 
 /// The labels a namespace selector is judged on: the namespace object's own for a namespace,
@@ -116,14 +135,11 @@ pub(crate) fn resources_match(m: &Value, a: &Attributes<'_>, rules_required: boo
     if !selectors_match(m, a) {
         return false;
     }
-    let excluded = m["excludeResourceRules"]
-        .as_array()
-        .is_some_and(|rs| rs.iter().any(|r| rule_matches(r, a)));
-    if excluded {
+    if any_rule_matches(&m["excludeResourceRules"], &m["matchPolicy"], a) {
         return false;
     }
     match m["resourceRules"].as_array() {
-        Some(rs) if !rs.is_empty() => rs.iter().any(|r| rule_matches(r, a)),
+        Some(rs) if !rs.is_empty() => any_rule_matches(&m["resourceRules"], &m["matchPolicy"], a),
         _ => !rules_required,
     }
 }

@@ -45,6 +45,7 @@ fn attrs<'a>(
         namespace_object: ns,
         user,
         dry_run: false,
+        equivalent_versions: &[],
     }
 }
 
@@ -345,4 +346,20 @@ fn a_denial_is_worded_as_kube_words_it() {
     assert_eq!(details["group"], "apps");
     let e = denial_error(&a, &denial("Forbidden"));
     assert_eq!((e.code, e.reason), (403, "Forbidden"));
+}
+
+#[test]
+fn equivalent_versions_match_unless_the_policy_is_exact() {
+    let d = res("deployments");
+    let u = user();
+    let obj = deployment(1);
+    let others = ["v1beta1".to_string()];
+    let mut a = attrs(&d, &u, &obj, None, None);
+    a.equivalent_versions = &others;
+    let rules = json!([{"operations": ["*"], "apiGroups": ["apps"], "apiVersions": ["v1beta1"], "resources": ["deployments"]}]);
+    let cases = [("Equivalent", true), ("Exact", false)];
+    for (policy, want) in cases {
+        let m = json!({"resourceRules": rules, "matchPolicy": policy});
+        assert_eq!(resources_match(&m, &a, true), want, "{policy}");
+    }
 }
