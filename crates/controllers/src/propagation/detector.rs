@@ -35,7 +35,7 @@ use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 
-pub use self::desired::{desired, excluded_namespace};
+pub use self::desired::{desired, excluded_namespace, kept_by_each_cluster};
 use self::desired::{named_kinds, unwatched, up_to_date};
 use super::binding::{BindingObject, DETECTOR_HASH_ANNOTATION};
 use super::feed::feed;
@@ -166,10 +166,14 @@ fn error_policy(obj: Arc<DynamicObject>, error: &Error, _: Arc<KindContext>) -> 
 async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Result<Action> {
     let meta = &obj.metadata;
     let ns = meta.namespace.as_deref();
-    if meta.deletion_timestamp.is_some() || ns.is_some_and(excluded_namespace) {
+    let name = meta.name.as_deref().unwrap_or_default();
+    let api_version = &ctx.resource.api_version;
+    if meta.deletion_timestamp.is_some()
+        || ns.is_some_and(excluded_namespace)
+        || kept_by_each_cluster(api_version, &ctx.resource.kind, ns, name)
+    {
         return Ok(Action::await_change());
     }
-    let name = meta.name.as_deref().unwrap_or_default();
     let empty = BTreeMap::new();
     let subject = Subject {
         api_version: &ctx.resource.api_version,

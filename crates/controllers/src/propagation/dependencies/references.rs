@@ -33,7 +33,8 @@ pub struct Dependency {
 /// Everything `template`'s pod spec refers to, sorted and without duplicates: ConfigMaps and
 /// Secrets of volumes (also projected ones and the secrets of volume plugins), of containers'
 /// `env` and `envFrom` (containers, init and ephemeral containers) and of `imagePullSecrets`;
-/// the ServiceAccount unless it is `default`; the claims of PersistentVolumeClaim volumes.
+/// the ServiceAccount unless it is `default`; the claims of PersistentVolumeClaim volumes. The
+/// ConfigMap `kube-root-ca.crt` is each cluster's own and never a dependency.
 /// Empty for kinds without a pod template.
 pub fn dependencies(template: &Value) -> Vec<Dependency> {
     let Some(spec) = pod_spec(template) else {
@@ -82,7 +83,13 @@ struct Found(BTreeSet<Dependency>);
 impl Found {
     /// Adds a dependency on `kind` named `name`, when `name` is a non-empty string.
     fn add(&mut self, kind: &'static str, name: &Value) {
-        if let Some(name) = name.as_str().filter(|name| !name.is_empty()) {
+        // Every cluster publishes its own CA there (pods' projected service-account volumes
+        // name it): the hub's copy must not replace a member's.
+        let own_ca = |name: &str| kind == CONFIG_MAP && name == "kube-root-ca.crt";
+        if let Some(name) = name
+            .as_str()
+            .filter(|name| !name.is_empty() && !own_ca(name))
+        {
             self.0.insert(Dependency {
                 kind,
                 name: name.to_owned(),

@@ -23,6 +23,23 @@ pub fn excluded_namespace(ns: &str) -> bool {
         || matches!(ns, "kube-system" | "kube-public" | "kube-node-lease")
 }
 
+/// Objects every Kubernetes cluster keeps for itself, which the hub has too: never propagated,
+/// or the hub's copy would overwrite the member's own (its CA in `kube-root-ca.crt`, its API
+/// server's address in `default/kubernetes`). Each member's own control plane keeps them.
+pub fn kept_by_each_cluster(
+    api_version: &str,
+    kind: &str,
+    namespace: Option<&str>,
+    name: &str,
+) -> bool {
+    match (api_version, kind, name) {
+        ("v1", "ConfigMap", "kube-root-ca.crt") | ("v1", "ServiceAccount", "default") => true,
+        ("v1", "Service" | "Endpoints", "kubernetes")
+        | ("discovery.k8s.io/v1", "EndpointSlice", "kubernetes") => namespace == Some("default"),
+        _ => false,
+    }
+}
+
 /// flotilla's own API groups: never propagated (a policy naming them is ignored).
 pub(super) fn own_group(api_version: &str) -> bool {
     api_version

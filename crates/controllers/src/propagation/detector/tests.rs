@@ -190,6 +190,40 @@ fn a_binding_is_written_unless_it_carries_the_same_hash() {
 }
 
 #[test]
+fn objects_each_cluster_keeps_never_propagated() {
+    let cases = [
+        ("v1", "ConfigMap", Some("shop"), "kube-root-ca.crt", true),
+        ("v1", "ConfigMap", Some("shop"), "app-config", false),
+        ("v1", "ServiceAccount", Some("shop"), "default", true),
+        ("v1", "ServiceAccount", Some("shop"), "runner", false),
+        ("v1", "Service", Some("default"), "kubernetes", true),
+        ("v1", "Service", Some("shop"), "kubernetes", false),
+        ("v1", "Endpoints", Some("default"), "kubernetes", true),
+        (
+            "discovery.k8s.io/v1",
+            "EndpointSlice",
+            Some("default"),
+            "kubernetes",
+            true,
+        ),
+        (
+            "apps/v1",
+            "Deployment",
+            Some("default"),
+            "kubernetes",
+            false,
+        ),
+    ];
+    for (api_version, kind, ns, name, want) in cases {
+        assert_eq!(
+            kept_by_each_cluster(api_version, kind, ns, name),
+            want,
+            "{kind} {ns:?}/{name}"
+        );
+    }
+}
+
+#[test]
 fn namespaces_and_groups_never_propagated() {
     let cases = [
         ("shop", false),

@@ -98,6 +98,21 @@ fn projected_volume_sources() {
 }
 
 #[test]
+fn each_clusters_own_ca_is_no_dependency() {
+    // The projected volume Kubernetes gives pods for their service-account token.
+    let template = deployment(json!({
+        "volumes": [{
+            "name": "kube-api-access",
+            "projected": { "sources": [
+                { "serviceAccountToken": { "path": "token" } },
+                { "configMap": { "name": "kube-root-ca.crt" } },
+            ] },
+        }, { "name": "ca", "configMap": { "name": "kube-root-ca.crt" } }],
+    }));
+    assert_eq!(dependencies(&template), []);
+}
+
+#[test]
 fn env_and_env_from_of_every_container_list() {
     let template = deployment(json!({
         "containers": [{
