@@ -7,6 +7,7 @@
 //! - [`certificates`]: a CertificateSigningRequest's requester is who created it; its spec never
 //!   changes; approval conditions change only through `/approval`.
 //! - [`pods`]: `/ephemeralcontainers` changes only the pod's ephemeral containers.
+//! - [`admit_delete`]: the system PriorityClasses cannot be deleted.
 
 mod certificates;
 mod pods;
@@ -45,14 +46,35 @@ pub(crate) fn admit(
             priority::admit_priority_class(api, res, new)
         }
         ("certificates.k8s.io", "certificatesigningrequests") => {
-            match old {
-                None => certificates::requested_by(user, new),
-                Some(old) => certificates::update(sub, old, new),
+            let Some(old) = old else {
+                certificates::requested_by(user, new);
+                return Ok(());
+            };
+            let causes = certificates::update(sub, old, new);
+            if causes.is_empty() {
+                Ok(())
+            } else {
+                Err(crate::error::ApiError::invalid_object(res, new, causes))
             }
-            Ok(())
         }
         _ => Ok(()),
     }
+}
+
+/// Refuse deleting what kube-apiserver never deletes: the system PriorityClasses (403).
+pub(crate) fn admit_delete(res: &ResourceInfo, name: &str) -> Result<()> {
+    let system = crate::admission::validation::SYSTEM_PRIORITY_CLASSES
+        .iter()
+        .any(|(n, _, _)| *n == name);
+    if !res.custom && res.group == "scheduling.k8s.io" && res.plural == "priorityclasses" && system
+    {
+        return Err(crate::admission::quota::forbidden(
+            res,
+            name,
+            "this is a system priority class and cannot be deleted",
+        ));
+    }
+    Ok(())
 }
 
 /// The stored objects of the built-in resource `group`/`plural` (cluster-wide).

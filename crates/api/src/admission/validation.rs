@@ -10,6 +10,8 @@
 mod flotilla;
 mod stored;
 
+pub(crate) use stored::SYSTEM_PRIORITY_CLASSES;
+
 use base64::Engine;
 use serde_json::{Map, Value};
 

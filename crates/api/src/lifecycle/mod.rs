@@ -9,6 +9,7 @@ mod bootstrap;
 mod crd;
 mod gc;
 mod namespace;
+mod priority_classes;
 mod quota;
 
 use std::sync::Arc;
@@ -25,6 +26,7 @@ pub fn start(api: &Arc<Api>) {
     tokio::spawn(crate::admission::policy::status::run(api.clone()));
     tokio::spawn(bootstrap::run(api.clone()));
     tokio::spawn(quota::run(api.clone()));
+    tokio::spawn(priority_classes::run(api.clone()));
 }
 
 /// Follow every change in the cache (starting with the current state as additions), calling

@@ -31,8 +31,9 @@ pub(super) fn requested_by(user: &UserInfo, new: &mut Value) {
     }
 }
 
-/// An update through the main resource (`sub` None), `/status` or `/approval`.
-pub(super) fn update(sub: Option<&str>, old: &Value, new: &mut Value) {
+/// An update through the main resource (`sub` None), `/status` or `/approval`; the causes it
+/// is refused for (only `/approval` adds or changes approval conditions).
+pub(super) fn update(sub: Option<&str>, old: &Value, new: &mut Value) -> Vec<(String, String)> {
     copy(old, new, "spec");
     match sub {
         None => copy(old, new, "status"),
@@ -41,6 +42,7 @@ pub(super) fn update(sub: Option<&str>, old: &Value, new: &mut Value) {
                 keep_instances(old, new, kind);
             }
             condition_times(old, new);
+            return approval_unchanged(old, new);
         }
         Some("approval") => {
             condition_times(old, new);
@@ -56,6 +58,35 @@ pub(super) fn update(sub: Option<&str>, old: &Value, new: &mut Value) {
         }
         Some(_) => {}
     }
+    Vec::new()
+}
+
+/// `/status` neither adds nor changes an Approved or Denied condition (removing one is refused
+/// by validation, whatever the path).
+fn approval_unchanged(old: &Value, new: &Value) -> Vec<(String, String)> {
+    let mut causes = Vec::new();
+    for kind in ["Approved", "Denied"] {
+        let of = |o: &Value| -> Vec<Value> {
+            conditions(o)
+                .iter()
+                .filter(|c| c["type"] == kind)
+                .cloned()
+                .collect()
+        };
+        let (before, after) = (of(old), of(new));
+        let why = if after.len() > before.len() {
+            "add"
+        } else if after.len() == before.len() && after != before {
+            "modify"
+        } else {
+            continue;
+        };
+        causes.push((
+            "status.conditions".to_string(),
+            format!("Forbidden: updates may not {why} a condition of type {kind:?}"),
+        ));
+    }
+    causes
 }
 
 fn child<'a>(obj: &'a mut Value, key: &str) -> Option<&'a mut Map<String, Value>> {

@@ -11,6 +11,8 @@ use serde_json::Value;
 
 use super::Causes;
 
+pub(crate) use priority_class::SYSTEM_CLASSES as SYSTEM_PRIORITY_CLASSES;
+
 /// The causes `obj` (an update from `old`, or a create) of `group`/`kind` is refused for.
 pub(super) fn causes(group: &str, kind: &str, old: Option<&Value>, obj: &Value) -> Causes {
     let mut causes = match (group, kind) {

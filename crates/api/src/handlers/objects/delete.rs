@@ -74,6 +74,7 @@ pub(super) async fn delete(
         return Err(not_found(ctx, res));
     };
     admission::policy::admit_delete(api, &ctx.user, &ctx.info, res, &cur.value(), opts.dry_run)?;
+    admission::kinds::admit_delete(res, &name)?;
     let outcome = delete_object(api, res, &key, &name, &opts).await?;
     Ok(outcome_response(res, outcome))
 }

@@ -54,6 +54,15 @@ fn selector_string(spec: &ScaleSpec, obj: &Value) -> Option<String> {
             }
             Some(parts.join(","))
         }
+        // A replication controller's selector is a label map (`registry::builtin::core_v1`).
+        Some("@mapselector") => {
+            let m = obj.pointer("/spec/selector")?.as_object()?;
+            let parts: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                .collect();
+            Some(parts.join(","))
+        }
         Some(p) => obj
             .pointer(&pointer(p))
             .and_then(Value::as_str)

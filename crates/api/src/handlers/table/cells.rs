@@ -16,6 +16,7 @@ pub(super) fn computed(name: &str, o: &Value) -> Option<Value> {
             v.to_string()
         }
     };
+    let int = |p: &str| o.pointer(p).and_then(Value::as_i64).unwrap_or(0);
     let flag = |p: &str, default: bool| o.pointer(p).and_then(Value::as_bool).unwrap_or(default);
     Some(match name {
         "@podready" => json!(pod_ready(o)),
@@ -25,6 +26,9 @@ pub(super) fn computed(name: &str, o: &Value) -> Option<Value> {
         "@podnode" => json!(or(text("/spec/nodeName"), "<none>")),
         "@podnominated" => json!(or(text("/status/nominatedNodeName"), "<none>")),
         "@podgates" => json!(readiness_gates(o)),
+        // Go prints an unset int32 status count as 0.
+        "@statusreplicas" => json!(int("/status/replicas")),
+        "@readyreplicas" => json!(int("/status/readyReplicas")),
         "@tplcontainers" => json!(template_containers(o, "name")),
         "@tplimages" => json!(template_containers(o, "image")),
         "@tpllabels" => json!(selector(o.pointer("/template/metadata/labels"))),

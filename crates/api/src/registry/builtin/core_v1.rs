@@ -21,8 +21,8 @@ pub(super) fn resources() -> Vec<ResourceInfo> {
         true,
         vec![
             col("Desired", "integer", 0, ".spec.replicas"),
-            col("Current", "integer", 0, ".status.replicas"),
-            col("Ready", "integer", 0, ".status.readyReplicas"),
+            col("Current", "integer", 0, "@statusreplicas"),
+            col("Ready", "integer", 0, "@readyreplicas"),
             age(),
             col("Containers", "string", 1, "@containers"),
             col("Images", "string", 1, "@images"),

@@ -41,9 +41,9 @@ pub(super) fn causes(old: Option<&Value>, obj: &Value) -> Causes {
     }
     condition_causes(&mut causes, obj);
     if let Some(old) = old {
-        for kind in ["Approved", "Denied"] {
-            let had = has(old, kind);
-            if had && !has(obj, kind) {
+        for kind in ["Approved", "Denied", "Failed"] {
+            let count = |o: &Value| conditions(o).iter().filter(|c| c["type"] == kind).count();
+            if count(obj) < count(old) {
                 causes.push((
                     "status.conditions".into(),
                     format!("Forbidden: updates may not remove a condition of type {kind:?}"),
@@ -152,10 +152,6 @@ fn conditions(obj: &Value) -> &[Value] {
     obj.pointer("/status/conditions")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
-}
-
-fn has(obj: &Value, kind: &str) -> bool {
-    conditions(obj).iter().any(|c| c["type"] == kind)
 }
 
 /// Conditions have a type; Approved, Denied and Failed are unique and `True`; a request is
