@@ -7,6 +7,8 @@
 //! cannot be read under an atomic list (whose items are not correlated). Causes are worded and
 //! placed as kube's (422 with the CRD).
 
+mod fields;
+
 use std::collections::HashMap;
 
 use flotilla_cel::typecheck::{check_typed, Type};
@@ -96,7 +98,12 @@ impl Walk<'_> {
         let rules = o.get("x-kubernetes-validations").and_then(Value::as_array);
         for (j, rule) in rules.into_iter().flatten().enumerate() {
             let rule_path = format!("{path}.x-kubernetes-validations[{j}]");
-            self.rule(s, rule, at, &rule_path, root, card, atomic);
+            let wrong = fields::causes(s, rule, &rule_path);
+            // As kube: a rule whose fields are wrong is not compiled.
+            if wrong.is_empty() {
+                self.rule(s, rule, at, &rule_path, root, card, atomic);
+            }
+            self.causes.extend(wrong);
         }
         let bound = |k: &str| o.get(k).and_then(Value::as_u64);
         let times = |n: Option<u64>| match (card, n) {

@@ -119,3 +119,45 @@ fn budget_messages_as_kube() {
     );
     assert!(budget_message("c", 25, 10).contains("factor of 2.5x"));
 }
+
+#[test]
+fn rule_fields() {
+    let props = json!({"x": {"type": "integer"}, "l": {"type": "array", "items": {"type": "object",
+        "properties": {"n": {"type": "string"}}}}, "m": {"type": "object", "additionalProperties": {"type": "string"}}});
+    let at = "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]";
+    let cases = [
+        (
+            json!({"rule": " "}),
+            ".rule",
+            "Required value: rule is not specified",
+        ),
+        (
+            json!({"rule": "true", "message": "a\nb"}),
+            ".message",
+            "message must not contain line breaks",
+        ),
+        (
+            json!({"rule": "true", "reason": "Nope"}),
+            ".reason",
+            r#"Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired""#,
+        ),
+        (
+            json!({"rule": "true", "fieldPath": ".y"}),
+            ".fieldPath",
+            r#"Invalid value: ".y": fieldPath must be a valid path"#,
+        ),
+    ];
+    for (rule, field, wanted) in cases {
+        let causes = crd_causes(&crd(spec_with(json!([rule]), props.clone())));
+        assert_eq!(causes.len(), 1, "{wanted}: {causes:?}");
+        assert_eq!(causes[0].0, format!("{at}{field}"));
+        assert!(causes[0].1.ends_with(wanted), "{}", causes[0].1);
+    }
+    for fp in [".x", "x", ".l[0].n", ".m.anything", "m['a.b']"] {
+        let rule = json!([{"rule": "true", "fieldPath": fp}]);
+        assert!(
+            crd_causes(&crd(spec_with(rule, props.clone()))).is_empty(),
+            "{fp}"
+        );
+    }
+}
