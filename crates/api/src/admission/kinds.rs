@@ -6,12 +6,15 @@
 //!   an unknown class), one global default PriorityClass at most (403).
 //! - [`certificates`]: a CertificateSigningRequest's requester is who created it; its spec never
 //!   changes; approval conditions change only through `/approval`.
+//! - [`runtime_class`]: the `RuntimeClass` plugin — a new pod's RuntimeClass exists (403), and
+//!   its overhead and scheduling constraints become the pod's.
 //! - [`pods`]: `/ephemeralcontainers` changes only the pod's ephemeral containers.
 //! - [`admit_delete`]: the system PriorityClasses cannot be deleted.
 
 mod certificates;
 mod pods;
 mod priority;
+mod runtime_class;
 
 use serde_json::Value;
 
@@ -39,6 +42,9 @@ pub(crate) fn admit(
         ("", "pods") => {
             if let (Some(old), Some("ephemeralcontainers")) = (old, sub) {
                 pods::ephemeral_containers_only(old, new);
+            }
+            if old.is_none() && sub.is_none() {
+                runtime_class::admit_pod(api, res, new)?;
             }
             priority::admit_pod(api, res, sub, old, new)
         }

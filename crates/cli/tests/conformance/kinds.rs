@@ -513,6 +513,13 @@ spec:
   nodeName: n1
   source: {persistentVolumeName: pv1}
 ---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: kata}
+handler: kata
+overhead: {podFixed: {cpu: 10m, memory: 1Mi}}
+scheduling: {nodeSelector: {sandbox: "true"}}
+---
 apiVersion: v1
 kind: LimitRange
 metadata: {name: lr}
@@ -552,6 +559,28 @@ spec:
     );
     let lr = get(&hub, &["limits", "lr"]);
     assert_eq!(lr["spec"]["limits"][0]["default"]["cpu"], "500m", "{lr}");
+
+    // The RuntimeClass admission plugin: the class must exist; its overhead and node
+    // selector become the pod's.
+    let pod = |name: &str, class: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}"}},
+                "spec":{{"runtimeClassName":"{class}","containers":[{{"name":"c","image":"nginx:1"}}]}}}}"#
+        )
+    };
+    hub.ok_stdin(&["create", "-f", "-"], &pod("sandboxed", "kata"));
+    let sandboxed = get(&hub, &["pod", "sandboxed"]);
+    assert_eq!(
+        sandboxed["spec"]["overhead"],
+        serde_json::json!({"cpu": "10m", "memory": "1Mi"})
+    );
+    assert_eq!(sandboxed["spec"]["nodeSelector"]["sandbox"], "true");
+    let out = hub.kubectl_stdin(&["create", "-f", "-"], &pod("orphan", "gone"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("pod rejected: RuntimeClass \"gone\" not found"),
+        "{err}"
+    );
 
     // kubectl create quota sends protobuf; its status is the quota controller's.
     hub.ok(&["create", "quota", "q", "--hard=pods=4"]);
