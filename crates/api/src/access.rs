@@ -17,9 +17,12 @@
 //!   cache, rebuilt whenever one of them changes (see `access/policy.rs`).
 //! - Writes of those RBAC objects grant nothing the writer does not hold (`access/escalation.rs`).
 //! - A credential that stops being valid ends the watches it opened ([`revocation`]).
+//! - `Impersonate-*` headers make a request act as whom its sender may impersonate
+//!   ([`Access::impersonate`]).
 //! - Access reviews and TokenReviews ask the same questions on a client's behalf ([`reviews`]).
 
 mod escalation;
+mod impersonation;
 pub(crate) mod join;
 mod policy;
 pub(crate) mod reviews;

@@ -80,21 +80,24 @@ pub fn start(api: &Arc<Api>) {
 }
 
 /// What a request to a public path (`/healthz`, `/version`) is classified as: the hub answers
-/// these before authentication, so the sender is who its credential says when it has a good
-/// one, and the anonymous user otherwise (as kube-apiserver, which authenticates first, sees it).
+/// these before authentication, so the sender is who its credential (and any impersonation it
+/// may do) says when it has a good one, and the anonymous user otherwise (as kube-apiserver,
+/// which authenticates first, sees it).
 pub async fn classify_public(
     api: &Api,
-    authorization: Option<HeaderValue>,
+    headers: http::HeaderMap,
     method: &http::Method,
     path: &str,
 ) -> Option<Matched> {
+    let authorization = headers.get(http::header::AUTHORIZATION);
     let user = match authorization {
-        Some(_) => api
-            .access
-            .authenticate(&api.cache, authorization.as_ref())
-            .await
-            .map(|a| a.user)
-            .unwrap_or_else(|_| UserInfo::anonymous()),
+        Some(_) => match api.access.authenticate(&api.cache, authorization).await {
+            Ok(a) => {
+                let impersonated = api.access.impersonate(&api.cache, a.user.clone(), &headers);
+                impersonated.unwrap_or(a.user)
+            }
+            Err(_) => UserInfo::anonymous(),
+        },
         None => UserInfo::anonymous(),
     };
     let info = RequestInfo::parse(method, path, false);

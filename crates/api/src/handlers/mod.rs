@@ -88,9 +88,8 @@ async fn route(
     let path = req.uri().path().to_string();
     request_timeout::check(&path, req.uri().query())?;
     if matches!(path.as_str(), "/healthz" | "/livez" | "/readyz" | "/version") {
-        let authorization = req.headers().get(http::header::AUTHORIZATION).cloned();
-        let method = req.method().clone();
-        *flow = crate::flowcontrol::classify_public(api, authorization, &method, &path).await;
+        let (headers, method) = (req.headers().clone(), req.method().clone());
+        *flow = crate::flowcontrol::classify_public(api, headers, &method, &path).await;
     }
     // Health and version are public, as in Kubernetes (system:public-info-viewer).
     if let Some(r) = health::serve(api, &path, req.uri().query()).await {
@@ -108,6 +107,7 @@ async fn route(
         .access
         .authenticate(&api.cache, authorization.as_ref())
         .await?;
+    let user = api.access.impersonate(&api.cache, user, req.headers())?;
     let info = RequestInfo::parse(req.method(), &path, query.watch)
         .with_field_selector(query.field_selector.as_deref());
     *flow = api.flowcontrol.classify(&user, &info);

@@ -240,3 +240,51 @@ fn subject_access_and_token_reviews_are_answered_not_stored() {
     let e = hub.fails(&["get", "--raw", path]);
     assert!(e.contains("MethodNotAllowed") || e.contains("405"), "{e}");
 }
+
+#[test]
+fn impersonation_acts_as_whom_the_sender_may_impersonate() {
+    let (hub, token) = hub_with_bot();
+    let who = hub.ok(&[
+        "auth",
+        "whoami",
+        "--as",
+        "jane-doe",
+        "--as-group",
+        "developers",
+        "--as-uid",
+        "uniq-id",
+        "-o",
+        "json",
+    ]);
+    let who: Value = serde_json::from_str(&who).unwrap();
+    assert_eq!(
+        who["status"]["userInfo"],
+        json!({"username": "jane-doe", "uid": "uniq-id", "groups": ["developers", "system:authenticated"]})
+    );
+    // Acting as bot, the admin has exactly bot's rights.
+    let as_bot = ["--as", "system:serviceaccount:team:bot"];
+    let yes = hub.kubectl(
+        &[
+            &as_bot[..],
+            &["auth", "can-i", "list", "configmaps", "-n", "team"],
+        ]
+        .concat(),
+    );
+    assert_eq!(String::from_utf8_lossy(&yes.stdout).trim(), "yes");
+    let e = hub.fails(&[&as_bot[..], &["get", "secrets", "-n", "team"]].concat());
+    assert!(
+        e.contains("User \"system:serviceaccount:team:bot\" cannot list resource \"secrets\""),
+        "{e}"
+    );
+    // bot may not impersonate anyone.
+    let out = as_token(
+        &hub,
+        &token,
+        &["get", "configmaps", "-n", "team", "--as", "jane-doe"],
+    );
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("users \"jane-doe\" is forbidden: User \"system:serviceaccount:team:bot\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope"),
+        "{e}"
+    );
+}

@@ -209,6 +209,20 @@ fn responses_name_the_flow_schema_a_request_matched() {
         pf_headers(&hub, None, "/version"),
         (exempt_fs.clone(), exempt_pl)
     );
+    // Impersonating bot, the admin's requests are classified as bot's.
+    let as_bot = [
+        "get",
+        "--raw",
+        "/version",
+        "-v=8",
+        "--as",
+        "system:serviceaccount:team:bot",
+    ];
+    let log = String::from_utf8_lossy(&hub.kubectl(&as_bot).stderr).to_ascii_lowercase();
+    assert!(
+        log.contains(&format!("x-kubernetes-pf-flowschema-uid: {fs_uid}")),
+        "{log}"
+    );
     // bot's resource requests are not in the schema's rules: they fall to service-accounts
     // (and bot may not list ConfigMaps: the 403 is classified all the same).
     let (fs, pl) = pf_headers(&hub, Some(token), "/api/v1/namespaces/team/configmaps");
