@@ -20,6 +20,8 @@ pub use crd::{budget_message, crd_causes};
 
 /// kube-apiserver's limit on what one evaluation of a rule may cost.
 const CALL_LIMIT: u64 = 1_000_000;
+/// kube-apiserver's limit on what all rules' evaluations on one object may cost.
+const OBJECT_BUDGET: u64 = 10_000_000;
 
 /// Which rules a walk evaluates.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -37,7 +39,15 @@ pub enum Rules {
 /// The causes of the rules under `schema` that `new` breaks (against `old`, for transitions).
 pub fn check(schema: &Value, new: &Value, old: Option<&Value>, which: Rules) -> Causes {
     let mut causes = Vec::new();
-    walk(schema, new, old, "", which, &mut causes);
+    walk(
+        schema,
+        new,
+        old,
+        "",
+        which,
+        &mut causes,
+        &mut Some(OBJECT_BUDGET),
+    );
     causes
 }
 
@@ -48,11 +58,12 @@ fn walk(
     path: &str,
     which: Rules,
     causes: &mut Causes,
+    budget: &mut Option<u64>,
 ) {
     let Some(s) = schema.as_object() else { return };
     if let Some(rules) = s.get("x-kubernetes-validations").and_then(Value::as_array) {
         for rule in rules.iter().filter_map(Value::as_object) {
-            evaluate(s, rule, v, old, path, which, causes);
+            evaluate(s, rule, v, old, path, which, causes, budget);
         }
     }
     let join = |k: &str| {
@@ -68,14 +79,22 @@ fn walk(
                 for (k, p) in props {
                     if let Some(child) = o.get(k) {
                         let was = old.and_then(|x| x.get(k));
-                        walk(p, child, was, &join(k), which, causes);
+                        walk(p, child, was, &join(k), which, causes, budget);
                     }
                 }
             }
             if let Some(add) = s.get("additionalProperties").filter(|a| a.is_object()) {
                 for (k, child) in o {
                     let was = old.and_then(|x| x.get(k));
-                    walk(add, child, was, &format!("{path}[{k}]"), which, causes);
+                    walk(
+                        add,
+                        child,
+                        was,
+                        &format!("{path}[{k}]"),
+                        which,
+                        causes,
+                        budget,
+                    );
                 }
             }
         }
@@ -83,7 +102,7 @@ fn walk(
             let Some(item) = s.get("items") else { return };
             for (i, x) in items.iter().enumerate() {
                 let was = old.and_then(|o| correlated(s, x, o));
-                walk(item, x, was, &format!("{path}[{i}]"), which, causes);
+                walk(item, x, was, &format!("{path}[{i}]"), which, causes, budget);
             }
         }
         _ => {}
@@ -109,6 +128,9 @@ fn correlated<'a>(s: &Map<String, Value>, item: &Value, old: &'a Value) -> Optio
     }
 }
 
+/// `budget` is what the object's rules may still cost; `None` once a rule has stopped them
+/// (as kube-apiserver runs no further rule past a cost limit).
+#[allow(clippy::too_many_arguments)]
 fn evaluate(
     s: &Map<String, Value>,
     rule: &Map<String, Value>,
@@ -117,7 +139,9 @@ fn evaluate(
     path: &str,
     which: Rules,
     causes: &mut Causes,
+    budget: &mut Option<u64>,
 ) {
+    let Some(left) = *budget else { return };
     let text = |k: &str| rule.get(k).and_then(Value::as_str).map(str::trim);
     let Some(source) = text("rule") else { return };
     // A rule that does not compile is refused with its CRD; one stored before that stays inert.
@@ -149,13 +173,24 @@ fn evaluate(
     // What this evaluation would cost, from the values it reads (cel-go stops at the limit).
     let shape = Shape::of(v);
     let old_shape = old.map(Shape::of).unwrap_or(Shape::Scalar);
-    if expr.estimated_cost(&[("self", &shape), ("oldSelf", &old_shape)]) > CALL_LIMIT {
+    let cost = expr.estimated_cost(&[("self", &shape), ("oldSelf", &old_shape)]);
+    if cost > CALL_LIMIT {
         causes.push((
             path_or_nil(path),
             format!("Invalid value: \"{schema_type}\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {shown_rule}"),
         ));
+        *budget = None;
         return;
     }
+    if cost > left {
+        causes.push((
+            path_or_nil(path),
+            format!("Invalid value: \"{schema_type}\": validation failed due to running out of cost budget, no further validation rules will be run"),
+        ));
+        *budget = None;
+        return;
+    }
+    *budget = Some(left - cost);
     let held = match expr.eval_bool(&vars) {
         Ok(held) => held,
         Err(e) if expr.missing_function(&e).is_some() => {

@@ -239,3 +239,25 @@ fn flotillas_own_crds_pass() {
         assert!(crd_causes(&crd).is_empty(), "{}", crd["metadata"]["name"]);
     }
 }
+
+#[test]
+fn evaluations_are_held_to_kubes_cost_limits() {
+    let rule = json!({"rule": "self.all(x, self.all(y, y == x))"});
+    let schema = |n: usize| {
+        json!({"type": "object", "properties": {"spec": {"type": "array",
+            "items": {"type": "integer"}, "x-kubernetes-validations": vec![rule.clone(); n]}}})
+    };
+    // One rule past the per-call limit stops there.
+    let big = json!({"spec": vec![1; 725]});
+    let got = check(&schema(3), &big, None, Rules::Create);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0]
+        .1
+        .contains("call cost exceeds limit for rule: self.all(x, self.all(y, y == x))"));
+    // Rules each under it, together past the object's budget.
+    let mid = json!({"spec": vec![1; 300]});
+    assert!(check(&schema(2), &mid, None, Rules::Create).is_empty());
+    let got = check(&schema(40), &mid, None, Rules::Create);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].1.ends_with("validation failed due to running out of cost budget, no further validation rules will be run"));
+}
