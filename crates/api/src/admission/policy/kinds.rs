@@ -132,6 +132,49 @@ fn expression(c: &mut Causes, field: &str, src: &Value, what: &str) {
     }
 }
 
+/// The rules at `at` (a policy's resourceRules, a webhook's rules): each names operations,
+/// groups, versions and resources, with known operations and scope.
+fn rules(c: &mut Causes, at: &str, list: &Value) {
+    for (i, r) in list.as_array().into_iter().flatten().enumerate() {
+        let f = format!("{at}[{i}]");
+        for key in ["operations", "apiGroups", "apiVersions", "resources"] {
+            if r[key].as_array().is_none_or(Vec::is_empty) {
+                required(c, &format!("{f}.{key}"), "");
+            }
+        }
+        for (j, op) in r["operations"].as_array().into_iter().flatten().enumerate() {
+            one_of(
+                c,
+                &format!("{f}.operations[{j}]"),
+                op,
+                &["*", "CONNECT", "CREATE", "DELETE", "UPDATE"],
+            );
+        }
+        one_of(
+            c,
+            &format!("{f}.scope"),
+            &r["scope"],
+            &["*", "Cluster", "Namespaced"],
+        );
+    }
+}
+
+/// A policy's `matchConstraints` or a binding's `matchResources` at `at`.
+fn match_resources_causes(c: &mut Causes, at: &str, m: &Value) {
+    rules(c, &format!("{at}.resourceRules"), &m["resourceRules"]);
+    rules(
+        c,
+        &format!("{at}.excludeResourceRules"),
+        &m["excludeResourceRules"],
+    );
+    one_of(
+        c,
+        &format!("{at}.matchPolicy"),
+        &m["matchPolicy"],
+        &["Exact", "Equivalent"],
+    );
+}
+
 fn match_conditions(c: &mut Causes, at: &str, v: &Value) {
     for (i, m) in v["matchConditions"]
         .as_array()
@@ -159,6 +202,8 @@ fn policy(spec: &Value, c: &mut Causes) {
         required(c, "spec.matchConstraints", "");
     } else if mc["resourceRules"].as_array().is_none_or(Vec::is_empty) {
         required(c, "spec.matchConstraints.resourceRules", "");
+    } else {
+        match_resources_causes(c, "spec.matchConstraints", mc);
     }
     let pk = &spec["paramKind"];
     if !pk.is_null() {
@@ -245,6 +290,9 @@ fn policy(spec: &Value, c: &mut Causes) {
 fn binding(spec: &Value, c: &mut Causes) {
     if str_of(spec, "policyName").is_empty() {
         required(c, "spec.policyName", "");
+    }
+    if spec["matchResources"].is_object() {
+        match_resources_causes(c, "spec.matchResources", &spec["matchResources"]);
     }
     let actions: Vec<&str> = spec["validationActions"]
         .as_array()
@@ -387,6 +435,7 @@ fn webhooks(obj: &Value, mutating: bool, c: &mut Causes) {
                 &["Never", "IfNeeded"],
             );
         }
+        rules(c, &format!("{f}.rules"), &h["rules"]);
         match_conditions(c, &f, h);
     }
 }

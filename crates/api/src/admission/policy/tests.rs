@@ -273,7 +273,7 @@ fn params_are_seen_by_validations() {
 
 #[test]
 fn kinds_are_defaulted_and_validated_as_kube() {
-    let mut hook = json!({"webhooks": [{"name": "a.b.c", "clientConfig": {"url": "https://x"}, "sideEffects": "None", "admissionReviewVersions": ["v1"], "rules": [{"operations": ["CREATE"]}]}]});
+    let mut hook = json!({"webhooks": [{"name": "a.b.c", "clientConfig": {"url": "https://x"}, "sideEffects": "None", "admissionReviewVersions": ["v1"], "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}]}]});
     kinds::defaults("MutatingWebhookConfiguration", &mut hook);
     let h = &hook["webhooks"][0];
     assert_eq!(
@@ -307,7 +307,7 @@ fn kinds_are_defaulted_and_validated_as_kube() {
             "webhooks[0].admissionReviewVersions"
         ]
     );
-    let vap = json!({"spec": {"matchConstraints": {"resourceRules": [{}]}, "validations": [{"expression": "object.spec.replicas >"}]}});
+    let vap = json!({"spec": {"matchConstraints": {"resourceRules": [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*"]}]}, "validations": [{"expression": "object.spec.replicas >"}]}});
     let causes = kinds::causes("ValidatingAdmissionPolicy", &vap);
     assert_eq!(causes.len(), 1, "{causes:?}");
     assert_eq!(causes[0].0, "spec.validations[0].expression");
@@ -315,6 +315,18 @@ fn kinds_are_defaulted_and_validated_as_kube() {
         causes[0].1.contains("compilation failed"),
         "{}",
         causes[0].1
+    );
+    let rule_faults = json!({"spec": {"matchConstraints": {"resourceRules": [{"operations": ["FOO"], "apiGroups": ["apps"], "apiVersions": ["v1"]}]}, "validations": [{"expression": "true"}]}});
+    let fields: Vec<String> = kinds::causes("ValidatingAdmissionPolicy", &rule_faults)
+        .into_iter()
+        .map(|c| c.0)
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "spec.matchConstraints.resourceRules[0].resources",
+            "spec.matchConstraints.resourceRules[0].operations[0]"
+        ]
     );
     let both = json!({"spec": {"policyName": "p", "validationActions": ["Deny", "Warn"]}});
     assert_eq!(
