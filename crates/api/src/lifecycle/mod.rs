@@ -1,15 +1,15 @@
 //! Loops inside the server that Kubernetes semantics need: namespace deletion, ownerReference
 //! garbage collection, CRD establishment, the Service `default/kubernetes` with its endpoints,
-//! and ResourceQuota status.
+//! ResourceQuota and PodDisruptionBudget status.
 //!
 //! Each is level-triggered: it follows the watch cache from its current state, and on every
 //! change re-reads what it needs and acts, so running twice or after a crash is safe.
 
 mod bootstrap;
 mod crd;
+mod disruption;
 mod gc;
 mod namespace;
-mod priority_classes;
 mod quota;
 
 use std::sync::Arc;
@@ -26,7 +26,7 @@ pub fn start(api: &Arc<Api>) {
     tokio::spawn(crate::admission::policy::status::run(api.clone()));
     tokio::spawn(bootstrap::run(api.clone()));
     tokio::spawn(quota::run(api.clone()));
-    tokio::spawn(priority_classes::run(api.clone()));
+    tokio::spawn(disruption::run(api.clone()));
 }
 
 /// Follow every change in the cache (starting with the current state as additions), calling

@@ -450,3 +450,56 @@ async fn health_endpoints_list_kubes_named_checks() {
         r.text
     );
 }
+
+// === PodDisruptionBudget status ===
+
+#[tokio::test]
+async fn a_disruption_budget_is_processed_and_listed_across_namespaces() {
+    let hub = Hub::start();
+    hub.ok(&["create", "namespace", "other"]);
+    let c = Caller::new(&hub).await;
+    for (ns, name) in [("default", "foo"), ("other", "foo3")] {
+        let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "labels": {"foo_pdb": "bar_pdb"}},
+            "spec": {"selector": {"matchLabels": {"foo": "bar"}}, "minAvailable": 2}});
+        let r = c
+            .call(
+                Method::POST,
+                &format!("/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets"),
+                "application/json",
+                &pdb.to_string(),
+            )
+            .await;
+        assert_eq!(r.code, 201, "{}", r.text);
+    }
+    // disruption.go waits for this: the status counts the current spec.
+    let path = "/apis/policy/v1/namespaces/default/poddisruptionbudgets/foo";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let pdb = loop {
+        let pdb = stored(&c, path).await;
+        if pdb["status"]["observedGeneration"] == pdb["metadata"]["generation"] {
+            break pdb;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never processed: {pdb}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(pdb["status"]["desiredHealthy"], 2);
+    assert_eq!(pdb["status"]["disruptionsAllowed"], 0);
+    assert_eq!(pdb["status"]["conditions"][0]["reason"], "InsufficientPods");
+    let all = stored(
+        &c,
+        "/apis/policy/v1/poddisruptionbudgets?labelSelector=foo_pdb%3Dbar_pdb",
+    )
+    .await;
+    let mut names: Vec<&str> = all["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["metadata"]["name"].as_str())
+        .collect();
+    names.sort();
+    assert_eq!(names, vec!["foo", "foo3"]);
+}

@@ -38,16 +38,13 @@ fn each_endpoint_serves_kubes_checks() {
     assert!(checks_of("version").is_none());
 }
 
+/// Each check with its outcome (`None`: excluded).
+type Results<'a> = Vec<(&'a str, Option<Result<(), String>>)>;
+
 #[test]
 fn answers_are_worded_as_kube_apiservers() {
     let ok = |n| (n, Some(Ok(())));
-    let cases: Vec<(
-        &str,
-        Vec<(&str, Option<Result<(), String>>)>,
-        &str,
-        u16,
-        &str,
-    )> = vec![
+    let cases: Vec<(&str, Results, &str, u16, &str)> = vec![
         ("healthz", vec![ok("ping"), ok("etcd")], "", 200, "ok"),
         (
             "healthz",
