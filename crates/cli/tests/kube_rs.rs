@@ -90,8 +90,15 @@ async fn typed_crud_and_watch() {
         created.metadata.resource_version
     );
 
+    // Every namespace also holds its kube-root-ca.crt (unlabelled), as in Kubernetes.
     let all = cms.list(&ListParams::default()).await.expect("list");
-    assert_eq!(all.items.len(), 2);
+    let mut names: Vec<_> = all
+        .items
+        .iter()
+        .filter_map(|c| c.metadata.name.clone())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a", "b", "kube-root-ca.crt"]);
     let web = cms
         .list(&ListParams::default().labels("app=web"))
         .await

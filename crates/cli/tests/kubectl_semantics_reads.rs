@@ -11,10 +11,24 @@ mod common;
 use common::{cm, json, k, k_err, names, Hub};
 use serde_json::Value;
 
+/// Waits for `ns`'s ConfigMap `kube-root-ca.crt`, which the hub's controllers put into every
+/// namespace (as kube-controller-manager does): the lists below then hold it every time.
+fn wait_root_ca(hub: &Hub, ns: &str) {
+    for _ in 0..200 {
+        let out = hub.kubectl(&["get", "cm", "kube-root-ca.crt", "-n", ns]);
+        if out.status.success() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("no kube-root-ca.crt in {ns}\n{}", hub.log());
+}
+
 #[test]
 fn label_and_field_selectors() {
     let hub = Hub::start();
     k(&hub, "create namespace sel");
+    wait_root_ca(&hub, "sel");
     for (n, labels) in [
         ("web", r#""app":"web","tier":"front""#),
         ("api", r#""app":"api","tier":"back""#),
@@ -31,7 +45,12 @@ fn label_and_field_selectors() {
     assert_eq!(names(&sel("app==web")), ["configmap/web"]);
     assert_eq!(
         names(&sel("app!=web")),
-        ["configmap/api", "configmap/bare", "configmap/db"]
+        [
+            "configmap/api",
+            "configmap/bare",
+            "configmap/db",
+            "configmap/kube-root-ca.crt"
+        ]
     );
     assert_eq!(
         names(&sel("app in (web,db)")),
@@ -39,10 +58,21 @@ fn label_and_field_selectors() {
     );
     assert_eq!(
         names(&sel("app notin (web,db)")),
-        ["configmap/api", "configmap/bare"]
+        [
+            "configmap/api",
+            "configmap/bare",
+            "configmap/kube-root-ca.crt"
+        ]
     );
     assert_eq!(names(&sel("tier")), ["configmap/api", "configmap/web"]);
-    assert_eq!(names(&sel("!tier")), ["configmap/bare", "configmap/db"]);
+    assert_eq!(
+        names(&sel("!tier")),
+        [
+            "configmap/bare",
+            "configmap/db",
+            "configmap/kube-root-ca.crt"
+        ]
+    );
     assert_eq!(sel("app,!tier,app!=db"), "");
     let e = hub.fails(&["get", "cm", "-n", "sel", "-o", "name", "-l", "app in (web"]);
     assert!(e.contains("unable to parse requirement"), "{e}");
@@ -194,6 +224,7 @@ fn continue_of(page: &Value) -> String {
 fn paging_walks_a_snapshot_and_rejects_bad_tokens() {
     let hub = Hub::start();
     k(&hub, "create namespace pg");
+    wait_root_ca(&hub, "pg");
     k(&hub, "create namespace other");
     let items: Vec<String> = (0..7)
         .map(|i| {
@@ -219,7 +250,8 @@ fn paging_walks_a_snapshot_and_rejects_bad_tokens() {
     let first = page("limit=2");
     assert_eq!(item_names(&first), ["c0", "c1"]);
     // Unfiltered pages say how many items follow them, as kube-apiserver does.
-    assert_eq!(first["metadata"]["remainingItemCount"], 5, "{first}");
+    // (c2..c6 and the namespace's kube-root-ca.crt.)
+    assert_eq!(first["metadata"]["remainingItemCount"], 6, "{first}");
     let mut token = continue_of(&first);
     assert!(!token.is_empty(), "no continue token: {first}");
     // Opaque, and safe in a URL as it is (kube-apiserver's are unpadded base64url).
@@ -239,10 +271,13 @@ fn paging_walks_a_snapshot_and_rejects_bad_tokens() {
         token = continue_of(&p);
         // Counted in the snapshot the walk started from; the last page has none.
         let left = p["metadata"].get("remainingItemCount").cloned();
-        let want = (!token.is_empty()).then(|| Value::from(7 - seen.len()));
+        let want = (!token.is_empty()).then(|| Value::from(8 - seen.len()));
         assert_eq!(left, want, "{p}");
     }
-    assert_eq!(seen, ["c0", "c1", "c2", "c3", "c4", "c5", "c6"]);
+    assert_eq!(
+        seen,
+        ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "kube-root-ca.crt"]
+    );
 
     // A selector filters within pages; the walk still ends with every match.
     let mut seen = Vec::new();
@@ -264,7 +299,7 @@ fn paging_walks_a_snapshot_and_rejects_bad_tokens() {
     // kubectl's paging sees the present.
     let now = k(&hub, "get cm -n pg --chunk-size=2 -o name");
     let now = names(&now);
-    assert_eq!(now.len(), 7, "{now:?}");
+    assert_eq!(now.len(), 8, "{now:?}");
     assert!(
         now.contains(&"configmap/c9") && !now.contains(&"configmap/c5"),
         "{now:?}"
@@ -397,7 +432,13 @@ fn malformed_oversized_and_mismatched_bodies() {
         br#"{"apiVersion":"v1","kind":"Secret","metadata":{"name":"x"}}"#,
     );
     assert!(e.contains("BadRequest") && e.contains("Secret"), "{e}");
-    assert_eq!(k(&hub, "get cm -o name"), "");
+    assert_eq!(
+        k(
+            &hub,
+            "get cm -o name --field-selector=metadata.name!=kube-root-ca.crt"
+        ),
+        ""
+    );
 
     // More than kube-apiserver's 3 MiB request limit: 413, and nothing is stored.
     let big = serde_json::json!({
