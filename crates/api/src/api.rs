@@ -107,6 +107,7 @@ impl Api {
         });
         crate::lifecycle::start(&api);
         crate::flowcontrol::start(&api);
+        crate::aggregator::start(&api);
         api.access.start(api.cache.clone());
         // Like kube-apiserver: keep about one interval (five minutes) of history for watches
         // and continue tokens, compacting what is older.

@@ -15,6 +15,7 @@
 
 pub mod access;
 pub mod admission;
+pub mod aggregator;
 pub mod apply;
 pub mod auth;
 pub mod cache;

@@ -51,6 +51,7 @@ pub fn apply(res: &ResourceInfo, obj: &mut Value) {
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => binding(obj),
         (crate::flowcontrol::GROUP, kind) => crate::flowcontrol::defaults::apply(kind, obj),
         (super::policy::GROUP, kind) => super::policy::kinds::defaults(kind, obj),
+        (crate::aggregator::GROUP, "APIService") => crate::aggregator::validation::defaults(obj),
         (group, kind) => {
             let _ = (group.is_empty() && core_kinds::apply(kind, obj))
                 || cluster_kinds::apply(group, kind, obj);
@@ -75,6 +76,9 @@ pub fn on_create(res: &ResourceInfo, obj: &mut Value) {
     }
     if !res.custom && res.group.is_empty() {
         core_kinds::on_create(&res.kind, obj);
+    }
+    if !res.custom && res.group == crate::aggregator::GROUP {
+        crate::aggregator::validation::on_create(obj);
     }
     apply(res, obj);
 }

@@ -53,7 +53,10 @@ pub(crate) fn check_name(res: &ResourceInfo, name: &str) -> Result<()> {
 fn name_error(res: &ResourceInfo, name: &str) -> Option<String> {
     if res.group.is_empty() && matches!(res.plural.as_str(), "namespaces" | "services") {
         meta::names::dns_label(name)
-    } else if res.group == "rbac.authorization.k8s.io" {
+    } else if matches!(
+        res.group.as_str(),
+        "rbac.authorization.k8s.io" | crate::aggregator::GROUP
+    ) {
         meta::names::path_segment(name)
     } else {
         meta::names::dns_subdomain(name)

@@ -47,6 +47,7 @@ fn check_change(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Result<
             super::schema::rules::crd_causes(obj)
         }
         (false, super::policy::GROUP, kind) => super::policy::kinds::causes(kind, obj),
+        (false, crate::aggregator::GROUP, _) => crate::aggregator::validation::causes(obj),
         (false, group, kind) => stored::causes(group, kind, old, obj),
     };
     if causes.is_empty() {

@@ -258,6 +258,7 @@ fn computed(name: &str, o: &Value) -> Value {
             scalar(&s("/roleRef/kind")),
             scalar(&s("/roleRef/name"))
         ),
+        "@apiservice" | "@apiavailable" => return crate::aggregator::cell(name, o),
         _ => return cells::computed(name, o).unwrap_or_else(|| json!("")),
     })
 }

@@ -15,6 +15,7 @@ use k8s_openapi::{NamespaceResourceScope, Resource};
 use super::{PrinterColumn, ResourceInfo, ScaleSpec};
 
 mod admissionregistration;
+mod apiregistration;
 mod cluster;
 mod core_v1;
 mod flowcontrol;
@@ -120,6 +121,7 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
     all.extend(reviews::resources());
     all.extend(flowcontrol::resources());
     all.extend(admissionregistration::resources());
+    all.extend(apiregistration::resources());
     all
 }
 

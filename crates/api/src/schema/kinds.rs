@@ -149,6 +149,7 @@ pub(crate) static BUILTIN_KINDS: &[BuiltinKind] = &[
     kind::<k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding>(&[]),
     kind::<k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration>(&[]),
     kind::<k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration>(&[]),
+    kind::<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService>(&[Status]),
 ];
 
 /// Kinds carried by subresources.

@@ -7,6 +7,7 @@ mod common;
 
 mod access_reviews;
 mod admission_policy;
+mod apiservices;
 mod bootstrap;
 mod crds;
 mod flowcontrol;
