@@ -8,10 +8,12 @@
 //!   changes; approval conditions change only through `/approval`.
 //! - [`runtime_class`]: the `RuntimeClass` plugin — a new pod's RuntimeClass exists (403), and
 //!   its overhead and scheduling constraints become the pod's.
+//! - [`default_class`]: a new Ingress or claim naming no class gets the default one.
 //! - [`pods`]: `/ephemeralcontainers` changes only the pod's ephemeral containers.
 //! - [`admit_delete`]: the system PriorityClasses cannot be deleted.
 
 mod certificates;
+mod default_class;
 mod pods;
 mod priority;
 mod runtime_class;
@@ -62,6 +64,14 @@ pub(crate) fn admit(
             } else {
                 Err(crate::error::ApiError::invalid_object(res, new, causes))
             }
+        }
+        ("networking.k8s.io", "ingresses") if old.is_none() && sub.is_none() => {
+            default_class::ingress(api, new);
+            Ok(())
+        }
+        ("", "persistentvolumeclaims") if old.is_none() && sub.is_none() => {
+            default_class::persistent_volume_claim(api, new);
+            Ok(())
         }
         _ => Ok(()),
     }

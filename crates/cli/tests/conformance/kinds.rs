@@ -470,7 +470,9 @@ fn storage_and_cluster_kinds_get_their_defaults_columns_and_immutable_fields() {
     let objects = r#"
 apiVersion: storage.k8s.io/v1
 kind: StorageClass
-metadata: {name: fast}
+metadata:
+  name: fast
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
 provisioner: example.com/fast
 ---
 apiVersion: storage.k8s.io/v1
@@ -480,7 +482,9 @@ spec: {}
 ---
 apiVersion: networking.k8s.io/v1
 kind: IngressClass
-metadata: {name: nginx}
+metadata:
+  name: nginx
+  annotations: {ingressclass.kubernetes.io/is-default-class: "true"}
 spec:
   controller: example.com/ingress
   parameters: {kind: Params, name: p}
@@ -580,6 +584,20 @@ spec:
     assert!(
         err.contains("pod rejected: RuntimeClass \"gone\" not found"),
         "{err}"
+    );
+
+    // New ingresses and claims that name no class get the default one.
+    hub.ok(&["create", "ingress", "site", "--rule=example.com/=web:80"]);
+    assert_eq!(
+        get(&hub, &["ingress", "site"])["spec"]["ingressClassName"],
+        "nginx"
+    );
+    let claim = r#"{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"data"},
+        "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}"#;
+    hub.ok_stdin(&["create", "-f", "-"], claim);
+    assert_eq!(
+        get(&hub, &["pvc", "data"])["spec"]["storageClassName"],
+        "fast"
     );
 
     // kubectl create quota sends protobuf; its status is the quota controller's.
