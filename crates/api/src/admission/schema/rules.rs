@@ -193,7 +193,13 @@ fn evaluate(
     *budget = Some(left - cost);
     let held = match expr.eval_bool(&vars) {
         Ok(held) => held,
-        Err(e) if expr.missing_function(&e).is_some() => {
+        // A function this CEL lacks, or a macro it does not expand (the two-variable
+        // comprehensions: `all(i, v, …)` reads `i` as a variable): only self and oldSelf are
+        // variables of a rule, so any other undeclared name is that.
+        Err(e)
+            if expr.missing_function(&e).is_some()
+                || e.starts_with("Undeclared reference to '") =>
+        {
             unsupported(source, &e);
             return;
         }

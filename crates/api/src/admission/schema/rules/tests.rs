@@ -261,3 +261,14 @@ fn evaluations_are_held_to_kubes_cost_limits() {
     assert_eq!(got.len(), 1, "{got:?}");
     assert!(got[0].1.ends_with("validation failed due to running out of cost budget, no further validation rules will be run"));
 }
+
+#[test]
+fn a_construct_flotillas_cel_lacks_is_inert() {
+    // Two-variable comprehensions (Kubernetes 1.32) are not expanded by cel-rust.
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "array",
+        "items": {"type": "integer"},
+        "x-kubernetes-validations": [{"rule": "self.all(i, v, v >= i)"}, {"rule": "size(self) < 3"}]}}});
+    let got = check(&schema, &json!({"spec": [3, 1, 2]}), None, Rules::Create);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].1.ends_with("failed rule: size(self) < 3"));
+}
