@@ -56,7 +56,9 @@ pub(crate) async fn commit_create(
     if meta::generation::tracked(res) {
         set_meta(&mut obj, "generation", json!(1));
     }
-    if res.status {
+    // Every create strategy resets status but the node's: a kubelet registers its node with it.
+    let keeps_status = !res.custom && res.group.is_empty() && res.plural == "nodes";
+    if res.status && !keeps_status {
         if let Some(o) = obj.as_object_mut() {
             o.remove("status");
         }

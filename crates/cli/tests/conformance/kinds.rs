@@ -509,6 +509,16 @@ spec:
   accessModes: [ReadWriteOnce]
   hostPath: {path: /data}
 ---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+  labels: {node-role.kubernetes.io/worker: ""}
+status:
+  capacity: {cpu: "4", memory: 8Gi}
+  conditions: [{type: Ready, status: "True"}]
+  nodeInfo: {kubeletVersion: v1.32.2}
+---
 apiVersion: storage.k8s.io/v1
 kind: VolumeAttachment
 metadata: {name: va1}
@@ -561,6 +571,10 @@ spec:
         row(&hub, &["pv", "pv1"])[1..5],
         ["1Gi", "RWO", "Retain", "Pending"]
     );
+    // A node is registered with its status (allocatable defaults to capacity).
+    let node = get(&hub, &["node", "n1"]);
+    assert_eq!(node["status"]["allocatable"]["memory"], "8Gi", "{node}");
+    assert_eq!(row(&hub, &["node", "n1"])[1..3], ["Ready", "worker"]);
     let lr = get(&hub, &["limits", "lr"]);
     assert_eq!(lr["spec"]["limits"][0]["default"]["cpu"], "500m", "{lr}");
 
