@@ -503,3 +503,69 @@ async fn a_disruption_budget_is_processed_and_listed_across_namespaces() {
     names.sort();
     assert_eq!(names, vec!["foo", "foo3"]);
 }
+
+#[tokio::test]
+async fn a_custom_resource_lists_duplicates_then_unknown_fields_of_its_root_and_embedded_objects() {
+    let hub = Hub::start();
+    // field_validation.go's schema: spec keeps unknown fields, spec.template is an embedded
+    // resource.
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "noxus.ex.com"},
+        "spec": {"group": "ex.com", "scope": "Cluster",
+                 "names": {"kind": "Noxu", "plural": "noxus", "singular": "noxu"},
+                 "versions": [{"name": "v1", "served": true, "storage": true,
+                     "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                         "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                             "properties": {
+                                 "foo": {"type": "string"},
+                                 "template": {"type": "object",
+                                     "x-kubernetes-embedded-resource": true,
+                                     "properties": {
+                                         "metadata": {"type": "object",
+                                             "properties": {"name": {"type": "string"}}},
+                                         "spec": {"type": "object"}}}}}}}}}]}
+    });
+    hub.ok_stdin(&["create", "-f", "-"], &crd.to_string());
+    hub.ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/noxus.ex.com",
+        "--timeout=30s",
+    ]);
+    let c = Caller::new(&hub).await;
+    let body = r#"{"apiVersion": "ex.com/v1", "kind": "Noxu",
+        "metadata": {"name": "n", "unknownMeta": "x"},
+        "spec": {"unknown": 1, "foo": "a", "foo": "b",
+                 "template": {"apiVersion": "v1", "kind": "Sub",
+                              "metadata": {"name": "s", "unknownSubMeta": "x"}}}}"#;
+    let path = "/apis/ex.com/v1/noxus";
+    let r = c
+        .call(
+            Method::POST,
+            &format!("{path}?fieldValidation=Strict"),
+            "application/json",
+            body,
+        )
+        .await;
+    assert_eq!(r.code, 400, "{}", r.text);
+    assert_eq!(
+        r.message(),
+        "strict decoding error: duplicate field \"spec.foo\", unknown field \
+         \"metadata.unknownMeta\", unknown field \"spec.template.metadata.unknownSubMeta\""
+    );
+    // Warn: stored without the unknown fields, the preserved one kept, the last foo.
+    let r = c.call(Method::POST, path, "application/json", body).await;
+    assert_eq!(r.code, 201, "{}", r.text);
+    assert_eq!(r.warnings.len(), 3, "{:?}", r.warnings);
+    let got = stored(&c, &format!("{path}/n")).await;
+    assert_eq!(got["spec"]["foo"], "b");
+    assert_eq!(got["spec"]["unknown"], 1);
+    assert!(got["metadata"].get("unknownMeta").is_none(), "{got}");
+    assert!(
+        got["spec"]["template"]["metadata"]
+            .get("unknownSubMeta")
+            .is_none(),
+        "{got}"
+    );
+}
