@@ -67,6 +67,8 @@ fn create_get_list_select_delete() {
         "-o",
         "custom-columns=N:.metadata.name,T:.metadata.labels.tier",
         "--no-headers",
+        // The namespace's own CA ConfigMap, which every namespace holds.
+        "--field-selector=metadata.name!=kube-root-ca.crt",
     ]);
     assert_eq!(
         cc.split_whitespace().collect::<Vec<_>>(),
