@@ -199,6 +199,26 @@ fn policies_are_type_checked_into_their_status_and_bad_expressions_refused() {
         ),
     );
     let v = policy_status(&hub, "correct");
+    // kubectl prints kube's columns.
+    let table = hub.ok(&["get", "validatingadmissionpolicy", "correct"]);
+    let header: Vec<&str> = table
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        header,
+        ["NAME", "VALIDATIONS", "PARAMKIND", "AGE"],
+        "{table}"
+    );
+    let row: Vec<&str> = table
+        .lines()
+        .nth(1)
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    assert_eq!(row[..3], ["correct", "1", "<unset>"], "{table}");
     assert_eq!(v["status"]["observedGeneration"], json!(1), "{v}");
     assert!(
         v["status"]["typeChecking"]["expressionWarnings"]
@@ -455,6 +475,18 @@ fn a_mutating_webhook_adds_a_label_and_failure_policies_decide_unreachable_webho
     assert_eq!(h["matchPolicy"], json!("Equivalent"), "{stored}");
     assert_eq!(h["reinvocationPolicy"], json!("Never"), "{stored}");
     assert_eq!(h["objectSelector"], json!({}), "{stored}");
+    let table = hub.ok(&["get", "mutatingwebhookconfiguration", "labeler"]);
+    assert!(
+        table.starts_with("NAME") && table.contains("WEBHOOKS"),
+        "{table}"
+    );
+    let row: Vec<&str> = table
+        .lines()
+        .nth(1)
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    assert_eq!(row[..2], ["labeler", "1"], "{table}");
 
     let deadline = Instant::now() + Duration::from_secs(20);
     for i in 0.. {

@@ -439,3 +439,25 @@ fn webhooks(obj: &Value, mutating: bool, c: &mut Causes) {
         match_conditions(c, &f, h);
     }
 }
+
+/// A binding's `paramRef` as `kubectl get` prints it: `namespace/name` (`*/name` without a
+/// namespace), the selector's labels, or `<unset>`.
+pub fn param_ref_cell(binding: &Value) -> String {
+    let pr = &binding["spec"]["paramRef"];
+    if !pr.is_object() {
+        return "<unset>".into();
+    }
+    match (str_of(pr, "namespace"), str_of(pr, "name")) {
+        (_, "") => pr["selector"]["matchLabels"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_default(),
+        ("", name) => format!("*/{name}"),
+        (ns, name) => format!("{ns}/{name}"),
+    }
+}

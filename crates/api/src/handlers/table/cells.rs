@@ -86,6 +86,17 @@ pub(super) fn computed(name: &str, o: &Value) -> Option<Value> {
             None => json!("<none>"),
         },
         "@csrcondition" => json!(csr_condition(o)),
+        "@webhooks" => json!(array(o, "/webhooks").len()),
+        "@vapvalidations" => json!(array(o, "/spec/validations").len()),
+        "@vapparamkind" => match o.pointer("/spec/paramKind") {
+            Some(k) if k.is_object() => json!(format!(
+                "{}/{}",
+                k["apiVersion"].as_str().unwrap_or(""),
+                k["kind"].as_str().unwrap_or("")
+            )),
+            _ => json!("<unset>"),
+        },
+        "@vapbparamref" => json!(crate::admission::policy::kinds::param_ref_cell(o)),
         _ => return None,
     })
 }

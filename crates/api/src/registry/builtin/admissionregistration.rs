@@ -15,28 +15,36 @@ pub(super) fn resources() -> Vec<ResourceInfo> {
             &["api-extensions"],
             true,
             false,
-            vec![age()],
+            vec![
+                col("Validations", "integer", 0, "@vapvalidations"),
+                col("ParamKind", "string", 0, "@vapparamkind"),
+                age(),
+            ],
         )),
         entry::<admissionregistration::ValidatingAdmissionPolicyBinding>(x(
             &[],
             &["api-extensions"],
             false,
             false,
-            vec![col("PolicyName", "string", 0, ".spec.policyName"), age()],
+            vec![
+                col("PolicyName", "string", 0, ".spec.policyName"),
+                col("ParamRef", "string", 0, "@vapbparamref"),
+                age(),
+            ],
         )),
         entry::<admissionregistration::ValidatingWebhookConfiguration>(x(
             &[],
             &["api-extensions"],
             false,
             false,
-            vec![age()],
+            vec![col("Webhooks", "integer", 0, "@webhooks"), age()],
         )),
         entry::<admissionregistration::MutatingWebhookConfiguration>(x(
             &[],
             &["api-extensions"],
             false,
             false,
-            vec![age()],
+            vec![col("Webhooks", "integer", 0, "@webhooks"), age()],
         )),
     ]
 }
