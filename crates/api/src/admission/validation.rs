@@ -44,7 +44,7 @@ fn check_change(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Result<
         }
         // The CEL rules of its schemas compile (the rest of a CRD is checked as it is read).
         (false, "apiextensions.k8s.io", "CustomResourceDefinition") => {
-            super::schema::rules::crd_causes(obj)
+            super::schema::rules::crd_causes_since(old, obj)
         }
         (false, super::policy::GROUP, kind) => super::policy::kinds::causes(kind, obj),
         (false, crate::aggregator::GROUP, _) => crate::aggregator::validation::causes(obj),

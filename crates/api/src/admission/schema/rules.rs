@@ -16,7 +16,7 @@ use flotilla_cel::cost::Shape;
 use flotilla_cel::Var;
 
 use super::keywords::Causes;
-pub use crd::{budget_message, crd_causes};
+pub use crd::{budget_message, crd_causes, crd_causes_since};
 
 /// kube-apiserver's limit on what one evaluation of a rule may cost.
 const CALL_LIMIT: u64 = 1_000_000;

@@ -54,6 +54,21 @@ pub fn crd_causes(crd: &Value) -> Causes {
     causes
 }
 
+/// The causes a write of `crd` brings: on an update (`old` given), a cause the stored CRD had
+/// already is not repeated, so the CRD's own status and finalizer writes, and CRDs stored
+/// before a check existed, stay writable (as kube-apiserver ratchets the cost of unchanged
+/// schemas).
+pub fn crd_causes_since(old: Option<&Value>, crd: &Value) -> Causes {
+    let new = crd_causes(crd);
+    match old {
+        Some(old) if !new.is_empty() => {
+            let before = crd_causes(old);
+            new.into_iter().filter(|c| !before.contains(c)).collect()
+        }
+        _ => new,
+    }
+}
+
 /// kube's wording of a cost over its limit.
 pub fn budget_message(what: &str, cost: u64, limit: u64) -> String {
     let f = cost as f64 / limit as f64;

@@ -161,3 +161,23 @@ fn rule_fields() {
         );
     }
 }
+
+#[test]
+fn an_update_is_refused_only_for_what_it_brings() {
+    let bad = crd(spec_with(
+        json!([{"rule": "self.z == 1"}]),
+        json!({"x": {"type": "integer"}}),
+    ));
+    assert_eq!(crd_causes_since(None, &bad).len(), 1);
+    // A CRD stored with the problem (before the check) keeps taking status and finalizer writes.
+    let mut status = bad.clone();
+    status["status"] = json!({"conditions": [{"type": "Established", "status": "True"}]});
+    assert!(crd_causes_since(Some(&bad), &status).is_empty());
+    // A new problem is refused.
+    let mut worse = bad.clone();
+    worse["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        ["x-kubernetes-validations"] = json!([{"rule": "self.z == 1"}, {"rule": "self.y == 1"}]);
+    let causes = crd_causes_since(Some(&bad), &worse);
+    assert_eq!(causes.len(), 1, "{causes:?}");
+    assert!(causes[0].1.contains("undefined field 'y'"));
+}
