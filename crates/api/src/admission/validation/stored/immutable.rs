@@ -58,6 +58,23 @@ pub(super) fn causes(group: &str, kind: &str, old: &Value, new: &Value) -> Cause
             immutable_field(&mut causes, "addressType", old, new, "/addressType")
         }
         ("apps", "ControllerRevision") => immutable_field(&mut causes, "data", old, new, "/data"),
+        ("", "ConfigMap" | "Secret") if old["immutable"] == Value::Bool(true) => {
+            // An immutable ConfigMap or Secret keeps its data and stays immutable.
+            let locked = "Forbidden: field is immutable when `immutable` is set";
+            if new["immutable"] != Value::Bool(true) {
+                causes.push(("immutable".to_string(), locked.to_string()));
+            }
+            for field in ["data", "binaryData", "stringData"] {
+                if kind == "Secret" && field == "binaryData"
+                    || kind == "ConfigMap" && field == "stringData"
+                {
+                    continue;
+                }
+                if old.get(field) != new.get(field) {
+                    causes.push((field.to_string(), locked.to_string()));
+                }
+            }
+        }
         _ => {}
     }
     causes

@@ -183,3 +183,53 @@ fn certificate_signing_requests_as_kube_validates_them() {
         "Forbidden: updates may not remove a condition of type \"Approved\""
     );
 }
+
+#[test]
+fn an_immutable_configmap_or_secret_keeps_its_data_and_stays_immutable() {
+    let locked = "Forbidden: field is immutable when `immutable` is set";
+    let cm = |d: &str, imm: bool| json!({"data": {"k": d}, "immutable": imm});
+    assert!(causes("", "ConfigMap", Some(&cm("a", false)), &cm("b", true)).is_empty());
+    let c = causes("", "ConfigMap", Some(&cm("a", true)), &cm("b", true));
+    assert_eq!(c, [("data".to_string(), locked.to_string())]);
+    let c = causes("", "ConfigMap", Some(&cm("a", true)), &cm("a", false));
+    assert_eq!(c, [("immutable".to_string(), locked.to_string())]);
+    // Labels and other metadata may still change.
+    let mut labelled = cm("a", true);
+    labelled["metadata"] = json!({"labels": {"x": "y"}});
+    assert!(causes("", "ConfigMap", Some(&cm("a", true)), &labelled).is_empty());
+    let s = |d: &str| json!({"data": {"k": d}, "immutable": true, "type": "Opaque"});
+    let c = causes("", "Secret", Some(&s("YQ==")), &s("Yg=="));
+    assert_eq!(c, [("data".to_string(), locked.to_string())]);
+}
+
+#[test]
+fn new_pods_need_named_containers_with_images() {
+    let ok = json!({"spec": {"containers": [{"name": "c", "image": "nginx"}], "restartPolicy": "Always"}});
+    assert!(causes("", "Pod", None, &ok).is_empty());
+    let none = json!({"spec": {"containers": []}});
+    assert_eq!(fields(&causes("", "Pod", None, &none)), ["spec.containers"]);
+    let bad = json!({"spec": {
+        "containers": [{"name": "c", "image": ""}, {"name": "c", "image": "x", "ports": [{"containerPort": 70000}]}],
+        "restartPolicy": "Sometimes",
+    }});
+    let c = causes("", "Pod", None, &bad);
+    assert_eq!(
+        fields(&c),
+        [
+            "spec.containers[0].image",
+            "spec.containers[1].name",
+            "spec.containers[1].ports[0].containerPort",
+            "spec.restartPolicy",
+        ]
+    );
+    assert_eq!(
+        c[3].1,
+        "Unsupported value: \"Sometimes\": supported values: \"Always\", \"Never\", \"OnFailure\""
+    );
+    let template =
+        json!({"template": {"spec": {"containers": [{"name": "Bad_Name", "image": "x"}]}}});
+    assert_eq!(
+        fields(&causes("", "PodTemplate", None, &template)),
+        ["template.spec.containers[0].name"]
+    );
+}
