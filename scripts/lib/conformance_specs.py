@@ -32,6 +32,10 @@ SKIPPED = [
      "the conversion webhook server is a pod of the suite"),
     ("CustomResourceFieldSelectors [Privileged:ClusterAdmin] CustomResourceFieldSelectors MUST",
      "its BeforeEach deploys the CRD conversion webhook as a pod of the suite"),
+    ("Namespaces [Serial] should ensure that all pods are removed when a namespace is deleted",
+     "waits for its pod to be Running before deleting the namespace: the hub runs no pods "
+     "(namespace deletion removing every object is covered by the services spec and the hub's "
+     "own suite)"),
     ("Generated clientset should create pods, set the deletionTimestamp",
      "waits for the pod to be Running: the hub runs no pods"),
     ("Servers with support for Table transformation should return generic metadata details "
