@@ -305,7 +305,9 @@ def judge(report, log_path, name):
         return "failed", f"unreadable JUnit report: {e}"
     cases = list(root.iter("testcase"))
     suite = [tc for tc in cases if tc.get("name", "").startswith("[Synchronized")]
-    ours = [tc for tc in cases if tc.get("name", "").endswith(name) or name in tc.get("name", "")]
+    # A case is named "[It] <spec name> [<labels>]"; a spec whose name is a prefix of another's
+    # must not take the other's case.
+    ours = [tc for tc in cases if is_case_of(tc.get("name", ""), name)]
     for tc in suite + ours:
         for tag in ("failure", "error"):
             el = tc.find(tag)
@@ -319,6 +321,14 @@ def judge(report, log_path, name):
     if el is not None:
         return "skipped", first_lines(el.get("message") or el.text or "", 3)
     return "passed", ""
+
+
+def is_case_of(case, name):
+    rest = case[len("[It] "):] if case.startswith("[It] ") else case
+    if not rest.startswith(name):
+        return False
+    rest = rest[len(name):]
+    return rest == "" or rest.startswith(" [")
 
 
 def first_lines(text, n):
