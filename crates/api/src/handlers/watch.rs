@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
+use base64::Engine;
 use bytes::Bytes;
 use futures::stream::{self, StreamExt};
 use http::Response;
@@ -73,12 +74,35 @@ impl Encoder {
         Bytes::from(buf)
     }
 
+    /// The kind and apiVersion of the objects this watch sends.
+    fn type_meta(&self) -> (String, String) {
+        match self.want {
+            Want::Metadata => ("PartialObjectMetadata".into(), "meta.k8s.io/v1".into()),
+            _ => (self.res.kind.clone(), self.res.api_version()),
+        }
+    }
+
+    /// A BOOKMARK at `rv`. The one ending a watch-list's initial events is annotated so, and
+    /// carries the empty list those events make up, encoded as the watch is (JSON) and in
+    /// base64, as kube-apiserver sends it: client-go's WatchList builds its list from it (and
+    /// falls back to a LIST without it).
     fn bookmark(&self, rv: i64, initial_end: bool) -> Bytes {
+        let (kind, api_version) = self.type_meta();
         let mut meta = json!({"resourceVersion": rv.to_string()});
         if initial_end {
-            meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+            let mut blueprint = serde_json::to_vec(&json!({
+                "kind": format!("{kind}List"), "apiVersion": api_version,
+                "metadata": {}, "items": null,
+            }))
+            .unwrap_or_default();
+            blueprint.push(b'\n');
+            meta["annotations"] = json!({
+                "k8s.io/initial-events-end": "true",
+                "kubernetes.io/initial-events-list-blueprint":
+                    base64::engine::general_purpose::STANDARD.encode(blueprint),
+            });
         }
-        let ev = json!({"type": "BOOKMARK", "object": {"kind": self.res.kind, "apiVersion": self.res.api_version(), "metadata": meta}});
+        let ev = json!({"type": "BOOKMARK", "object": {"kind": kind, "apiVersion": api_version, "metadata": meta}});
         let mut v = serde_json::to_vec(&ev).unwrap_or_default();
         v.push(b'\n');
         Bytes::from(v)

@@ -2,7 +2,8 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use base64::Engine;
+use serde_json::{json, Value};
 
 use super::{items_yaml, rv_of, Caller, TABLE, WATCH_LIST};
 use crate::common::Hub;
@@ -58,6 +59,16 @@ async fn a_watch_list_streams_the_state_then_a_bookmark_then_the_changes() {
         );
         assert_eq!(bookmark["object"]["kind"], "Secret", "{bookmark}");
         assert!(rv_of(&bookmark["object"]) >= listed_rv, "{bookmark}");
+        // The empty list the events make up, as client-go's WatchList builds its list from.
+        let blueprint = annotations["kubernetes.io/initial-events-list-blueprint"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no list blueprint: {bookmark}"));
+        let blueprint = base64::engine::general_purpose::STANDARD
+            .decode(blueprint)
+            .expect("base64");
+        let blueprint: Value = serde_json::from_slice(&blueprint).expect("a JSON list");
+        assert_eq!(blueprint["kind"], "SecretList", "{blueprint}");
+        assert_eq!(blueprint["apiVersion"], "v1", "{blueprint}");
 
         // Then the changes, after the bookmark's revision.
         let name = format!("late-{}", rv_of(&bookmark["object"]));
