@@ -22,17 +22,31 @@ pub const CRD_CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s
 
 const PREFIX: &str = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
 
+/// A deleted CRD's objects are not all gone yet.
+const REMAIN: &str = "custom resources remain";
+
 pub(super) async fn run(api: Arc<Api>) {
     let served = Arc::new(Served::default());
     served.refresh(&api);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     let worker = api.clone();
     let worker_served = served.clone();
+    let again = tx.clone();
     tokio::spawn(async move {
         while let Some(name) = rx.recv().await {
             for attempt in 0..50 {
                 match reconcile(&worker, &worker_served, &name).await {
                     Ok(()) => break,
+                    // Objects being removed may take as long as their own finalizers hold
+                    // them: look again later, without holding up the other CRDs.
+                    Err(e) if e == REMAIN => {
+                        let (again, name) = (again.clone(), name.clone());
+                        tokio::spawn(async move {
+                            tokio::time::sleep(Duration::from_millis(500)).await;
+                            let _ = again.send(name);
+                        });
+                        break;
+                    }
                     Err(e) => {
                         tracing::debug!(crd = %name, attempt, reason = %e, "CRD not reconciled yet");
                         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -105,7 +119,7 @@ async fn reconcile(api: &Arc<Api>, served: &Served, name: &str) -> Result<(), St
             for i in items {
                 let _ = delete_object(api, cr, &i.key, &i.name, &DeleteOptions::default()).await;
             }
-            return Err("custom resources remain".into());
+            return Err(REMAIN.into());
         }
         // Removing the last finalizer deletes the CRD: stop serving its resource first, so no
         // client that sees the CRD gone still finds the resource.

@@ -299,6 +299,8 @@ fn crd_deletion_finishes_while_its_objects_are_removed() {
         let left = hub.ok(&["get", &name, "-n", "default", "-o", "name"]);
         left.lines().count() == 1 && left.trim().ends_with("/w0")
     });
+    // Held longer than one round of the CRD's teardown retries: it keeps waiting for it.
+    std::thread::sleep(Duration::from_secs(12));
     hub.ok(&[
         "patch",
         &name,
