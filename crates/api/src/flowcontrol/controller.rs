@@ -2,7 +2,8 @@
 //! one level-triggered loop): on every change of a FlowSchema or PriorityLevelConfiguration it
 //! rebuilds the [`Classifier`], puts back a deleted mandatory object, and brings each schema's
 //! `Dangling` condition up to date; at start and every minute it also creates missing suggested
-//! objects and refreshes the specs of those still marked for auto-update.
+//! objects, refreshes the specs of those still marked for auto-update, and deletes objects
+//! marked for auto-update that are not part of the configuration (left by an older version).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::bootstrap::{self, AUTOUPDATE_ANNOTATION};
 use super::{specs_equal, Classifier, GROUP};
-use crate::objects::{commit_create, guaranteed_update, Writer};
+use crate::objects::{commit_create, delete_object, guaranteed_update, DeleteOptions, Writer};
 use crate::registry::ResourceInfo;
 use crate::Api;
 
@@ -172,9 +173,43 @@ async fn ensure(api: &Arc<Api>, suggested: bool) {
                 .map(|o| (o, false, &fs)),
         );
     }
+    let names: Vec<String> = wanted
+        .iter()
+        .map(|(o, _, _)| o["metadata"]["name"].as_str().unwrap_or("").to_string())
+        .collect();
     for (object, mandatory, res) in wanted {
         if let Err(e) = ensure_one(api, res, object, mandatory).await {
             tracing::warn!(kind = %res.kind, error = %e, "could not ensure an APF configuration object");
+        }
+    }
+    if suggested {
+        for res in [&fs, &pl] {
+            remove_unwanted(api, res, &names).await;
+        }
+    }
+}
+
+/// `RemoveUnwantedObjects`: an object marked for auto-update whose name is not one of the
+/// configuration's was the hub's once, and goes; one without the mark (or marked false) is a
+/// user's and stays.
+async fn remove_unwanted(api: &Arc<Api>, res: &ResourceInfo, wanted: &[String]) {
+    for object in values(api, res) {
+        let name = object
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if wanted.iter().any(|w| w == name) || annotation(&object) != Some(true) {
+            continue;
+        }
+        let key = res.key(None, name);
+        match delete_object(api, res, &key, name, &DeleteOptions::default()).await {
+            Ok(_) => {
+                tracing::info!(kind = %res.kind, %name, "deleted an unwanted APF configuration object")
+            }
+            Err(e) if e.code == 404 => {}
+            Err(e) => {
+                tracing::warn!(kind = %res.kind, %name, error = %e, "could not delete an unwanted APF configuration object")
+            }
         }
     }
 }

@@ -38,7 +38,7 @@ fn dangling(fs: &Value) -> Option<String> {
 
 #[test]
 fn configuration_objects_are_kept_as_kube_apiserver_keeps_them() {
-    let hub = Hub::start();
+    let mut hub = Hub::start();
     for name in [
         "exempt",
         "catch-all",
@@ -135,6 +135,22 @@ fn configuration_objects_are_kept_as_kube_apiserver_keeps_them() {
     eventually("Dangling False", || {
         get(&hub, "flowschemas", "later").filter(|f| dangling(f).as_deref() == Some("False"))
     });
+
+    // An object marked for auto-update that is not part of the configuration was the hub's
+    // once (an older version's): it goes when the hub starts. A user's object stays.
+    for (name, auto) in [("leftover", "true"), ("mine", "false")] {
+        let fs = json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema",
+            "metadata": {"name": name, "annotations": {"apf.kubernetes.io/autoupdate-spec": auto}},
+            "spec": {"priorityLevelConfiguration": {"name": "later"},
+                     "rules": [{"subjects": [{"kind": "Group", "group": {"name": "nobody"}}],
+                                "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}]}]}});
+        hub.ok_stdin(&["create", "-f", "-"], &fs.to_string());
+    }
+    hub.restart();
+    eventually("leftover removed", || {
+        get(&hub, "flowschemas", "leftover").is_none().then_some(())
+    });
+    assert!(get(&hub, "flowschemas", "mine").is_some());
 }
 
 /// The flow schema and priority level uids a GET of `path` is answered with (from kubectl's
