@@ -16,6 +16,7 @@ use super::{PrinterColumn, ResourceInfo, ScaleSpec};
 
 mod admissionregistration;
 mod apiregistration;
+mod autoscaling_v1;
 mod cluster;
 mod core_v1;
 mod flowcontrol;
@@ -122,6 +123,7 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
     all.extend(flowcontrol::resources());
     all.extend(admissionregistration::resources());
     all.extend(apiregistration::resources());
+    all.extend(autoscaling_v1::resources());
     all
 }
 

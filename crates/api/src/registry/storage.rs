@@ -5,7 +5,10 @@
 //! etcd prefix, `/registry/events`, in kube-apiserver), so an Event written through either API
 //! is listed, watched and gettable through both. Such objects are stored in the owning API's
 //! shape and converted when read or written through the other, field by field as Kubernetes'
-//! conversion functions do (`pkg/apis/events/v1/conversion.go`).
+//! conversion functions do (`pkg/apis/events/v1/conversion.go`). autoscaling/v1
+//! HorizontalPodAutoscalers are the autoscaling/v2 ones, converted by [`hpa`].
+
+mod hpa;
 
 use serde_json::{Map, Value};
 
@@ -24,7 +27,12 @@ pub fn storage_group<'a>(group: &'a str, plural: &str) -> &'a str {
 
 /// Is this resource stored in another API's shape?
 pub fn converts(res: &ResourceInfo) -> bool {
-    !res.custom && storage_group(&res.group, &res.plural) != res.group
+    !res.custom && (storage_group(&res.group, &res.plural) != res.group || is_hpa_v1(res))
+}
+
+/// autoscaling/v1 HorizontalPodAutoscalers, stored as autoscaling/v2 ones.
+fn is_hpa_v1(res: &ResourceInfo) -> bool {
+    res.group == "autoscaling" && res.plural == "horizontalpodautoscalers" && res.version == "v1"
 }
 
 /// events.k8s.io/v1 field ↔ core/v1 field. Every other field (metadata, eventTime, series,
@@ -52,6 +60,7 @@ pub fn from_storage(res: &ResourceInfo, stored: Value) -> Value {
                 .find(|(_, c)| *c == core)
                 .map(|(served, _)| *served)
         }),
+        ("autoscaling", "horizontalpodautoscalers") => hpa::to_v1(stored),
         _ => stored,
     }
 }
@@ -69,6 +78,7 @@ pub fn to_storage(res: &ResourceInfo, served: Value) -> Value {
                 .find(|(e, _)| *e == ev)
                 .map(|(_, core)| *core)
         }),
+        ("autoscaling", "horizontalpodautoscalers") => hpa::from_v1(served),
         _ => served,
     }
 }

@@ -1,6 +1,7 @@
 //! Conformance: `apiregistration.k8s.io/v1` APIServices, as kube-apiserver's aggregator layer
 //! serves them. Discovery lists the group (aggregated_discovery.go and discovery.go expect
-//! `apiservices` there); the hub keeps a local APIService, available with reason `Local`, for
+//! `apiservices` there, and `autoscaling/v1` horizontalpodautoscalers: the v2 objects served
+//! at v1, converted both ways as kube converts them); the hub keeps a local APIService, available with reason `Local`, for
 //! every group version it serves — built-in ones with kube's priorities, CRD ones while a CRD
 //! serves them — and puts back one that is deleted; a client's APIService is validated as kube
 //! validates it, and one naming a Service says why it is not available.
@@ -102,6 +103,8 @@ fn a_fresh_hub_lists_each_served_group_version_as_a_local_apiservice() {
     assert_eq!(core["spec"]["groupPriorityMinimum"], 18000);
     let hpa = wait_for(&hub, "v2.autoscaling", is_local_available);
     assert_eq!(hpa["spec"]["versionPriority"], 30);
+    let hpa_v1 = wait_for(&hub, "v1.autoscaling", is_local_available);
+    assert_eq!(hpa_v1["spec"]["versionPriority"], 15);
     // As in kube, the aggregator's own group has none.
     assert!(apiservice(&hub, "v1.apiregistration.k8s.io").is_none());
 
@@ -320,4 +323,122 @@ fn a_clients_apiservice_is_validated_and_one_naming_a_service_is_not_available()
     assert!(is_local_available(&created), "{created}");
     std::thread::sleep(Duration::from_secs(1));
     assert!(apiservice(&hub, "v1.mine.example.io").is_some(), "kept");
+}
+
+/// The group versions and resources aggregated_discovery.go and discovery.go look for.
+const UPSTREAM_EXPECTED: &[(&str, &str, &str)] = &[
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "validatingwebhookconfigurations",
+    ),
+    ("apiextensions.k8s.io", "v1", "customresourcedefinitions"),
+    ("apiregistration.k8s.io", "v1", "apiservices"),
+    ("apps", "v1", "deployments"),
+    ("authentication.k8s.io", "v1", "tokenreviews"),
+    ("authorization.k8s.io", "v1", "selfsubjectaccessreviews"),
+    ("autoscaling", "v1", "horizontalpodautoscalers"),
+    ("autoscaling", "v2", "horizontalpodautoscalers"),
+    ("batch", "v1", "jobs"),
+    ("certificates.k8s.io", "v1", "certificatesigningrequests"),
+    ("coordination.k8s.io", "v1", "leases"),
+    ("discovery.k8s.io", "v1", "endpointslices"),
+    ("events.k8s.io", "v1", "events"),
+    ("networking.k8s.io", "v1", "ingresses"),
+    ("node.k8s.io", "v1", "runtimeclasses"),
+    ("policy", "v1", "poddisruptionbudgets"),
+    ("scheduling.k8s.io", "v1", "priorityclasses"),
+    ("storage.k8s.io", "v1", "csinodes"),
+];
+
+#[test]
+fn discovery_has_every_resource_the_upstream_discovery_specs_expect() {
+    let hub = Hub::start();
+    for (group, version, resource) in UPSTREAM_EXPECTED {
+        let path = format!("/apis/{group}/{version}");
+        let list = json(&hub.ok(&["get", "--raw", &path]));
+        assert_eq!(list["groupVersion"], format!("{group}/{version}"));
+        let found = list["resources"]
+            .as_array()
+            .is_some_and(|rs| rs.iter().any(|r| r["name"] == *resource));
+        assert!(found, "{resource} not in {path}: {list}");
+    }
+    let autoscaling = json(&hub.ok(&["get", "--raw", "/apis/autoscaling"]));
+    assert_eq!(
+        autoscaling["preferredVersion"]["version"], "v2",
+        "{autoscaling}"
+    );
+}
+
+#[test]
+fn autoscaling_v1_serves_the_v2_objects_and_keeps_what_v1_cannot_say() {
+    let hub = Hub::start();
+    let v1_path = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
+    let v2_path = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+    // Created at v1 without a target: kube's conversion gives v2 an 80% CPU target.
+    let created = json(&hub.ok_stdin(
+        &["create", "--raw", v1_path, "-f", "-"],
+        r#"{"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                     "maxReplicas": 4}}"#,
+    ));
+    assert_eq!(created["apiVersion"], "autoscaling/v1");
+    assert_eq!(created["spec"]["minReplicas"], 1);
+    assert_eq!(created["spec"]["targetCPUUtilizationPercentage"], 80);
+    assert_eq!(
+        created["status"],
+        serde_json::json!({"currentReplicas": 0, "desiredReplicas": 0})
+    );
+    let v2 = json(&hub.ok(&["get", "--raw", &format!("{v2_path}/web")]));
+    assert_eq!(
+        v2["spec"]["metrics"],
+        serde_json::json!([{"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": 80}}}])
+    );
+
+    // A v2 metric v1 has no field for travels in kube's annotation, and survives a v1 write.
+    hub.ok(&[
+        "patch",
+        "hpa.v2.autoscaling",
+        "web",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"metrics":[{"type":"Pods","pods":{"metric":{"name":"qps"},"target":{"type":"AverageValue","averageValue":"10"}}},{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":60}}}]}}"#,
+    ]);
+    let v1 = json(&hub.ok(&["get", "--raw", &format!("{v1_path}/web")]));
+    assert_eq!(v1["spec"]["targetCPUUtilizationPercentage"], 60);
+    let others = v1["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/metrics"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(
+        json(others),
+        serde_json::json!([{"type": "Pods", "pods": {"metricName": "qps", "targetAverageValue": "10"}}])
+    );
+    let mut edited = v1.clone();
+    edited["spec"]["maxReplicas"] = serde_json::json!(7);
+    hub.ok_stdin(
+        &["replace", "--raw", &format!("{v1_path}/web"), "-f", "-"],
+        &edited.to_string(),
+    );
+    let v2 = json(&hub.ok(&["get", "--raw", &format!("{v2_path}/web")]));
+    assert_eq!(v2["spec"]["maxReplicas"], 7);
+    assert_eq!(v2["spec"]["metrics"][0]["pods"]["metric"]["name"], "qps");
+    assert_eq!(
+        v2["spec"]["metrics"][1]["resource"]["target"]["averageUtilization"],
+        60
+    );
+    assert!(
+        v2["metadata"].get("annotations").is_none(),
+        "the round-trip annotations are not stored: {v2}"
+    );
+    // Both versions list the one object.
+    for path in [v1_path, v2_path] {
+        let list = json(&hub.ok(&["get", "--raw", path]));
+        assert_eq!(
+            list["items"].as_array().map(Vec::len),
+            Some(1),
+            "{path}: {list}"
+        );
+    }
 }
