@@ -210,6 +210,16 @@ fn a_pod_is_stored_with_kube_defaults_and_runs_nowhere() {
         "{err}"
     );
 
+    // ValidatePodSpec: a container needs an image.
+    let imageless = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"bad"},
+        "spec":{"containers":[{"name":"c"}]}}"#;
+    let out = hub.kubectl_stdin(&["create", "-f", "-"], imageless);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("spec.containers[0].image: Required value"),
+        "{err}"
+    );
+
     // No kubelet: logs and exec say so.
     let err = hub.fails(&["logs", "web"]);
     assert!(err.contains("does not have a host assigned"), "{err}");

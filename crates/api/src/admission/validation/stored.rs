@@ -1,9 +1,10 @@
 //! Validation of the built-in kinds the hub stores without running them (issue 21, part A), as
 //! kube-apiserver's `Validate<Kind>` and `Validate<Kind>Update` word it: PriorityClasses,
-//! CertificateSigningRequests, pods' update rules, and the fields other kinds never change.
+//! CertificateSigningRequests, pod specs and pods' update rules, and the fields other kinds never change.
 
 mod certificates;
 mod immutable;
+mod pod_spec;
 mod pods;
 mod priority_class;
 
@@ -18,15 +19,26 @@ pub(super) fn causes(group: &str, kind: &str, old: Option<&Value>, obj: &Value) 
     let mut causes = match (group, kind) {
         ("scheduling.k8s.io", "PriorityClass") => priority_class::causes(old, obj),
         ("certificates.k8s.io", "CertificateSigningRequest") => certificates::causes(old, obj),
-        ("", "Pod") => old
-            .map(|old| pods::update_causes(old, obj))
-            .unwrap_or_default(),
+        ("", "Pod") => match old {
+            Some(old) => pods::update_causes(old, obj),
+            None => spec_causes(obj, "spec"),
+        },
+        ("", "PodTemplate") if old.is_none() => spec_causes(obj, "template.spec"),
+        ("", "ReplicationController") if old.is_none() => spec_causes(obj, "spec.template.spec"),
         _ => Vec::new(),
     };
     if let Some(old) = old {
         causes.extend(immutable::causes(group, kind, old, obj));
     }
     causes
+}
+
+/// The pod spec at `path` (dotted) of a new object, if it has one.
+fn spec_causes(obj: &Value, path: &str) -> Causes {
+    let pointer = format!("/{}", path.replace('.', "/"));
+    obj.pointer(&pointer)
+        .map(|spec| pod_spec::causes(path, spec))
+        .unwrap_or_default()
 }
 
 /// A value as apimachinery's field errors print it: strings quoted, numbers and booleans bare,

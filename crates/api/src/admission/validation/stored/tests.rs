@@ -233,3 +233,35 @@ fn new_pods_need_named_containers_with_images() {
         ["template.spec.containers[0].name"]
     );
 }
+
+#[test]
+fn new_pods_need_named_containers_with_images() {
+    let ok = json!({"spec": {"containers": [{"name": "c", "image": "nginx"}], "restartPolicy": "Always"}});
+    assert!(causes("", "Pod", None, &ok).is_empty());
+    let none = json!({"spec": {"containers": []}});
+    assert_eq!(fields(&causes("", "Pod", None, &none)), ["spec.containers"]);
+    let bad = json!({"spec": {
+        "containers": [{"name": "c", "image": ""}, {"name": "c", "image": "x", "ports": [{"containerPort": 70000}]}],
+        "restartPolicy": "Sometimes",
+    }});
+    let c = causes("", "Pod", None, &bad);
+    assert_eq!(
+        fields(&c),
+        [
+            "spec.containers[0].image",
+            "spec.containers[1].name",
+            "spec.containers[1].ports[0].containerPort",
+            "spec.restartPolicy",
+        ]
+    );
+    assert_eq!(
+        c[3].1,
+        "Unsupported value: \"Sometimes\": supported values: \"Always\", \"Never\", \"OnFailure\""
+    );
+    let template =
+        json!({"template": {"spec": {"containers": [{"name": "Bad_Name", "image": "x"}]}}});
+    assert_eq!(
+        fields(&causes("", "PodTemplate", None, &template)),
+        ["template.spec.containers[0].name"]
+    );
+}
