@@ -87,7 +87,8 @@ fn compile_uncached(source: &str) -> Result<Expr, String> {
     let compile = std::panic::AssertUnwindSafe(|| env.compile(source));
     let parsed =
         std::panic::catch_unwind(compile).map_err(|_| format!("cannot parse {source:?}"))?;
-    let program = parsed.map_err(|e| e.to_string())?;
+    // cel-go sets its source line and caret off with " | "; cel-rust with "| ".
+    let program = parsed.map_err(|e| e.to_string().replace("\n| ", "\n | "))?;
     Ok(Expr {
         program,
         source: source.to_owned(),

@@ -54,6 +54,17 @@ fn messages_and_errors() {
         Ok("replicas is 7".to_owned())
     );
     assert!(compile("self.replicas >").is_err());
+    // Worded and laid out as cel-go's parser.
+    assert_eq!(
+        compile("self = 42")
+            .err()
+            .as_deref()
+            .and_then(|e| e.split('\n').nth(1)),
+        Some(" | self = 42")
+    );
+    assert!(compile("self = 42")
+        .err()
+        .is_some_and(|e| e.starts_with("ERROR: <input>:1:6: Syntax error: ")));
     assert!(compile("self.x")
         .unwrap()
         .eval_bool(&[("self", Var::from(&json!({})))])
