@@ -33,19 +33,48 @@ pub(crate) fn admit(api: &Api, a: &Attributes<'_>, mutating: bool) -> Result<Opt
     if configs.is_empty() || super::policy::exempt(a.res) {
         return Ok(None);
     }
+    let hooks: Vec<&Value> = configs
+        .iter()
+        .flat_map(|c| c["webhooks"].as_array().into_iter().flatten())
+        .collect();
     let mut current: Option<Value> = None;
-    for config in &configs {
-        for hook in config["webhooks"].as_array().into_iter().flatten() {
-            let mut this = *a;
-            if current.is_some() {
-                this.object = current.as_ref();
-            }
-            if let Some(patched) = one(&this, hook, mutating)? {
-                current = Some(patched);
-            }
+    let mut last_patch = None;
+    for (i, hook) in hooks.iter().enumerate() {
+        if call(a, hook, mutating, &mut current)? {
+            last_patch = Some(i);
+        }
+    }
+    // `reinvocationPolicy: IfNeeded`: a mutating webhook that a later one's patch may have
+    // undone is called once more, as kube reinvokes it.
+    if let Some(last) = last_patch {
+        for hook in hooks[..last]
+            .iter()
+            .filter(|h| h["reinvocationPolicy"] == "IfNeeded")
+        {
+            call(a, hook, mutating, &mut current)?;
         }
     }
     Ok(current)
+}
+
+/// Call one webhook on the object as the ones before left it (`current`); did it patch it?
+fn call(
+    a: &Attributes<'_>,
+    hook: &Value,
+    mutating: bool,
+    current: &mut Option<Value>,
+) -> Result<bool> {
+    let mut this = *a;
+    if current.is_some() {
+        this.object = current.as_ref();
+    }
+    match one(&this, hook, mutating)? {
+        Some(patched) if this.object != Some(&patched) => {
+            *current = Some(patched);
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
 }
 
 /// Does the webhook match the request (rules, selectors, match conditions)? A match condition
@@ -200,3 +229,6 @@ fn denied(name: &str, status: &Value) -> ApiError {
     }
     e
 }
+
+#[cfg(test)]
+mod tests;
