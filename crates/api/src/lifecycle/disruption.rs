@@ -10,9 +10,7 @@
 //! `maxUnavailable`; the hub runs no workload controllers, so the pods stored are what there
 //! is). Disrupted pods recorded by an eviction are kept.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -22,27 +20,11 @@ use crate::selector::LabelSelector;
 use crate::Api;
 
 pub(super) async fn run(api: Arc<Api>) {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-    let worker_api = api.clone();
-    let retry = tx.clone();
-    tokio::spawn(async move {
-        while let Some(ns) = rx.recv().await {
-            let mut pending = BTreeSet::from([ns]);
-            while let Ok(more) = rx.try_recv() {
-                pending.insert(more);
-            }
-            for ns in pending {
-                if let Err(e) = sync(&worker_api, &ns).await {
-                    tracing::debug!(namespace = %ns, error = %e, "PodDisruptionBudget status not written; retrying");
-                    let retry = retry.clone();
-                    tokio::spawn(async move {
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                        let _ = retry.send(ns);
-                    });
-                }
-            }
-        }
-    });
+    let tx = super::namespace_queue::start(
+        api.clone(),
+        "PodDisruptionBudget status",
+        |api, ns| async move { sync(&api, &ns).await },
+    );
     super::follow(api.clone(), "/registry/", move |c| {
         let tx = tx.clone();
         let api = api.clone();

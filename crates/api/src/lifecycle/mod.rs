@@ -10,6 +10,8 @@ mod crd;
 mod disruption;
 mod gc;
 mod namespace;
+mod namespace_queue;
+mod priority_classes;
 mod quota;
 
 use std::sync::Arc;
@@ -27,6 +29,7 @@ pub fn start(api: &Arc<Api>) {
     tokio::spawn(bootstrap::run(api.clone()));
     tokio::spawn(quota::run(api.clone()));
     tokio::spawn(disruption::run(api.clone()));
+    tokio::spawn(priority_classes::run(api.clone()));
 }
 
 /// Follow every change in the cache (starting with the current state as additions), calling

@@ -19,27 +19,8 @@ use crate::Api;
 const RESYNC: Duration = Duration::from_secs(30);
 
 pub(super) async fn run(api: Arc<Api>) {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-    let worker_api = api.clone();
-    let retry = tx.clone();
-    tokio::spawn(async move {
-        while let Some(ns) = rx.recv().await {
-            // Changes queued meanwhile are counted once per namespace.
-            let mut pending = BTreeSet::from([ns]);
-            while let Ok(more) = rx.try_recv() {
-                pending.insert(more);
-            }
-            for ns in pending {
-                if let Err(e) = recount(&worker_api, &ns).await {
-                    tracing::debug!(namespace = %ns, error = %e, "quota status not written; retrying");
-                    let retry = retry.clone();
-                    tokio::spawn(async move {
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                        let _ = retry.send(ns);
-                    });
-                }
-            }
-        }
+    let tx = super::namespace_queue::start(api.clone(), "quota status", |api, ns| async move {
+        recount(&api, &ns).await
     });
     let ticker_api = api.clone();
     let ticker = tx.clone();
