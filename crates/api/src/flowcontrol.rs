@@ -5,6 +5,7 @@
 //! - [`bootstrap`]: the mandatory objects (`exempt`, `catch-all`) and the suggested ones.
 //! - [`defaults`] and [`validation`]: what admission does to these kinds, as in Kubernetes.
 //! - [`classify`]: the [`Classifier`], a snapshot of the schemas in matching order.
+//! - [`printer`]: their `kubectl get` cells.
 //! - `controller`: the configuration loop. It creates missing configuration objects (at start and
 //!   every minute; mandatory ones at once when deleted), restores their specs as Kubernetes'
 //!   ensurer does, keeps each schema's `Dangling` condition, and swaps in a new [`Classifier`]
@@ -18,6 +19,7 @@ pub mod bootstrap;
 pub mod classify;
 mod controller;
 pub mod defaults;
+pub mod printer;
 pub mod validation;
 
 use std::sync::Arc;

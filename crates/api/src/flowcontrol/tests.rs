@@ -254,3 +254,26 @@ fn nominal_seats_share_out_the_server_limit() {
     assert_eq!(of("exempt"), 0);
     assert_eq!(of("global-default"), 49);
 }
+
+#[test]
+fn printer_cells_are_kube_apiservers() {
+    let exempt = bootstrap::mandatory("PriorityLevelConfiguration", "exempt").unwrap();
+    let global = bootstrap::suggested_priority_levels().pop().unwrap();
+    let fs = bootstrap::mandatory("FlowSchema", "exempt").unwrap();
+    let cases = [
+        ("@apfshares", &exempt, json!("<none>")),
+        ("@apfqueues", &exempt, json!("<none>")),
+        ("@apfshares", &global, json!(20)),
+        ("@apfhandsize", &global, json!(6)),
+        ("@apfqueuelimit", &global, json!(50)),
+        ("@apfmethod", &fs, json!("<none>")),
+        ("@apfmissingpl", &fs, json!("?")),
+    ];
+    for (name, obj, want) in cases {
+        assert_eq!(printer::cell(name, obj), Some(want), "{name}");
+    }
+    let mut fs = fs;
+    fs["status"] = json!({"conditions": [{"type": "Dangling", "status": "False"}]});
+    assert_eq!(printer::cell("@apfmissingpl", &fs), Some(json!("False")));
+    assert_eq!(printer::cell("@other", &fs), None);
+}

@@ -68,6 +68,24 @@ fn configuration_objects_are_kept_as_kube_apiserver_keeps_them() {
     ] {
         assert!(header.contains(column), "{header}");
     }
+    // As kube-apiserver prints them: <none> where the spec has no value.
+    let row = hub.ok(&["get", "flowschema", "exempt", "--no-headers"]);
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        (cells[1], cells[2], cells[3], cells[5]),
+        ("exempt", "1", "<none>", "False"),
+        "{row}"
+    );
+    let row = hub.ok(&[
+        "get",
+        "prioritylevelconfiguration",
+        "exempt",
+        "--no-headers",
+    ]);
+    assert!(
+        row.starts_with("exempt") && row.matches("<none>").count() == 4,
+        "{row}"
+    );
 
     // A mandatory object's spec is fixed; deleted, it comes back (a new object).
     let e = hub.fails(&[

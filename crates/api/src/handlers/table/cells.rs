@@ -97,6 +97,7 @@ pub(super) fn computed(name: &str, o: &Value) -> Option<Value> {
             _ => json!("<unset>"),
         },
         "@vapbparamref" => json!(crate::admission::policy::kinds::param_ref_cell(o)),
+        apf if apf.starts_with("@apf") => return crate::flowcontrol::printer::cell(apf, o),
         _ => return None,
     })
 }
