@@ -58,6 +58,10 @@ pub(crate) fn admit(
                 certificates::requested_by(user, new);
                 return Ok(());
             };
+            if let Some(why) = certificates::signer_refusal(api, user, sub, old, new) {
+                let name = crate::meta::meta_str(new, "name").unwrap_or("");
+                return Err(crate::admission::quota::forbidden(res, name, &why));
+            }
             let causes = certificates::update(sub, old, new);
             if causes.is_empty() {
                 Ok(())

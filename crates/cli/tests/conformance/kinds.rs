@@ -422,6 +422,57 @@ fn certificate_signing_requests_change_approval_only_through_approval() {
         row(&hub, &["csr", "c1"]).last().map(String::as_str),
         Some("Approved")
     );
+    // Approving takes `approve` on the signer, not only update on /approval.
+    hub.ok_stdin(
+        &["create", "-f", "-"],
+        &csr.replace(r#""name":"c1""#, r#""name":"c2""#),
+    );
+    hub.ok(&["create", "serviceaccount", "approver"]);
+    hub.ok(&[
+        "create",
+        "clusterrole",
+        "csr-approver",
+        "--verb=get,list,update",
+        "--resource=certificatesigningrequests,certificatesigningrequests/approval",
+    ]);
+    hub.ok(&[
+        "create",
+        "clusterrolebinding",
+        "csr-approver",
+        "--clusterrole=csr-approver",
+        "--serviceaccount=default:approver",
+    ]);
+    let token = hub.ok(&["create", "token", "approver"]);
+    let approve =
+        |hub: &Hub| hub.kubectl(&["--token", token.trim(), "certificate", "approve", "c2"]);
+    let out = approve(&hub);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && err.contains(
+                "user not permitted to approve requests with signerName \"example.com/e2e\""
+            ),
+        "{err}"
+    );
+    let role = r#"{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",
+        "metadata":{"name":"signer-approver"},
+        "rules":[{"apiGroups":["certificates.k8s.io"],"resources":["signers"],
+                  "resourceNames":["example.com/*"],"verbs":["approve"]}]}"#;
+    hub.ok_stdin(&["create", "-f", "-"], role);
+    hub.ok(&[
+        "create",
+        "clusterrolebinding",
+        "signer-approver",
+        "--clusterrole=signer-approver",
+        "--serviceaccount=default:approver",
+    ]);
+    let out = approve(&hub);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
     // A request is never both approved and denied, even through /approval.
     let mut denied = approved.clone();
     denied["status"]["conditions"]

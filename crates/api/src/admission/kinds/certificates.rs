@@ -3,11 +3,15 @@
 //! says; no update changes the spec; the main resource changes no status; `/status` keeps the
 //! approval conditions (`Approved`, `Denied`) as stored; `/approval` changes only the conditions.
 //! Condition times the client leaves out are set now (or kept from the same condition before).
+//! As kube's `CertificateApproval` and `CertificateSigning` plugins, approving takes the verb
+//! `approve`, and issuing a certificate `sign`, on the request's signer (`signers` of
+//! certificates.k8s.io, named `<signerName>` or `<domain>/*`).
 
 use serde_json::{json, Map, Value};
 
-use crate::auth::UserInfo;
+use crate::auth::{Attributes, Decision, UserInfo};
 use crate::meta::now_rfc3339;
+use crate::Api;
 
 /// A new request: its requester is the user creating it.
 pub(super) fn requested_by(user: &UserInfo, new: &mut Value) {
@@ -167,4 +171,49 @@ fn condition_times(old: &Value, new: &mut Value) {
             );
         }
     }
+}
+
+/// Why `user` may not write `new` through `sub` (None when it may): `/approval` needs
+/// `approve`, a changed `status.certificate` through `/status` needs `sign`, on the signer.
+pub(super) fn signer_refusal(
+    api: &Api,
+    user: &UserInfo,
+    sub: Option<&str>,
+    old: &Value,
+    new: &Value,
+) -> Option<String> {
+    let signer = old
+        .pointer("/spec/signerName")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let verb = match sub {
+        Some("approval") => "approve",
+        Some("status")
+            if old.pointer("/status/certificate") != new.pointer("/status/certificate") =>
+        {
+            "sign"
+        }
+        _ => return None,
+    };
+    let wildcard = signer
+        .split_once('/')
+        .map(|(domain, _)| format!("{domain}/*"));
+    let allowed = std::iter::once(signer.to_string())
+        .chain(wildcard)
+        .any(|name| {
+            let attrs = Attributes {
+                user: user.clone(),
+                verb: verb.into(),
+                api_group: "certificates.k8s.io".into(),
+                resource: "signers".into(),
+                name,
+                resource_request: true,
+                ..Attributes::default()
+            };
+            matches!(
+                api.access.decide(&api.cache, &attrs),
+                Decision::Allow { .. }
+            )
+        });
+    (!allowed).then(|| format!("user not permitted to {verb} requests with signerName {signer:?}"))
 }
