@@ -157,6 +157,11 @@ async fn reconcile(api: &Arc<Api>, res: &Arc<ResourceInfo>) -> Result<()> {
         match commit_create(api, res, w.object(), Some(MANAGER), false).await {
             Ok(_) => tracing::debug!(apiservice = %name, "registered local APIService"),
             Err(e) if e.code == 409 => {}
+            // A group version kube's rules refuse as an APIService name (a CRD's, say, past
+            // 253 characters) gets none; retrying would not change that.
+            Err(e) if e.code == 422 => {
+                tracing::debug!(apiservice = %name, error = %e, "no APIService for this group version")
+            }
             Err(e) => return Err(e),
         }
     }
