@@ -193,6 +193,46 @@ pub(crate) fn admit_delete(
     super::webhook::admit(api, &a, false).map(|_| ())
 }
 
+/// Judge a client's write of a `/scale` subresource: the policies and validating webhooks that
+/// match `<resource>/scale` see the autoscaling/v1 Scale objects (`old_scale` → `new_scale`),
+/// as kube admits a scale update.
+pub(crate) fn admit_scale(
+    api: &Api,
+    user: &UserInfo,
+    info: &RequestInfo,
+    res: &ResourceInfo,
+    old_scale: &Value,
+    new_scale: &Value,
+    dry_run: bool,
+) -> Result<()> {
+    if exempt(res) || !anything_configured(api) {
+        return Ok(());
+    }
+    let name = info.name.clone().unwrap_or_default();
+    let namespace = if res.namespaced {
+        info.object_namespace().unwrap_or("").to_string()
+    } else {
+        String::new()
+    };
+    let namespace_object = namespace_object(api, &namespace);
+    let equivalents = equivalent_versions(api, res);
+    let a = Attributes {
+        res,
+        operation: "UPDATE",
+        subresource: Some("scale"),
+        name: &name,
+        namespace: &namespace,
+        object: Some(new_scale),
+        old_object: Some(old_scale),
+        namespace_object: namespace_object.as_ref(),
+        user,
+        dry_run,
+        equivalent_versions: &equivalents,
+    };
+    evaluate::validate(api, &a)?;
+    super::webhook::admit(api, &a, false).map(|_| ())
+}
+
 /// The other versions of `res`'s group that serve the same resource.
 fn equivalent_versions(api: &Api, res: &ResourceInfo) -> Vec<String> {
     let snap = api.registry.snapshot();

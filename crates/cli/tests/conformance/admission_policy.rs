@@ -142,6 +142,47 @@ fn a_policy_denies_a_deployment_over_its_replica_limit_with_kubes_message() {
         r#"{"spec":{"replicas":3}}"#,
     ]);
     assert!(err.contains("wants at most 2 replicas, got 3"), "{err}");
+
+    // A policy on deployments/scale judges the Scale a `kubectl scale` writes.
+    let mut scale_policy = replicas_policy(
+        "max-scale",
+        "object.spec.replicas <= 2",
+        "'scale to ' + string(object.spec.replicas) + ' refused'",
+    );
+    scale_policy["spec"]["matchConstraints"]["resourceRules"][0]["resources"] =
+        json!(["deployments/scale"]);
+    created(&hub, &scale_policy);
+    created(&hub, &binding("max-scale-binding", "max-scale", "Deny"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let scale = [
+        "scale",
+        "deployment",
+        "-n",
+        "guarded",
+        "small",
+        "--replicas=4",
+    ];
+    while hub
+        .kubectl(&[&scale[..], &["--dry-run=server"]].concat())
+        .status
+        .success()
+    {
+        assert!(Instant::now() < deadline, "the scale policy never judged");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let err = hub.fails(&scale);
+    assert!(
+        err.contains("ValidatingAdmissionPolicy 'max-scale' with binding 'max-scale-binding' denied request: scale to 4 refused"),
+        "{err}"
+    );
+    hub.ok(&[
+        "scale",
+        "deployment",
+        "-n",
+        "guarded",
+        "small",
+        "--replicas=1",
+    ]);
 }
 
 #[test]

@@ -7,6 +7,7 @@ use http::Response;
 use serde_json::{json, Value};
 
 use super::{not_found, object_key, Ctx};
+use crate::admission::policy::admit_scale;
 use crate::error::{ApiError, Result};
 use crate::handlers::response;
 use crate::objects::{guaranteed_update, Outcome, Writer};
@@ -160,6 +161,9 @@ async fn write_replicas(
             if let Some(rv) = rv {
                 crate::meta::set_meta(&mut new, "resourceVersion", json!(rv));
             }
+            let (old_scale, new_scale) = (to_scale(res, &spec, old), to_scale(res, &spec, &new));
+            let (user, info, dry_run) = (&ctx.user, &ctx.info, ctx.query.dry_run);
+            admit_scale(api, user, info, res, &old_scale, &new_scale, dry_run)?;
             Ok(new)
         },
     )
