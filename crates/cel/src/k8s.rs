@@ -2,12 +2,13 @@
 //! policies: lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), regex (`find`,
 //! `findAll`), sets (`sets.contains`, `sets.equivalent`, `sets.intersects`), `quantity`, `url`,
 //! `ip`/`cidr`, `semver` and named formats ([`lists`], [`regex`], [`sets`], [`quantity`],
-//! [`net`], [`semver`], [`format`]). A rule calling them is enforced as kube enforces it.
+//! [`net`], [`semver`], [`format`]), and CEL's two-variable comprehensions ([`comprehensions`]). A rule calling them is enforced as kube enforces it.
 //!
 //! Each function is written over cel-rust's [`Value`]s (`fn(&[Value]) -> Result<Value, String>`,
 //! the receiver first) and registered as an overload of the environment through a small
 //! adapter, so the interpreter dispatches them like its own.
 
+mod comprehensions;
 mod format;
 mod lists;
 mod net;
@@ -54,6 +55,7 @@ fn member(
 
 /// Add Kubernetes' libraries to `env`.
 pub(crate) fn extension(env: &mut Env) -> Result<(), DeclarationError> {
+    comprehensions::extension(env)?;
     // Lists.
     member(
         env,

@@ -109,6 +109,19 @@ fn library_functions() {
             "format.qualifiedName().validate('example.com/my.name').hasValue()",
             json!(false),
         ),
+        // two-variable comprehensions
+        ("self.ints.all(i, v, v == i + 1)", json!(true)),
+        ("self.unsorted.all(i, v, v > i)", json!(false)),
+        ("self.names.exists(i, v, i == 2 && v == 'a')", json!(true)),
+        ("{'a': 1, 'b': 2}.all(k, v, v > 0 && k != '')", json!(true)),
+        (
+            "{'a': 1, 'b': 2}.exists(k, v, k == 'b' && v == 1)",
+            json!(false),
+        ),
+        ("self.names.existsOne(i, v, v == 'b')", json!(true)),
+        ("self.ints.transformList(i, v, v * i)", json!([0, 2, 6])),
+        ("self.ints.transformList(i, v, i > 0, v)", json!([2, 3])),
+        ("self.ints.all(x, x > 0)", json!(true)),
         // semver
         ("semver('1.2.3').isLessThan(semver('1.10.0'))", json!(true)),
         (
