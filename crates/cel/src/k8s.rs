@@ -2,7 +2,8 @@
 //! policies: lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), regex (`find`,
 //! `findAll`), sets (`sets.contains`, `sets.equivalent`, `sets.intersects`), `quantity`, `url`,
 //! `ip`/`cidr`, `semver` and named formats ([`lists`], [`regex`], [`sets`], [`quantity`],
-//! [`net`], [`semver`], [`format`]), and CEL's two-variable comprehensions ([`comprehensions`]). A rule calling them is enforced as kube enforces it.
+//! [`net`], [`semver`], [`format`]), and CEL's two-variable comprehensions
+//! ([`comprehensions`]). A rule calling them is enforced as kube enforces it.
 //!
 //! Each function is written over cel-rust's [`Value`]s (`fn(&[Value]) -> Result<Value, String>`,
 //! the receiver first) and registered as an overload of the environment through a small
