@@ -84,6 +84,10 @@ fn serve_one(stream: &mut impl ReadWrite) -> std::io::Result<()> {
             "patch": base64::engine::general_purpose::STANDARD.encode(patch.to_string()),
             "warnings": [format!("webhook saw {}", request["operation"].as_str().unwrap_or(""))]}});
     // `/deny` answers as a validating webhook that refuses what it is sent.
+    if request_line.contains(" /slow ") {
+        // Past any timeout a test gives it.
+        std::thread::sleep(Duration::from_secs(3));
+    }
     let answer = if request_line.contains(" /deny ") {
         json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
             "response": {"uid": request["uid"], "allowed": false,
@@ -218,7 +222,48 @@ fn a_mutating_webhook_adds_a_label_and_failure_policies_decide_unreachable_webho
         &hub,
         &mutating_config("ignoring", svc, "Ignore", "unreachable"),
     );
-    hub.ok(&["create", "configmap", "-n", "unreachable", "passes"]);
+    // The hub's admission reads configurations as they reach its cache, a moment after the
+    // delete above is acknowledged.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !hub
+        .kubectl(&["create", "configmap", "-n", "unreachable", "passes"])
+        .status
+        .success()
+    {
+        assert!(Instant::now() < deadline, "an Ignore webhook kept refusing");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    hub.ok(&["delete", "mutatingwebhookconfiguration", "ignoring"]);
+
+    // A webhook slower than its timeoutSeconds fails the call.
+    let mut slow = mutating_config(
+        "slow",
+        json!({"url": url.replace("/mutate", "/slow"), "caBundle": ca_bundle}),
+        "Fail",
+        "unreachable",
+    );
+    slow["webhooks"][0]["timeoutSeconds"] = json!(1);
+    created(&hub, &slow);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    for i in 0.. {
+        let started = Instant::now();
+        let out = hub.kubectl(&["create", "configmap", "-n", "unreachable", &format!("s{i}")]);
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("failed calling webhook \"slow.example.com\"")
+                    && err.contains("context deadline exceeded"),
+                "{err}"
+            );
+            assert!(
+                started.elapsed() < Duration::from_secs(3),
+                "the timeout was not kept"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "a slow webhook never timed out");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[test]
