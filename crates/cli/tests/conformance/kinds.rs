@@ -159,6 +159,7 @@ fn a_pod_is_stored_with_kube_defaults_and_runs_nowhere() {
         ("schedulerName", Value::from("default-scheduler")),
         ("terminationGracePeriodSeconds", Value::from(30)),
         ("enableServiceLinks", Value::from(true)),
+        ("serviceAccountName", Value::from("default")),
         ("priority", Value::from(0)),
         ("preemptionPolicy", Value::from("PreemptLowerPriority")),
         ("securityContext", serde_json::json!({})),

@@ -56,8 +56,8 @@ pub(super) fn on_create(kind: &str, obj: &mut Value) {
     }
 }
 
-/// `SetDefaults_Pod` (requests default to limits, service links on, host-network ports) and
-/// the pod spec's own defaults.
+/// `SetDefaults_Pod` (requests default to limits, service links on, host-network ports), the
+/// service account the ServiceAccount plugin gives a pod, and the pod spec's own defaults.
 fn pod_object(obj: &mut Value) {
     let Some(spec) = child(obj, "spec") else {
         return;
@@ -67,6 +67,19 @@ fn pod_object(obj: &mut Value) {
         each(spec, key, requests_from_limits);
     }
     default_ptr(spec, "enableServiceLinks", json!(true));
+    // The ServiceAccount admission plugin names the namespace's `default` account when the pod
+    // names none; v1's `serviceAccount` is the deprecated mirror of `serviceAccountName`, which
+    // conversion fills both ways.
+    let account = [
+        str_of(spec, "serviceAccountName"),
+        str_of(spec, "serviceAccount"),
+    ]
+    .into_iter()
+    .find(|a| !a.is_empty())
+    .unwrap_or("default")
+    .to_string();
+    set(spec, "serviceAccountName", json!(account));
+    set(spec, "serviceAccount", json!(account));
     if spec.get("hostNetwork") == Some(&Value::Bool(true)) {
         for key in ["containers", "initContainers"] {
             each(spec, key, |c| {

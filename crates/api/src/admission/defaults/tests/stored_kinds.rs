@@ -11,6 +11,8 @@ fn a_new_pod_gets_pod_defaults_and_a_pending_status() {
     on_create(&res("", "v1", "pods"), &mut pod);
     let mut spec = pod_spec("nginx", "Always");
     spec["enableServiceLinks"] = json!(true);
+    spec["serviceAccountName"] = json!("default");
+    spec["serviceAccount"] = json!("default");
     assert_eq!(pod["spec"], spec);
     assert_eq!(
         pod["status"],
