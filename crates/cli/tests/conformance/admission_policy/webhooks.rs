@@ -322,10 +322,12 @@ fn a_validating_webhook_and_a_policy_judge_deletes() {
     );
     created(&hub, &binding_all("keep-binding", "keep"));
     let deadline = Instant::now() + Duration::from_secs(20);
-    while hub
-        .kubectl(&["delete", "configmap", "guarded", "--dry-run=server"])
-        .status
-        .success()
+    // Until the policy (created after the webhooks' deletion, so seen after it) judges.
+    while !String::from_utf8_lossy(
+        &hub.kubectl(&["delete", "configmap", "guarded", "--dry-run=server"])
+            .stderr,
+    )
+    .contains("ValidatingAdmissionPolicy 'keep'")
     {
         assert!(
             Instant::now() < deadline,
