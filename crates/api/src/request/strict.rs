@@ -17,6 +17,11 @@ pub const YAML_ERRORS: &str = "yaml: unmarshal errors:";
 /// Kube-apiserver's decoders stop collecting strict errors at this many.
 const MAX_ERRORS: usize = 100;
 
+/// A YAML duplicate's line costs a reading of the body: a body with more duplicates than this
+/// has the first ones listed (no client sends so many; a hostile body must not cost a hundred
+/// readings).
+const MAX_YAML_LINES: usize = 16;
+
 /// The duplicates of a JSON body: each `duplicate field "<path>"`, in the order they come.
 /// Empty for a body that is not JSON (its decoding error is the decoder's to report).
 pub fn json_duplicates(bytes: &[u8]) -> Vec<String> {
@@ -59,7 +64,7 @@ pub fn yaml_duplicates(text: &str) -> Option<String> {
         return None;
     }
     let mut lines = Vec::new();
-    for (i, key) in found.keys.iter().enumerate() {
+    for (i, key) in found.keys.iter().enumerate().take(MAX_YAML_LINES) {
         // The parser's position is known only from its errors: walk again, stopping at the
         // i-th duplicate, and read where the stop was.
         let mut stop = Found {

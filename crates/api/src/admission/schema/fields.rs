@@ -227,13 +227,15 @@ fn unknown_fields(schemas: &Schemas, res: &ResourceInfo, obj: &Value) -> Vec<Str
 /// where it first is.
 fn in_body_order(bytes: &[u8], dups: Vec<String>, unknown: Vec<String>) -> Vec<String> {
     let order = strict::json_key_order(bytes);
+    let mut at: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (i, p) in order.iter().enumerate() {
+        at.entry(p.as_str()).or_default().push(i);
+    }
     let position = |path: &str, nth: usize| {
-        order
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.as_str() == path)
-            .nth(nth)
-            .map_or(usize::MAX, |(i, _)| i)
+        at.get(path)
+            .and_then(|v| v.get(nth))
+            .copied()
+            .unwrap_or(usize::MAX)
     };
     let mut all: Vec<(usize, String)> = Vec::new();
     for d in dups {
