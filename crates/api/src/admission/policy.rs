@@ -126,7 +126,12 @@ pub(crate) fn admit(
     };
     let namespace_object = namespace_object(api, &namespace);
     let equivalents = equivalent_versions(api, res);
-    let current = new.clone();
+    // Admission sees the object as it will be stored, with its defaults (kube admits the
+    // decoded, defaulted object); a create's body gets them only later in the write.
+    let mut current = new.clone();
+    if old.is_none() {
+        super::defaults::apply(res, &mut current);
+    }
     let mut a = Attributes {
         res,
         operation,
@@ -140,16 +145,12 @@ pub(crate) fn admit(
         dry_run: super::scope::dry_run(),
         equivalent_versions: &equivalents,
     };
-    if let Some(patched) = super::webhook::admit(api, &a, true)? {
-        *new = patched;
+    let patched = super::webhook::admit(api, &a, true)?;
+    if let Some(patched) = &patched {
+        // Defaults a webhook's patch leaves out are applied again later in the write.
+        *new = patched.clone();
+        a.object = Some(patched);
     }
-    // The object as it will be stored carries its defaults (kube admits the decoded, defaulted
-    // object); a create's body gets them only later in the write.
-    let mut defaulted = new.clone();
-    if old.is_none() {
-        super::defaults::apply(res, &mut defaulted);
-    }
-    a.object = Some(&defaulted);
     evaluate::validate(api, &a)?;
     super::webhook::admit(api, &a, false).map(|_| ())
 }
