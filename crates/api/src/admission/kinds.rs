@@ -42,8 +42,26 @@ pub(crate) fn admit(
     let sub = info.subresource.as_deref();
     match (res.group.as_str(), res.plural.as_str()) {
         ("", "pods") => {
-            if let (Some(old), Some("ephemeralcontainers")) = (old, sub) {
-                pods::ephemeral_containers_only(old, new);
+            match (old, sub) {
+                (Some(old), Some("ephemeralcontainers")) => {
+                    pods::ephemeral_containers_only(old, new)
+                }
+                // Ephemeral containers change only through their subresource.
+                (Some(old), None) => {
+                    let eph = |o: &Value| o.pointer("/spec/ephemeralContainers").cloned();
+                    if eph(old) != eph(new) {
+                        let cause = crate::admission::validation::spec_change_cause(
+                            &old["spec"],
+                            &new["spec"],
+                        );
+                        return Err(crate::error::ApiError::invalid_object(
+                            res,
+                            new,
+                            vec![cause],
+                        ));
+                    }
+                }
+                _ => {}
             }
             if old.is_none() && sub.is_none() {
                 runtime_class::admit_pod(api, res, new)?;

@@ -10,7 +10,7 @@
 mod flotilla;
 mod stored;
 
-pub(crate) use stored::SYSTEM_PRIORITY_CLASSES;
+pub(crate) use stored::{spec_change_cause, SYSTEM_PRIORITY_CLASSES};
 
 use base64::Engine;
 use serde_json::{Map, Value};

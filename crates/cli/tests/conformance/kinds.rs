@@ -221,6 +221,27 @@ fn a_pod_is_stored_with_kube_defaults_and_runs_nowhere() {
         "{err}"
     );
 
+    // kubectl debug adds an ephemeral container through pods/ephemeralcontainers; the main
+    // resource cannot change them.
+    hub.ok(&["debug", "web", "--image=busybox", "--container=debugger"]);
+    let pod = get(&hub, &["pod", "web"]);
+    assert_eq!(
+        pod["spec"]["ephemeralContainers"][0]["name"], "debugger",
+        "{pod}"
+    );
+    let err = hub.fails(&[
+        "patch",
+        "pod",
+        "web",
+        "--type=json",
+        "-p",
+        r#"[{"op":"remove","path":"/spec/ephemeralContainers"}]"#,
+    ]);
+    assert!(
+        err.contains("pod updates may not change fields other than"),
+        "{err}"
+    );
+
     // No kubelet: logs and exec say so.
     let err = hub.fails(&["logs", "web"]);
     assert!(err.contains("does not have a host assigned"), "{err}");

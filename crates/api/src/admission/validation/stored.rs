@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::Causes;
 
+pub(crate) use pods::spec_change_cause;
 pub(crate) use priority_class::SYSTEM_CLASSES as SYSTEM_PRIORITY_CLASSES;
 
 /// The causes `obj` (an update from `old`, or a create) of `group`/`kind` is refused for.
@@ -21,7 +22,19 @@ pub(super) fn causes(group: &str, kind: &str, old: Option<&Value>, obj: &Value) 
         ("certificates.k8s.io", "CertificateSigningRequest") => certificates::causes(old, obj),
         ("", "Pod") => match old {
             Some(old) => pods::update_causes(old, obj),
-            None => spec_causes(obj, "spec"),
+            None => {
+                let mut causes = spec_causes(obj, "spec");
+                if obj
+                    .pointer("/spec/ephemeralContainers")
+                    .is_some_and(|e| !e.is_null())
+                {
+                    causes.push((
+                        "spec.ephemeralContainers".into(),
+                        "Forbidden: cannot be set on create".into(),
+                    ));
+                }
+                causes
+            }
         },
         ("", "PodTemplate") if old.is_none() => spec_causes(obj, "template.spec"),
         ("", "ReplicationController") if old.is_none() => spec_causes(obj, "spec.template.spec"),

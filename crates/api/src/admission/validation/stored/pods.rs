@@ -19,6 +19,7 @@ pub(super) fn update_causes(old: &Value, new: &Value) -> Causes {
     if old_spec == new_spec {
         return causes;
     }
+    ephemeral_causes(&mut causes, old_spec, new_spec);
     let old_tolerations = list(old_spec, "tolerations");
     let new_tolerations = list(new_spec, "tolerations");
     for (i, t) in old_tolerations.iter().enumerate() {
@@ -77,15 +78,42 @@ pub(super) fn update_causes(old: &Value, new: &Value) -> Causes {
         copy(old_spec, &mut munged, "terminationGracePeriodSeconds");
     }
     if &munged != old_spec {
-        causes.push((
-            "spec".into(),
-            format!(
-                "Forbidden: pod updates may not change fields other than {UPDATABLE}\n{}",
-                diff(old_spec, &munged)
-            ),
-        ));
+        causes.push(spec_change_cause(old_spec, &munged));
     }
     causes
+}
+
+/// The cause kube gives a pod update that changes what it may not: `spec` (the whole spec
+/// for `old_spec` → `new_spec`, as kube's message shows a diff).
+pub(crate) fn spec_change_cause(old_spec: &Value, new_spec: &Value) -> (String, String) {
+    (
+        "spec".into(),
+        format!(
+            "Forbidden: pod updates may not change fields other than {UPDATABLE}\n{}",
+            diff(old_spec, new_spec)
+        ),
+    )
+}
+
+/// `ValidatePodEphemeralContainersUpdate`: ephemeral containers are added, never removed or
+/// changed (matched by name: a patch does not keep their order).
+fn ephemeral_causes(causes: &mut Causes, old_spec: &Value, new_spec: &Value) {
+    let new_list = list(new_spec, "ephemeralContainers");
+    for old in list(old_spec, "ephemeralContainers") {
+        let name = old.get("name").and_then(Value::as_str).unwrap_or("");
+        let why = match new_list.iter().find(|c| c["name"] == old["name"]) {
+            None => format!("existing ephemeral containers {name:?} may not be removed\n"),
+            Some(c) if *c != old => format!(
+                "existing ephemeral containers {name:?} may not be changed\n{}",
+                diff(&old, c)
+            ),
+            Some(_) => continue,
+        };
+        causes.push((
+            "spec.ephemeralContainers".into(),
+            format!("Forbidden: {why}"),
+        ));
+    }
 }
 
 fn list(spec: &Value, key: &str) -> Vec<Value> {

@@ -235,33 +235,27 @@ fn new_pods_need_named_containers_with_images() {
 }
 
 #[test]
-fn new_pods_need_named_containers_with_images() {
-    let ok = json!({"spec": {"containers": [{"name": "c", "image": "nginx"}], "restartPolicy": "Always"}});
-    assert!(causes("", "Pod", None, &ok).is_empty());
-    let none = json!({"spec": {"containers": []}});
-    assert_eq!(fields(&causes("", "Pod", None, &none)), ["spec.containers"]);
-    let bad = json!({"spec": {
-        "containers": [{"name": "c", "image": ""}, {"name": "c", "image": "x", "ports": [{"containerPort": 70000}]}],
-        "restartPolicy": "Sometimes",
-    }});
-    let c = causes("", "Pod", None, &bad);
+fn ephemeral_containers_are_added_never_removed_or_changed() {
+    let pod = |eph: serde_json::Value| json!({"spec": {"containers": [{"name": "c", "image": "nginx"}], "ephemeralContainers": eph}});
+    let one = pod(json!([{"name": "debug", "image": "busybox"}]));
+    let created = causes("", "Pod", None, &one);
+    assert_eq!(created[0].1, "Forbidden: cannot be set on create");
+    let two =
+        pod(json!([{"name": "debug", "image": "busybox"}, {"name": "d2", "image": "busybox"}]));
+    assert!(causes("", "Pod", Some(&one), &two).is_empty());
+    let removed = causes("", "Pod", Some(&two), &one);
     assert_eq!(
-        fields(&c),
-        [
-            "spec.containers[0].image",
-            "spec.containers[1].name",
-            "spec.containers[1].ports[0].containerPort",
-            "spec.restartPolicy",
-        ]
+        removed,
+        [(
+            "spec.ephemeralContainers".to_string(),
+            "Forbidden: existing ephemeral containers \"d2\" may not be removed\n".to_string()
+        )]
     );
-    assert_eq!(
-        c[3].1,
-        "Unsupported value: \"Sometimes\": supported values: \"Always\", \"Never\", \"OnFailure\""
-    );
-    let template =
-        json!({"template": {"spec": {"containers": [{"name": "Bad_Name", "image": "x"}]}}});
-    assert_eq!(
-        fields(&causes("", "PodTemplate", None, &template)),
-        ["template.spec.containers[0].name"]
+    let changed = pod(json!([{"name": "debug", "image": "alpine"}]));
+    let c = causes("", "Pod", Some(&one), &changed);
+    assert!(
+        c[0].1
+            .starts_with("Forbidden: existing ephemeral containers \"debug\" may not be changed"),
+        "{c:?}"
     );
 }
