@@ -73,6 +73,34 @@ pub(crate) fn cell(name: &str, o: &Value) -> Value {
     }
 }
 
+/// The groups in the order kube-aggregator lists them in discovery: its own group first, then
+/// by their APIServices' highest `groupPriorityMinimum` (built-in groups from kube's table,
+/// CRD groups at 1000), ties by that APIService's name. Clients that resolve a resource name
+/// served by several groups take the first (kubectl among them).
+pub fn discovery_order(groups: &[(String, Vec<String>)]) -> Vec<&(String, Vec<String>)> {
+    let mut out: Vec<_> = groups.iter().collect();
+    out.sort_by_cached_key(|(group, versions)| {
+        if group == GROUP {
+            return (i64::MIN, String::new());
+        }
+        let priority =
+            |v: &String| priorities::builtin(group, v).map_or(priorities::CRD.0, |p| p.0);
+        let top = versions
+            .iter()
+            .map(priority)
+            .max()
+            .unwrap_or(priorities::CRD.0);
+        let name = versions
+            .iter()
+            .filter(|v| priority(v) == top)
+            .map(|v| format!("{v}.{group}"))
+            .min()
+            .unwrap_or_default();
+        (-top, name)
+    });
+    out
+}
+
 /// Start the loop that keeps the APIServices.
 pub fn start(api: &Arc<Api>) {
     tokio::spawn(run(api.clone()));

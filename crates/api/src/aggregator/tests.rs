@@ -253,3 +253,44 @@ fn remote_availability_reasons() {
         (json!("Local"), json!("True"))
     );
 }
+
+#[test]
+fn discovery_lists_groups_in_kube_aggregators_order() {
+    let g = |name: &str, versions: &[&str]| {
+        (
+            name.to_string(),
+            versions.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
+        )
+    };
+    let groups = vec![
+        g("", &["v1"]),
+        g("zeta.example.com", &["v1"]),
+        g("batch", &["v1"]),
+        g("apiextensions.k8s.io", &["v1"]),
+        g("alpha.example.com", &["v1beta1", "v1"]),
+        g("autoscaling", &["v2", "v1"]),
+        g("admissionregistration.k8s.io", &["v1"]),
+        g("apiregistration.k8s.io", &["v1"]),
+        g("apps", &["v1"]),
+    ];
+    let order: Vec<&str> = super::discovery_order(&groups)
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "apiregistration.k8s.io",
+            "",
+            "apps",
+            "autoscaling",
+            "batch",
+            // 16700 both: by APIService name, v1.admissionregistration… < v1.apiextensions….
+            "admissionregistration.k8s.io",
+            "apiextensions.k8s.io",
+            // CRD groups at 1000, by their APIServices' names.
+            "alpha.example.com",
+            "zeta.example.com",
+        ]
+    );
+}

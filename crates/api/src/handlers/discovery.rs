@@ -79,9 +79,8 @@ fn group_entry(name: &str, versions: &[String]) -> Value {
 }
 
 fn aggregated(snap: &Snapshot, legacy: bool, version: &str) -> Value {
-    let items: Vec<Value> = snap
-        .groups()
-        .iter()
+    let items: Vec<Value> = crate::aggregator::discovery_order(snap.groups())
+        .into_iter()
         .filter(|(g, _)| g.is_empty() == legacy)
         .map(|(g, versions)| {
             let vs: Vec<Value> = versions
@@ -172,9 +171,8 @@ pub(super) fn serve_non_resource(
         ["apis"] => Ok(match agg {
             Some(v) => aggregated_response(&aggregated(&snap, false, v), v),
             None => {
-                let groups: Vec<Value> = snap
-                    .groups()
-                    .iter()
+                let groups: Vec<Value> = crate::aggregator::discovery_order(snap.groups())
+                    .into_iter()
                     .filter(|(g, _)| !g.is_empty())
                     .map(|(g, vs)| group_entry(g, vs))
                     .collect();

@@ -144,6 +144,26 @@ fn discovery_lists_apiregistration() {
         group["preferredVersion"]["groupVersion"],
         "apiregistration.k8s.io/v1"
     );
+    // In kube-aggregator's order: its own group, then by APIService priority (apps 17800,
+    // events.k8s.io 17750, ...), CRD groups (1000) last.
+    let names: Vec<&str> = groups["groups"]
+        .as_array()
+        .map(|gs| gs.iter().filter_map(|g| g["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        names[..4],
+        [
+            "apiregistration.k8s.io",
+            "apps",
+            "events.k8s.io",
+            "authentication.k8s.io"
+        ],
+        "{names:?}"
+    );
+    assert!(
+        names.last().is_some_and(|n| n.ends_with(".flotilla.io")),
+        "{names:?}"
+    );
     let list = json(&hub.ok(&["get", "--raw", "/apis/apiregistration.k8s.io/v1"]));
     assert_eq!(list["groupVersion"], "apiregistration.k8s.io/v1");
     let names: Vec<&str> = list["resources"]
