@@ -26,7 +26,12 @@ pub(crate) async fn call(hook: &Value, review: &Value) -> Result<Value, String> 
             svc["name"].as_str().unwrap_or("")
         ));
     };
-    let timeout = Duration::from_secs(hook["timeoutSeconds"].as_u64().unwrap_or(10));
+    let seconds = hook["timeoutSeconds"].as_u64().unwrap_or(10);
+    let timeout = Duration::from_secs(seconds);
+    // kube's client tells the webhook its deadline in the query, as every request with a
+    // timeout does.
+    let sep = if url.contains('?') { '&' } else { '?' };
+    let url = &format!("{url}{sep}timeout={seconds}s");
     match tokio::time::timeout(timeout, post(url, cc, review)).await {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(format!("failed to call webhook: Post \"{url}\": {e}")),

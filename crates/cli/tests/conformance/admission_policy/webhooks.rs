@@ -84,11 +84,11 @@ fn serve_one(stream: &mut impl ReadWrite) -> std::io::Result<()> {
             "patch": base64::engine::general_purpose::STANDARD.encode(patch.to_string()),
             "warnings": [format!("webhook saw {}", request["operation"].as_str().unwrap_or(""))]}});
     // `/deny` answers as a validating webhook that refuses what it is sent.
-    if request_line.contains(" /slow ") {
+    if request_line.contains(" /slow?timeout=") {
         // Past any timeout a test gives it.
         std::thread::sleep(Duration::from_secs(3));
     }
-    let answer = if request_line.contains(" /deny ") {
+    let answer = if request_line.contains(" /deny?timeout=") {
         json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
             "response": {"uid": request["uid"], "allowed": false,
                 "status": {"code": 403, "reason": "Forbidden", "message": format!("{} of {} refused", request["operation"].as_str().unwrap_or(""), request["name"].as_str().unwrap_or(""))}}})
@@ -252,7 +252,7 @@ fn a_mutating_webhook_adds_a_label_and_failure_policies_decide_unreachable_webho
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(
                 err.contains("failed calling webhook \"slow.example.com\"")
-                    && err.contains("context deadline exceeded"),
+                    && err.contains("/slow?timeout=1s\": context deadline exceeded"),
                 "{err}"
             );
             assert!(
