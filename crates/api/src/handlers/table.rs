@@ -283,7 +283,7 @@ fn cell(c: &PrinterColumn, o: &Value) -> Value {
 }
 
 fn row(res: &ResourceInfo, o: &Value, include: Option<&str>) -> Value {
-    let mut cells = vec![o.pointer("/metadata/name").cloned().unwrap_or(Value::Null)];
+    let mut cells = vec![cells::name(res, o)];
     cells.extend(res.columns.iter().map(|c| cell(c, o)));
     let object = match include {
         Some("None") => Value::Null,

@@ -5,6 +5,34 @@
 use serde_json::{json, Value};
 
 use super::{join, scalar, selector};
+use crate::registry::ResourceInfo;
+
+/// The Name cell: the object's name, and for the default StorageClass ` (default)` after it,
+/// as kubectl shows it.
+pub(super) fn name(res: &ResourceInfo, o: &Value) -> Value {
+    let Some(name) = o.pointer("/metadata/name").and_then(Value::as_str) else {
+        return o.pointer("/metadata/name").cloned().unwrap_or(Value::Null);
+    };
+    let default_class = !res.custom
+        && res.group == "storage.k8s.io"
+        && res.plural == "storageclasses"
+        && [
+            "storageclass.kubernetes.io/is-default-class",
+            "storageclass.beta.kubernetes.io/is-default-class",
+        ]
+        .iter()
+        .any(|a| {
+            o.pointer("/metadata/annotations")
+                .and_then(|m| m.get(*a))
+                .and_then(Value::as_str)
+                == Some("true")
+        });
+    if default_class {
+        json!(format!("{name} (default)"))
+    } else {
+        json!(name)
+    }
+}
 
 /// The cell `name` of `o`, or None when `name` is not one of these kinds' cells.
 pub(super) fn computed(name: &str, o: &Value) -> Option<Value> {

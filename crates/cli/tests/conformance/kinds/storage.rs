@@ -113,8 +113,14 @@ spec:
 "#;
     hub.ok_stdin(&["create", "-f", "-"], objects);
     assert_eq!(
-        row(&hub, &["sc", "fast"])[1..5],
-        ["example.com/fast", "Delete", "Immediate", "false"]
+        row(&hub, &["sc", "fast"])[..5],
+        [
+            "fast (default)",
+            "example.com/fast",
+            "Delete",
+            "Immediate",
+            "false"
+        ]
     );
     let driver = get(&hub, &["csidriver", "csi.example.com"]);
     assert_eq!(driver["spec"]["attachRequired"], true, "{driver}");
