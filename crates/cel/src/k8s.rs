@@ -18,7 +18,7 @@ mod regex;
 mod semver;
 mod sets;
 
-use cel::common::types::{Type, DYN_TYPE, INT_TYPE, LIST_TYPE, STRING_TYPE};
+use cel::common::types::{DYN_TYPE, INT_TYPE, LIST_TYPE, STRING_TYPE};
 use cel::common::value::{CowVal, Val};
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
@@ -43,356 +43,197 @@ macro_rules! adapt {
     }};
 }
 
-fn member(
-    env: &mut Env,
-    name: &str,
-    id: &str,
-    target: Type,
-    args: Vec<Type>,
-    f: cel::common::functions::Function,
-) -> Result<(), DeclarationError> {
-    env.add_member_overload(name, id, target, args, f)
+/// Registers global functions: `(name, overload id, library fn)`, each taking `args`.
+macro_rules! functions {
+    ($env:expr, $args:tt, $(($name:expr, $id:expr, $f:expr)),+ $(,)?) => {$(
+        $env.add_overload($name, $id, vec!$args, adapt!($name, $f))?;
+    )+};
+}
+
+/// Registers member functions of `target`: `(name, overload id, library fn)`, each taking
+/// `args` after the receiver.
+macro_rules! members {
+    ($env:expr, $target:expr, $args:tt, $(($name:expr, $id:expr, $f:expr)),+ $(,)?) => {$(
+        $env.add_member_overload($name, $id, $target, vec!$args, adapt!($name, $f))?;
+    )+};
 }
 
 /// Add Kubernetes' libraries to `env`.
 pub(crate) fn extension(env: &mut Env) -> Result<(), DeclarationError> {
     comprehensions::extension(env)?;
     // Lists.
-    member(
+    members!(
         env,
-        "isSorted",
-        "list_is_sorted",
         LIST_TYPE,
-        vec![],
-        adapt!("isSorted", lists::is_sorted),
-    )?;
-    member(
+        [],
+        ("isSorted", "list_is_sorted", lists::is_sorted),
+        ("sum", "list_sum", lists::sum),
+        ("min", "list_min", lists::min),
+        ("max", "list_max", lists::max),
+    );
+    members!(
         env,
-        "sum",
-        "list_sum",
         LIST_TYPE,
-        vec![],
-        adapt!("sum", lists::sum),
-    )?;
-    member(
-        env,
-        "min",
-        "list_min",
-        LIST_TYPE,
-        vec![],
-        adapt!("min", lists::min),
-    )?;
-    member(
-        env,
-        "max",
-        "list_max",
-        LIST_TYPE,
-        vec![],
-        adapt!("max", lists::max),
-    )?;
-    member(
-        env,
-        "indexOf",
-        "list_index_of",
-        LIST_TYPE,
-        vec![DYN_TYPE],
-        adapt!("indexOf", lists::index_of),
-    )?;
-    member(
-        env,
-        "lastIndexOf",
-        "list_last_index_of",
-        LIST_TYPE,
-        vec![DYN_TYPE],
-        adapt!("lastIndexOf", lists::last_index_of),
-    )?;
+        [DYN_TYPE],
+        ("indexOf", "list_index_of", lists::index_of),
+        ("lastIndexOf", "list_last_index_of", lists::last_index_of),
+    );
     // Regex.
-    member(
+    members!(
         env,
-        "find",
-        "string_find_string",
         STRING_TYPE,
-        vec![STRING_TYPE],
-        adapt!("find", regex::find),
-    )?;
-    member(
+        [STRING_TYPE],
+        ("find", "string_find_string", regex::find),
+        ("findAll", "string_find_all_string", regex::find_all),
+    );
+    members!(
         env,
-        "findAll",
-        "string_find_all_string",
         STRING_TYPE,
-        vec![STRING_TYPE],
-        adapt!("findAll", regex::find_all),
-    )?;
-    member(
-        env,
-        "findAll",
-        "string_find_all_string_int",
-        STRING_TYPE,
-        vec![STRING_TYPE, INT_TYPE],
-        adapt!("findAll", regex::find_all),
-    )?;
+        [STRING_TYPE, INT_TYPE],
+        ("findAll", "string_find_all_string_int", regex::find_all),
+    );
     // Sets.
-    for (name, f) in [
-        (
-            "sets.contains",
-            adapt!("sets.contains", sets::contains) as cel::common::functions::Function,
-        ),
+    functions!(
+        env,
+        [LIST_TYPE, LIST_TYPE],
+        ("sets.contains", "sets.contains_list_list", sets::contains),
         (
             "sets.equivalent",
-            adapt!("sets.equivalent", sets::equivalent),
+            "sets.equivalent_list_list",
+            sets::equivalent
         ),
         (
             "sets.intersects",
-            adapt!("sets.intersects", sets::intersects),
+            "sets.intersects_list_list",
+            sets::intersects
         ),
-    ] {
-        env.add_overload(
-            name,
-            &format!("{name}_list_list"),
-            vec![LIST_TYPE, LIST_TYPE],
-            f,
-        )?;
-    }
+    );
     // Quantity.
-    env.add_overload(
-        "quantity",
-        "string_to_quantity",
-        vec![STRING_TYPE],
-        adapt!("quantity", quantity::parse),
-    )?;
-    env.add_overload(
-        "isQuantity",
-        "is_quantity_string",
-        vec![STRING_TYPE],
-        adapt!("isQuantity", quantity::is_quantity),
-    )?;
-    for (name, id, f) in [
-        (
-            "sign",
-            "quantity_sign",
-            adapt!("sign", quantity::sign) as cel::common::functions::Function,
-        ),
+    functions!(
+        env,
+        [STRING_TYPE],
+        ("quantity", "string_to_quantity", quantity::parse),
+        ("isQuantity", "is_quantity_string", quantity::is_quantity),
+    );
+    members!(
+        env,
+        DYN_TYPE,
+        [],
+        ("sign", "quantity_sign", quantity::sign),
         (
             "asApproximateFloat",
             "quantity_get_float",
-            adapt!("asApproximateFloat", quantity::as_float),
+            quantity::as_float
         ),
-        (
-            "asInteger",
-            "quantity_get_int",
-            adapt!("asInteger", quantity::as_integer),
-        ),
-        (
-            "isInteger",
-            "quantity_is_integer",
-            adapt!("isInteger", quantity::is_integer),
-        ),
-    ] {
-        member(env, name, id, DYN_TYPE, vec![], f)?;
-    }
-    for (name, id, f) in [
-        (
-            "isGreaterThan",
-            "quantity_is_greater_than",
-            adapt!("isGreaterThan", is_greater_than) as cel::common::functions::Function,
-        ),
-        (
-            "isLessThan",
-            "quantity_is_less_than",
-            adapt!("isLessThan", is_less_than),
-        ),
-        (
-            "compareTo",
-            "quantity_compare_to",
-            adapt!("compareTo", compare_to),
-        ),
-        ("add", "quantity_add", adapt!("add", quantity::add)),
-        ("sub", "quantity_sub", adapt!("sub", quantity::sub)),
-    ] {
-        member(env, name, id, DYN_TYPE, vec![DYN_TYPE], f)?;
-    }
+        ("asInteger", "quantity_get_int", quantity::as_integer),
+        ("isInteger", "quantity_is_integer", quantity::is_integer),
+    );
+    members!(
+        env,
+        DYN_TYPE,
+        [DYN_TYPE],
+        ("isGreaterThan", "quantity_is_greater_than", is_greater_than),
+        ("isLessThan", "quantity_is_less_than", is_less_than),
+        ("compareTo", "quantity_compare_to", compare_to),
+        ("add", "quantity_add", quantity::add),
+        ("sub", "quantity_sub", quantity::sub),
+    );
     // URLs, IPs, CIDRs.
-    env.add_overload(
-        "url",
-        "string_to_url",
-        vec![STRING_TYPE],
-        adapt!("url", net::url),
-    )?;
-    env.add_overload(
-        "isURL",
-        "is_url_string",
-        vec![STRING_TYPE],
-        adapt!("isURL", net::is_url),
-    )?;
-    for (name, id, f) in [
-        (
-            "getScheme",
-            "url_get_scheme",
-            adapt!("getScheme", net::get_scheme) as cel::common::functions::Function,
-        ),
-        ("getHost", "url_get_host", adapt!("getHost", net::get_host)),
-        (
-            "getHostname",
-            "url_get_hostname",
-            adapt!("getHostname", net::get_hostname),
-        ),
-        ("getPort", "url_get_port", adapt!("getPort", net::get_port)),
+    functions!(
+        env,
+        [STRING_TYPE],
+        ("url", "string_to_url", net::url),
+        ("isURL", "is_url_string", net::is_url),
+    );
+    members!(
+        env,
+        DYN_TYPE,
+        [],
+        ("getScheme", "url_get_scheme", net::get_scheme),
+        ("getHost", "url_get_host", net::get_host),
+        ("getHostname", "url_get_hostname", net::get_hostname),
+        ("getPort", "url_get_port", net::get_port),
         (
             "getEscapedPath",
             "url_get_escaped_path",
-            adapt!("getEscapedPath", net::get_escaped_path),
+            net::get_escaped_path
         ),
-        (
-            "getQuery",
-            "url_get_query",
-            adapt!("getQuery", net::get_query),
-        ),
-        ("family", "ip_family", adapt!("family", net::family)),
-        (
-            "isUnspecified",
-            "ip_is_unspecified",
-            adapt!("isUnspecified", net::is_unspecified),
-        ),
-        (
-            "isLoopback",
-            "ip_is_loopback",
-            adapt!("isLoopback", net::is_loopback),
-        ),
+        ("getQuery", "url_get_query", net::get_query),
+        ("family", "ip_family", net::family),
+        ("isUnspecified", "ip_is_unspecified", net::is_unspecified),
+        ("isLoopback", "ip_is_loopback", net::is_loopback),
         (
             "isGlobalUnicast",
             "ip_is_global_unicast",
-            adapt!("isGlobalUnicast", net::is_global_unicast),
+            net::is_global_unicast
         ),
         (
             "isLinkLocalUnicast",
             "ip_is_link_local_unicast",
-            adapt!("isLinkLocalUnicast", net::is_link_local_unicast),
+            net::is_link_local_unicast
         ),
         (
             "isLinkLocalMulticast",
             "ip_is_link_local_multicast",
-            adapt!("isLinkLocalMulticast", net::is_link_local_multicast),
+            net::is_link_local_multicast
         ),
-        (
-            "prefixLength",
-            "cidr_prefix_length",
-            adapt!("prefixLength", net::prefix_length),
-        ),
-        ("masked", "cidr_masked", adapt!("masked", net::masked)),
-        ("ip", "cidr_ip", adapt!("ip", net::cidr_ip)),
-    ] {
-        member(env, name, id, DYN_TYPE, vec![], f)?;
-    }
-    env.add_overload(
-        "ip",
-        "string_to_ip",
-        vec![STRING_TYPE],
-        adapt!("ip", net::ip),
-    )?;
-    env.add_overload(
-        "isIP",
-        "is_ip",
-        vec![STRING_TYPE],
-        adapt!("isIP", net::is_ip),
-    )?;
-    env.add_overload(
-        "ip.isCanonical",
-        "ip_is_canonical",
-        vec![STRING_TYPE],
-        adapt!("ip.isCanonical", net::is_canonical),
-    )?;
-    env.add_overload(
-        "cidr",
-        "string_to_cidr",
-        vec![STRING_TYPE],
-        adapt!("cidr", net::cidr),
-    )?;
-    env.add_overload(
-        "isCIDR",
-        "is_cidr",
-        vec![STRING_TYPE],
-        adapt!("isCIDR", net::is_cidr),
-    )?;
-    member(
+        ("prefixLength", "cidr_prefix_length", net::prefix_length),
+        ("masked", "cidr_masked", net::masked),
+        ("ip", "cidr_ip", net::cidr_ip),
+    );
+    functions!(
         env,
-        "containsIP",
-        "cidr_contains_ip",
-        DYN_TYPE,
-        vec![DYN_TYPE],
-        adapt!("containsIP", net::contains_ip),
-    )?;
-    member(
+        [STRING_TYPE],
+        ("ip", "string_to_ip", net::ip),
+        ("isIP", "is_ip", net::is_ip),
+        ("ip.isCanonical", "ip_is_canonical", net::is_canonical),
+        ("cidr", "string_to_cidr", net::cidr),
+        ("isCIDR", "is_cidr", net::is_cidr),
+    );
+    members!(
         env,
-        "containsCIDR",
-        "cidr_contains_cidr",
         DYN_TYPE,
-        vec![DYN_TYPE],
-        adapt!("containsCIDR", net::contains_cidr),
-    )?;
-    // Named formats.
+        [DYN_TYPE],
+        ("containsIP", "cidr_contains_ip", net::contains_ip),
+        ("containsCIDR", "cidr_contains_cidr", net::contains_cidr),
+    );
+    // Named formats: `format.<name>()` for each name `format.named` knows.
     macro_rules! named_format {
         ($($n:literal),*) => {$(
-            env.add_overload(
-                concat!("format.", $n),
-                concat!("format-", $n),
-                vec![],
-                adapt!(concat!("format.", $n), |_: &[Value]| Ok(format::named_constant($n))),
-            )?;
+            functions!(
+                env,
+                [],
+                (concat!("format.", $n), concat!("format-", $n), |_: &[Value]| Ok(format::named_constant($n))),
+            );
         )*};
     }
-    named_format!(
-        "dns1123Label",
-        "dns1123Subdomain",
-        "dns1035Label",
-        "qualifiedName",
-        "dns1123LabelPrefix",
-        "dns1123SubdomainPrefix",
-        "dns1035LabelPrefix",
-        "labelValue",
-        "uri",
-        "uuid",
-        "byte",
-        "date",
-        "datetime"
-    );
-    env.add_overload(
-        "format.named",
-        "format-named",
-        vec![STRING_TYPE],
-        adapt!("format.named", format::named),
-    )?;
-    member(
+    format::with_format_names!(named_format);
+    functions!(
         env,
-        "validate",
-        "format-validate",
+        [STRING_TYPE],
+        ("format.named", "format-named", format::named)
+    );
+    members!(
+        env,
         DYN_TYPE,
-        vec![STRING_TYPE],
-        adapt!("validate", format::validate),
-    )?;
+        [STRING_TYPE],
+        ("validate", "format-validate", format::validate),
+    );
     // Semantic versions.
-    env.add_overload(
-        "semver",
-        "string_to_semver",
-        vec![STRING_TYPE],
-        adapt!("semver", semver::parse),
-    )?;
-    env.add_overload(
-        "isSemver",
-        "is_semver_string",
-        vec![STRING_TYPE],
-        adapt!("isSemver", semver::is_semver),
-    )?;
-    for (name, id, f) in [
-        (
-            "major",
-            "semver_major",
-            adapt!("major", semver::major) as cel::common::functions::Function,
-        ),
-        ("minor", "semver_minor", adapt!("minor", semver::minor)),
-        ("patch", "semver_patch", adapt!("patch", semver::patch)),
-    ] {
-        member(env, name, id, DYN_TYPE, vec![], f)?;
-    }
+    functions!(
+        env,
+        [STRING_TYPE],
+        ("semver", "string_to_semver", semver::parse),
+        ("isSemver", "is_semver_string", semver::is_semver),
+    );
+    members!(
+        env,
+        DYN_TYPE,
+        [],
+        ("major", "semver_major", semver::major),
+        ("minor", "semver_minor", semver::minor),
+        ("patch", "semver_patch", semver::patch),
+    );
     Ok(())
 }
 

@@ -19,22 +19,37 @@ impl cel::objects::Opaque for Format {
     }
 }
 
+/// Calls `$then!` with the names of the formats `format.named` knows, so the list of
+/// names and the `format.<name>()` functions registered for them are one list.
+macro_rules! with_format_names {
+    ($then:ident) => {
+        $then!(
+            "dns1123Label",
+            "dns1123Subdomain",
+            "dns1035Label",
+            "qualifiedName",
+            "dns1123LabelPrefix",
+            "dns1123SubdomainPrefix",
+            "dns1035LabelPrefix",
+            "labelValue",
+            "uri",
+            "uuid",
+            "byte",
+            "date",
+            "datetime"
+        )
+    };
+}
+pub(super) use with_format_names;
+
+macro_rules! name_list {
+    ($($n:literal),*) => {
+        &[$($n),*]
+    };
+}
+
 /// The formats `format.named` knows, by name.
-const NAMES: &[&str] = &[
-    "dns1123Label",
-    "dns1123Subdomain",
-    "dns1035Label",
-    "qualifiedName",
-    "dns1123LabelPrefix",
-    "dns1123SubdomainPrefix",
-    "dns1035LabelPrefix",
-    "labelValue",
-    "uri",
-    "uuid",
-    "byte",
-    "date",
-    "datetime",
-];
+const NAMES: &[&str] = with_format_names!(name_list);
 
 const LABEL: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
