@@ -29,10 +29,20 @@ fn version_discovery_and_system_namespaces() {
     ] {
         assert!(res.contains(want), "api-resources lacks {want}:\n{res}");
     }
-    assert!(
-        !res.lines().any(|l| l.starts_with("pods ")),
-        "the hub serves no pods"
-    );
+    // Pods, nodes and service accounts are core kinds the hub serves as kube-apiserver does.
+    for (name, kind) in [
+        ("pods", "Pod"),
+        ("nodes", "Node"),
+        ("serviceaccounts", "ServiceAccount"),
+    ] {
+        assert!(
+            res.lines().any(|l| {
+                let cols: Vec<&str> = l.split_whitespace().collect();
+                cols.first() == Some(&name) && cols.contains(&"v1") && cols.last() == Some(&kind)
+            }),
+            "api-resources lacks core {name}:\n{res}"
+        );
+    }
 
     let ns = hub.ok(&["get", "ns"]);
     for want in ["default", "kube-system", "flotilla-system"] {
