@@ -156,7 +156,8 @@ pub(crate) fn admit(
 }
 
 /// Judge a client's delete of `old` (as stored) by the policies and validating webhooks that
-/// match a DELETE (kube admits deletes too; there is no object, only the old one).
+/// match a DELETE (kube admits deletes too; there is no object, only the old one). Returns the
+/// warnings for the client (Warn bindings, webhooks).
 pub(crate) fn admit_delete(
     api: &Api,
     user: &UserInfo,
@@ -164,10 +165,23 @@ pub(crate) fn admit_delete(
     res: &ResourceInfo,
     old: &Value,
     dry_run: bool,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     if exempt(res) || !anything_configured(api) {
-        return Ok(());
+        return Ok(Vec::new());
     }
+    let (admitted, warnings) =
+        super::scope::collect(dry_run, || judge_delete(api, user, info, res, old, dry_run));
+    admitted.map(|()| warnings)
+}
+
+fn judge_delete(
+    api: &Api,
+    user: &UserInfo,
+    info: &RequestInfo,
+    res: &ResourceInfo,
+    old: &Value,
+    dry_run: bool,
+) -> Result<()> {
     let old = crate::registry::storage::from_storage(res, old.clone());
     let name = crate::meta::meta_str(&old, "name")
         .unwrap_or("")

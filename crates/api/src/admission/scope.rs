@@ -31,6 +31,18 @@ pub(crate) async fn run<T>(dry_run: bool, write: impl Future<Output = T>) -> (T,
         .await
 }
 
+/// Run the synchronous `f` in a scope of its own; its result and the warnings raised in it.
+pub(crate) fn collect<T>(dry_run: bool, f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let scope = Scope {
+        dry_run,
+        warnings: RefCell::new(Vec::new()),
+    };
+    SCOPE.sync_scope(scope, || {
+        let out = f();
+        (out, SCOPE.with(|s| s.warnings.take()))
+    })
+}
+
 /// Raise a warning for the client (dropped outside a scope: the server's own writes).
 /// A write retried after a conflict raises the same warning again; it is kept once.
 pub(crate) fn warn(message: String) {

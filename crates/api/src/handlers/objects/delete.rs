@@ -73,10 +73,20 @@ pub(super) async fn delete(
     let Some(cur) = api.cache.get(&key) else {
         return Err(not_found(ctx, res));
     };
-    admission::policy::admit_delete(api, &ctx.user, &ctx.info, res, &cur.value(), opts.dry_run)?;
+    let warnings = admission::policy::admit_delete(
+        api,
+        &ctx.user,
+        &ctx.info,
+        res,
+        &cur.value(),
+        opts.dry_run,
+    )?;
     admission::kinds::admit_delete(res, &name)?;
     let outcome = delete_object(api, res, &key, &name, &opts).await?;
-    Ok(outcome_response(res, outcome))
+    Ok(response::with_warnings(
+        outcome_response(res, outcome),
+        &warnings,
+    ))
 }
 
 /// DELETE a collection: every object the selectors match, one by one.
@@ -91,8 +101,16 @@ pub(super) async fn delete_collection(
     let prefix = res.key_prefix(ctx.info.object_namespace());
     let (items, _, _) = api.cache.list(&prefix, None, None, |o| filter.matches(o));
     let mut deleted = Vec::new();
+    let mut warnings = Vec::new();
     for o in items {
-        admission::policy::admit_delete(api, &ctx.user, &ctx.info, res, &o.value(), opts.dry_run)?;
+        warnings.extend(admission::policy::admit_delete(
+            api,
+            &ctx.user,
+            &ctx.info,
+            res,
+            &o.value(),
+            opts.dry_run,
+        )?);
         match delete_object(api, res, &o.key, &o.name, &opts).await {
             Ok(_) => deleted.push(output(res, &o)),
             Err(e) if e.code == 404 => {}
@@ -103,11 +121,12 @@ pub(super) async fn delete_collection(
         .iter()
         .filter_map(|b| serde_json::from_slice(b).ok())
         .collect();
-    Ok(response::json(
+    let list = response::json(
         200,
         &json!({
             "kind": format!("{}List", res.kind), "apiVersion": res.api_version(),
             "metadata": {"resourceVersion": api.cache.revision().to_string()}, "items": items,
         }),
-    ))
+    );
+    Ok(response::with_warnings(list, &warnings))
 }

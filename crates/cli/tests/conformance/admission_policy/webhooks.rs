@@ -344,6 +344,26 @@ fn a_validating_webhook_and_a_policy_judge_deletes() {
         "{err}"
     );
     hub.ok(&["get", "configmap", "guarded"]);
+
+    // A Warn binding lets a delete through with a Warning header.
+    let mut warn = binding_all("keep-warn", "keep");
+    warn["spec"]["validationActions"] = json!(["Warn"]);
+    created(&hub, &warn);
+    hub.ok(&["delete", "validatingadmissionpolicybinding", "keep-binding"]);
+    let want = "Validation failed for ValidatingAdmissionPolicy 'keep' with binding 'keep-warn': guarded stays";
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = hub.kubectl(&["delete", "configmap", "guarded", "--dry-run=server"]);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        if out.status.success() && stderr.contains(want) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no warning on delete: {stderr}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = hub.kubectl(&["delete", "configmap", "guarded"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.contains(want), "{stderr}");
     hub.ok(&["delete", "configmap", "free"]);
 }
 
