@@ -4,10 +4,12 @@
 
 mod delete;
 pub(crate) mod encode;
+mod eviction;
 pub(crate) mod filter;
 mod read;
 mod review;
 mod scale;
+mod subresources;
 mod token;
 mod write;
 
@@ -85,6 +87,9 @@ pub(super) async fn dispatch(api: &Arc<Api>, mut ctx: Ctx) -> Result<Response<Bo
         ("patch", Some("scale")) if res.scale.is_some() => scale::patch(api, &ctx, &res).await,
         ("create", Some("token")) if res.plural == "serviceaccounts" && !res.custom => {
             token::create(api, &ctx, &res).await
+        }
+        (verb, Some(s)) if res.extra_subresources().iter().any(|x| x.name == s) => {
+            subresources::serve(api, &ctx, &res, verb, s).await
         }
         (verb, Some(s)) => Err(ApiError::unknown_path(&format!(
             "{} ({verb} {s})",

@@ -132,16 +132,18 @@ fn conflict(res: &ResourceInfo, name: &str, why: &str) -> ApiError {
     )
 }
 
-/// `pods/eviction`: deletes the pod (with the eviction's delete options' preconditions). The
-/// hub runs no disruption controller, so no budget holds an eviction back.
+/// `pods/eviction`: deletes the pod (with the eviction's delete options' preconditions) when
+/// its disruption budget allows ([`super::eviction`]).
 async fn eviction(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result<Response<Body>> {
     let e = body(ctx, "policy/v1", "Eviction")?;
     let name = ctx.info.name.clone().unwrap_or_default();
     let key = object_key(ctx, res)?;
     api.cache.sync().await?;
-    if api.cache.get(&key).is_none() {
+    let Some(pod) = api.cache.get(&key).map(|p| p.value()) else {
         return Err(not_found(ctx, res));
-    }
+    };
+    let ns = ctx.info.object_namespace().unwrap_or_default();
+    super::eviction::admit(api, ns, &pod, ctx.query.dry_run).await?;
     let text = |p: &str| e.pointer(p).and_then(Value::as_str).map(String::from);
     let opts = DeleteOptions {
         dry_run: ctx.query.dry_run

@@ -135,3 +135,81 @@ fn a_pod_is_stored_with_kube_defaults_and_runs_nowhere() {
     let gone = hub.kubectl(&["get", "pod", "web"]);
     assert!(!gone.status.success(), "an evicted pod is deleted");
 }
+
+#[test]
+fn eviction_honours_the_pods_disruption_budget() {
+    let hub = Hub::start();
+    let running =
+        r#"{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}"#;
+    for name in ["g1", "g2"] {
+        hub.ok(&["run", name, "--image=nginx:1", "--labels=app=g"]);
+        hub.ok(&[
+            "patch",
+            "pod",
+            name,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            running,
+        ]);
+    }
+    hub.ok(&[
+        "create",
+        "pdb",
+        "guard",
+        "--selector=app=g",
+        "--min-available=2",
+    ]);
+    let evict = |name: &str| {
+        let body = format!(
+            r#"{{"apiVersion":"policy/v1","kind":"Eviction","metadata":{{"name":"{name}"}}}}"#
+        );
+        let path = format!("/api/v1/namespaces/default/pods/{name}/eviction");
+        hub.kubectl_stdin(&["create", "--raw", &path, "-f", "-"], &body)
+    };
+    // Once the budget is processed (2 healthy, 2 needed), no disruption is allowed: 429.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let pdb = get(&hub, &["pdb", "guard"]);
+        if pdb["status"]["currentHealthy"] == 2 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "budget never processed: {pdb}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let out = evict("g1");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && err.contains("Cannot evict pod as it would violate the pod's disruption budget."),
+        "{err}"
+    );
+    assert!(hub.kubectl(&["get", "pod", "g1"]).status.success());
+
+    // With one pod to spare, the eviction goes through and uses the disruption up.
+    hub.ok(&[
+        "patch",
+        "pdb",
+        "guard",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"minAvailable":1}}"#,
+    ]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let out = evict("g1");
+        if out.status.success() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "eviction still refused: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(!hub.kubectl(&["get", "pod", "g1"]).status.success());
+}
