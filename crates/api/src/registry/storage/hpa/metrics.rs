@@ -23,70 +23,91 @@ fn quantity(v: &Value, pointer: &str) -> Option<Value> {
     Some(get(v, pointer).unwrap_or(json!("0")))
 }
 
+/// The v2 readings v1's MetricSpec holds as values, not pointers (so "0" when unset).
+const SPEC_VALUES: &[&str] = &["/object/target/value", "/pods/target/averageValue"];
+
+/// The v2 readings v1's MetricStatus holds as values, not pointers.
+const STATUS_VALUES: &[&str] = &[
+    "/object/current/value",
+    "/pods/current/averageValue",
+    "/resource/current/averageValue",
+    "/containerResource/current/averageValue",
+    "/external/current/value",
+];
+
 /// A v2 MetricSpec in v1's format.
 pub(super) fn spec_to_v1(m: &Value) -> Value {
+    to_v1(m, "target", SPEC_VALUES)
+}
+
+/// A v2 MetricStatus in v1's format.
+pub(super) fn status_to_v1(m: &Value) -> Value {
+    to_v1(m, "current", STATUS_VALUES)
+}
+
+/// A v2 metric in v1's format: `r` is the reading, "target" for a MetricSpec or "current" for
+/// a MetricStatus, which v1 names its fields after (`targetValue`, `currentAverageValue`, …);
+/// the readings at `values` are held as values, the rest as pointers.
+fn to_v1(m: &Value, r: &str, values: &[&str]) -> Value {
     let t = m["type"].clone();
+    let at = |pointer: String| {
+        if values.contains(&pointer.as_str()) {
+            quantity(m, &pointer)
+        } else {
+            get(m, &pointer)
+        }
+    };
+    let value = format!("{r}Value");
+    let average = format!("{r}AverageValue");
+    let utilization = format!("{r}AverageUtilization");
     let (key, body) = match m["type"].as_str().unwrap_or("") {
         "Object" => (
             "object",
             object(vec![
                 ("target", get(m, "/object/describedObject")),
                 ("metricName", get(m, "/object/metric/name")),
-                ("targetValue", quantity(m, "/object/target/value")),
+                (&value, at(format!("/object/{r}/value"))),
                 ("selector", get(m, "/object/metric/selector")),
-                ("averageValue", get(m, "/object/target/averageValue")),
+                ("averageValue", at(format!("/object/{r}/averageValue"))),
             ]),
         ),
         "Pods" => (
             "pods",
             object(vec![
                 ("metricName", get(m, "/pods/metric/name")),
-                (
-                    "targetAverageValue",
-                    quantity(m, "/pods/target/averageValue"),
-                ),
+                (&average, at(format!("/pods/{r}/averageValue"))),
                 ("selector", get(m, "/pods/metric/selector")),
             ]),
         ),
-        "Resource" => (
-            "resource",
-            object(vec![
-                ("name", get(m, "/resource/name")),
-                (
-                    "targetAverageUtilization",
-                    get(m, "/resource/target/averageUtilization"),
-                ),
-                (
-                    "targetAverageValue",
-                    get(m, "/resource/target/averageValue"),
-                ),
-            ]),
-        ),
-        "ContainerResource" => (
-            "containerResource",
-            object(vec![
-                ("name", get(m, "/containerResource/name")),
-                (
-                    "targetAverageUtilization",
-                    get(m, "/containerResource/target/averageUtilization"),
-                ),
-                (
-                    "targetAverageValue",
-                    get(m, "/containerResource/target/averageValue"),
-                ),
-                ("container", get(m, "/containerResource/container")),
-            ]),
-        ),
+        kind @ ("Resource" | "ContainerResource") => {
+            let container = kind == "ContainerResource";
+            let key = if container {
+                "containerResource"
+            } else {
+                "resource"
+            };
+            (
+                key,
+                object(vec![
+                    ("name", get(m, &format!("/{key}/name"))),
+                    (&utilization, at(format!("/{key}/{r}/averageUtilization"))),
+                    (&average, at(format!("/{key}/{r}/averageValue"))),
+                    (
+                        "container",
+                        container
+                            .then(|| get(m, "/containerResource/container"))
+                            .flatten(),
+                    ),
+                ]),
+            )
+        }
         "External" => (
             "external",
             object(vec![
                 ("metricName", get(m, "/external/metric/name")),
                 ("metricSelector", get(m, "/external/metric/selector")),
-                ("targetValue", get(m, "/external/target/value")),
-                (
-                    "targetAverageValue",
-                    get(m, "/external/target/averageValue"),
-                ),
+                (&value, at(format!("/external/{r}/value"))),
+                (&average, at(format!("/external/{r}/averageValue"))),
             ]),
         ),
         _ => return json!({"type": t}),
@@ -215,77 +236,6 @@ pub(super) fn spec_from_v1(m: &Value) -> Value {
     json!({"type": t, key: body})
 }
 
-/// A v2 MetricStatus in v1's format.
-pub(super) fn status_to_v1(m: &Value) -> Value {
-    let t = m["type"].clone();
-    let (key, body) = match m["type"].as_str().unwrap_or("") {
-        "Object" => (
-            "object",
-            object(vec![
-                ("target", get(m, "/object/describedObject")),
-                ("metricName", get(m, "/object/metric/name")),
-                ("currentValue", quantity(m, "/object/current/value")),
-                ("selector", get(m, "/object/metric/selector")),
-                ("averageValue", get(m, "/object/current/averageValue")),
-            ]),
-        ),
-        "Pods" => (
-            "pods",
-            object(vec![
-                ("metricName", get(m, "/pods/metric/name")),
-                (
-                    "currentAverageValue",
-                    quantity(m, "/pods/current/averageValue"),
-                ),
-                ("selector", get(m, "/pods/metric/selector")),
-            ]),
-        ),
-        "Resource" => (
-            "resource",
-            object(vec![
-                ("name", get(m, "/resource/name")),
-                (
-                    "currentAverageUtilization",
-                    get(m, "/resource/current/averageUtilization"),
-                ),
-                (
-                    "currentAverageValue",
-                    quantity(m, "/resource/current/averageValue"),
-                ),
-            ]),
-        ),
-        "ContainerResource" => (
-            "containerResource",
-            object(vec![
-                ("name", get(m, "/containerResource/name")),
-                (
-                    "currentAverageUtilization",
-                    get(m, "/containerResource/current/averageUtilization"),
-                ),
-                (
-                    "currentAverageValue",
-                    quantity(m, "/containerResource/current/averageValue"),
-                ),
-                ("container", get(m, "/containerResource/container")),
-            ]),
-        ),
-        "External" => (
-            "external",
-            object(vec![
-                ("metricName", get(m, "/external/metric/name")),
-                ("metricSelector", get(m, "/external/metric/selector")),
-                ("currentValue", quantity(m, "/external/current/value")),
-                (
-                    "currentAverageValue",
-                    get(m, "/external/current/averageValue"),
-                ),
-            ]),
-        ),
-        _ => return json!({"type": t}),
-    };
-    json!({"type": t, key: body})
-}
-
 /// A v1 MetricStatus (from the annotation) as v2 has it.
 pub(super) fn status_from_v1(m: &Value) -> Value {
     let t = m["type"].clone();
@@ -378,3 +328,6 @@ pub(super) fn status_from_v1(m: &Value) -> Value {
     };
     json!({"type": t, key: body})
 }
+
+#[cfg(test)]
+mod tests;
