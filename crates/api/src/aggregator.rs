@@ -116,31 +116,18 @@ async fn run(api: Arc<Api>) {
     else {
         return;
     };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
-    let ticker = tx.clone();
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(RESYNC);
-        loop {
-            tick.tick().await;
-            if ticker.send(()).is_err() {
-                return;
-            }
-        }
-    });
     let worker_api = api.clone();
     let worker_res = res.clone();
-    let retry = tx.clone();
-    tokio::spawn(async move {
-        while rx.recv().await.is_some() {
-            // One pass covers every change queued meanwhile.
-            while rx.try_recv().is_ok() {}
-            if let Err(e) = reconcile(&worker_api, &worker_res).await {
-                tracing::warn!(error = %e, "APIServices not yet as wanted; retrying");
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                let _ = retry.send(());
-            }
-        }
-    });
+    let tx = crate::lifecycle::kick::start(
+        RESYNC,
+        Duration::from_millis(500),
+        move || {
+            let api = worker_api.clone();
+            let res = worker_res.clone();
+            async move { reconcile(&api, &res).await }
+        },
+        |e| tracing::warn!(error = %e, "APIServices not yet as wanted; retrying"),
+    );
     let snap = api.registry.snapshot();
     let mut watched = vec![res.key_prefix(None), CRDS.to_string()];
     for plural in ["services", "endpoints"] {

@@ -146,31 +146,17 @@ pub(super) async fn run(api: Arc<Api>) {
         );
         return;
     };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
-    let ticker = tx.clone();
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(RESYNC);
-        loop {
-            tick.tick().await;
-            if ticker.send(()).is_err() {
-                return;
-            }
-        }
-    });
     let worker_api = api.clone();
-    let retry = tx.clone();
-    tokio::spawn(async move {
-        while rx.recv().await.is_some() {
-            // One pass covers every request queued meanwhile.
-            while rx.try_recv().is_ok() {}
-            if let Err(e) = reconcile(&worker_api, ip, port).await {
-                // The namespace may not exist yet at startup.
-                tracing::debug!(error = %e, "default/kubernetes not yet in place; retrying");
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                let _ = retry.send(());
-            }
-        }
-    });
+    let tx = super::kick::start(
+        RESYNC,
+        Duration::from_millis(200),
+        move || {
+            let api = worker_api.clone();
+            async move { reconcile(&api, ip, port).await }
+        },
+        // The namespace may not exist yet at startup.
+        |e| tracing::debug!(error = %e, "default/kubernetes not yet in place; retrying"),
+    );
     let mut watched = watched_keys(&api);
     watched.push("/registry/core/namespaces/default".to_string());
     super::follow(api, "/registry/", move |c| {

@@ -9,6 +9,7 @@ mod bootstrap;
 mod crd;
 mod disruption;
 mod gc;
+pub(crate) mod kick;
 mod namespace;
 mod namespace_queue;
 mod priority_classes;
