@@ -388,3 +388,59 @@ fn a_policy_on_a_custom_resource_is_type_checked_against_its_crd_schema() {
         "{v}"
     );
 }
+
+#[test]
+fn a_binding_gives_its_policy_params_from_a_configmap() {
+    let hub = Hub::start();
+    labeled_namespace(&hub, "limited");
+    hub.ok(&["create", "namespace", "params"]);
+    hub.ok(&[
+        "create",
+        "configmap",
+        "-n",
+        "params",
+        "limits",
+        "--from-literal=max=3",
+    ]);
+    let mut policy = replicas_policy(
+        "param-limit",
+        "object.spec.replicas <= int(params.data.max)",
+        "'at most ' + params.data.max + ' replicas'",
+    );
+    policy["spec"]["paramKind"] = json!({"apiVersion": "v1", "kind": "ConfigMap"});
+    created(&hub, &policy);
+    let mut b = binding("param-limit-binding", "param-limit", "Deny");
+    b["spec"]["paramRef"] = json!({"name": "limits", "namespace": "params",
+        "parameterNotFoundAction": "Deny"});
+    created(&hub, &b);
+
+    let err = create_until_refused(&hub, "limited", &deployment("five", 5));
+    assert!(
+        err.contains("ValidatingAdmissionPolicy 'param-limit' with binding 'param-limit-binding' denied request: at most 3 replicas"),
+        "{err}"
+    );
+    hub.ok_stdin(
+        &["create", "-n", "limited", "-f", "-"],
+        &deployment("three", 3).to_string(),
+    );
+
+    // With its params gone, a Deny parameterNotFoundAction refuses.
+    hub.ok(&["delete", "configmap", "-n", "params", "limits"]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = hub.kubectl_stdin(
+            &["create", "-n", "limited", "--dry-run=server", "-f", "-"],
+            &deployment("one", 1).to_string(),
+        );
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        if !out.status.success() {
+            assert!(
+                err.contains("failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"),
+                "{err}"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "missing params never refused");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
