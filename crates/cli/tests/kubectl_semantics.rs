@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{cm, json, k, k_in, k_in_err, names, Hub};
+use common::{cm, json, k, k_err, k_in, k_in_err, names, Hub};
 use serde_json::Value;
 
 fn held(name: &str, ns: &str) -> String {
@@ -536,6 +536,45 @@ fn foreground_deletion_unwinds_a_cycle_and_spares_a_dependent_another_owner_hold
         "get cm shared -o jsonpath={.metadata.deletionTimestamp}"
     )
     .is_empty());
+}
+
+#[test]
+fn an_immutable_configmap_or_secret_keeps_its_data() {
+    let hub = Hub::start();
+    k_in(
+        &hub,
+        "create -f -",
+        r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"frozen","namespace":"default"},"data":{"k":"a"},"immutable":true}"#,
+    );
+    let err = k_err(
+        &hub,
+        r#"patch cm frozen --type=merge -p {"data":{"k":"b"}}"#,
+    );
+    assert!(
+        err.contains("data: Forbidden: field is immutable when `immutable` is set"),
+        "{err}"
+    );
+    let err = k_err(
+        &hub,
+        r#"patch cm frozen --type=merge -p {"immutable":false}"#,
+    );
+    assert!(err.contains("immutable: Forbidden"), "{err}");
+    // Its metadata may still change, and the data stayed.
+    k(&hub, "label cm frozen team=a");
+    assert_eq!(k(&hub, "get cm frozen -o jsonpath={.data.k}"), "a");
+    k(&hub, "create secret generic sealed --from-literal=k=a");
+    k(
+        &hub,
+        r#"patch secret sealed --type=merge -p {"immutable":true}"#,
+    );
+    let err = k_err(
+        &hub,
+        r#"patch secret sealed --type=merge -p {"data":{"k":"Yg=="}}"#,
+    );
+    assert!(
+        err.contains("field is immutable when `immutable` is set"),
+        "{err}"
+    );
 }
 
 /// The ConfigMaps of `ns` a test made, as `-o name`: every namespace also holds the

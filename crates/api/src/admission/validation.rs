@@ -37,8 +37,10 @@ pub fn check_update(res: &ResourceInfo, old: &Value, new: &Value) -> Result<()> 
 fn check_change(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Result<()> {
     let causes = match (res.custom, res.group.as_str(), res.kind.as_str()) {
         (true, ..) => flotilla::causes(res, old, obj),
-        (false, "", "ConfigMap") => config_map(obj),
-        (false, "", "Secret") => secret(obj),
+        (false, "", "ConfigMap") => {
+            [config_map(obj), stored::causes("", "ConfigMap", old, obj)].concat()
+        }
+        (false, "", "Secret") => [secret(obj), stored::causes("", "Secret", old, obj)].concat(),
         (false, crate::flowcontrol::GROUP, kind) => {
             crate::flowcontrol::validation::causes(kind, obj)
         }
