@@ -375,3 +375,41 @@ fn equivalent_versions_match_unless_the_policy_is_exact() {
         assert_eq!(resources_match(&m, &a, true), want, "{policy}");
     }
 }
+
+#[test]
+fn match_conditions_select_what_a_policy_judges() {
+    let d = res("deployments");
+    let u = user();
+    let obj = deployment(5);
+    let a = attrs(&d, &u, &obj, None, None);
+    let with_condition = |expr: &str, failure: &str| {
+        let mut p = policy(json!({"expression": "object.spec.replicas <= 3"}));
+        p["spec"]["matchConditions"] = json!([{"name": "only-web", "expression": expr}]);
+        p["spec"]["failurePolicy"] = json!(failure);
+        p
+    };
+    let deny = binding(&["Deny"]);
+    let judged = |p: Value| judge(&[p], std::slice::from_ref(&deny), &a, |_, _| Ok(vec![None]));
+    let cases = [
+        (
+            "object.metadata.name == 'web'",
+            "Fail",
+            Some("failed expression"),
+        ),
+        ("object.metadata.name == 'other'", "Fail", None),
+        (
+            "object.metadata.nothere.x == 1",
+            "Fail",
+            Some("failed to evaluate match condition 'only-web'"),
+        ),
+        ("object.metadata.nothere.x == 1", "Ignore", None),
+    ];
+    for (expr, failure, want) in cases {
+        let got = judged(with_condition(expr, failure)).map(|d| d.message);
+        match (got.as_deref(), want) {
+            (None, None) => {}
+            (Some(m), Some(w)) => assert!(m.starts_with(w), "{expr}: {m}"),
+            (got, want) => panic!("{expr} ({failure}): got {got:?}, want {want:?}"),
+        }
+    }
+}
