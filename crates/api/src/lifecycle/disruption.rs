@@ -14,7 +14,6 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::objects::{guaranteed_update, Writer};
 use crate::registry::ResourceInfo;
 use crate::selector::LabelSelector;
 use crate::Api;
@@ -70,31 +69,7 @@ async fn sync(api: &Arc<Api>, ns: &str) -> crate::error::Result<()> {
         }
         None => Vec::new(),
     };
-    let (budgets, _, _) = api
-        .cache
-        .list(&pdbs.key_prefix(Some(ns)), None, None, |_| true);
-    for b in budgets {
-        let current = b.value();
-        if current.pointer("/metadata/deletionTimestamp").is_some()
-            || current.get("status") == Some(&status(&current, &pods, &now()))
-        {
-            continue;
-        }
-        let r = guaranteed_update(api, Writer::Server, &pdbs, &b.key, &b.name, false, |cur| {
-            let mut new = cur.clone();
-            if let Some(o) = new.as_object_mut() {
-                o.insert("status".into(), status(cur, &pods, &now()));
-            }
-            Ok(new)
-        })
-        .await;
-        match r {
-            Ok(_) => {}
-            Err(e) if e.code == 404 => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
+    super::namespace_queue::write_statuses(api, &pdbs, ns, |b| status(b, &pods, &now())).await
 }
 
 fn now() -> String {

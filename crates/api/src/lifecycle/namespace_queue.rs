@@ -1,14 +1,18 @@
 //! A work queue of namespaces for the loops that recompute a namespace's status objects
 //! (ResourceQuota, PodDisruptionBudget): changes queued while one round runs are worked once per
-//! namespace, and a namespace whose work fails is retried shortly after.
+//! namespace, and a namespace whose work fails is retried shortly after; [`write_statuses`] is
+//! that work's write.
 
 use std::collections::BTreeSet;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::objects::{guaranteed_update, Writer};
+use crate::registry::ResourceInfo;
 use crate::Api;
 
 /// How soon a namespace whose work failed is tried again.
@@ -42,4 +46,42 @@ where
         }
     });
     tx
+}
+
+/// Writes `status(object)` as the status of every object of `res` in `ns` whose status is not
+/// what it should read, skipping the ones being deleted; one deleted meanwhile is no error.
+pub(super) async fn write_statuses<F>(
+    api: &Arc<Api>,
+    res: &ResourceInfo,
+    ns: &str,
+    status: F,
+) -> crate::error::Result<()>
+where
+    F: Fn(&Value) -> Value,
+{
+    let (objects, _, _) = api
+        .cache
+        .list(&res.key_prefix(Some(ns)), None, None, |_| true);
+    for o in objects {
+        let current = o.value();
+        if current.pointer("/metadata/deletionTimestamp").is_some()
+            || current.get("status") == Some(&status(&current))
+        {
+            continue;
+        }
+        let r = guaranteed_update(api, Writer::Server, res, &o.key, &o.name, false, |cur| {
+            let mut new = cur.clone();
+            if let Some(obj) = new.as_object_mut() {
+                obj.insert("status".into(), status(cur));
+            }
+            Ok(new)
+        })
+        .await;
+        match r {
+            Ok(_) => {}
+            Err(e) if e.code == 404 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::admission::quota;
-use crate::objects::{guaranteed_update, Writer};
 use crate::registry::ResourceInfo;
 use crate::Api;
 
@@ -73,31 +72,9 @@ async fn recount(api: &Arc<Api>, ns: &str) -> crate::error::Result<()> {
     let Some(rq) = quotas_resource(api) else {
         return Ok(());
     };
-    let (quotas, _, _) = api
-        .cache
-        .list(&rq.key_prefix(Some(ns)), None, None, |_| true);
-    for q in quotas {
-        let now = quota::now();
-        let current = q.value();
-        if current.pointer("/metadata/deletionTimestamp").is_some() {
-            continue;
-        }
-        if current.get("status") == Some(&quota::status(api, ns, &current, now)) {
-            continue;
-        }
-        let r = guaranteed_update(api, Writer::Server, &rq, &q.key, &q.name, false, |cur| {
-            let mut new = cur.clone();
-            if let Some(o) = new.as_object_mut() {
-                o.insert("status".into(), quota::status(api, ns, cur, now));
-            }
-            Ok(new)
-        })
-        .await;
-        match r {
-            Ok(_) => {}
-            Err(e) if e.code == 404 => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
+    // Each quota is counted as of the moment it is looked at.
+    super::namespace_queue::write_statuses(api, &rq, ns, |q| {
+        quota::status(api, ns, q, quota::now())
+    })
+    .await
 }
