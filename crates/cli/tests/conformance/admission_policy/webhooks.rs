@@ -123,17 +123,16 @@ fn a_mutating_webhook_adds_a_label_and_failure_policies_decide_unreachable_webho
     let ca_bundle = base64::engine::general_purpose::STANDARD.encode(&ca);
     hub.ok(&["create", "namespace", "hooked"]);
     hub.ok(&["label", "namespace", "hooked", "hooked=true"]);
+    let mut labeler = mutating_config(
+        "labeler",
+        json!({"url": url, "caBundle": ca_bundle}),
+        "Fail",
+        "hooked",
+    );
+    labeler["webhooks"][0]["matchConditions"] =
+        json!([{"name": "not-skip-me", "expression": "object.metadata.name != 'skip-me'"}]);
     let stored: Value = serde_json::from_str(
-        &hub.ok_stdin(
-            &["create", "-f", "-", "-o", "json"],
-            &mutating_config(
-                "labeler",
-                json!({"url": url, "caBundle": ca_bundle}),
-                "Fail",
-                "hooked",
-            )
-            .to_string(),
-        ),
+        &hub.ok_stdin(&["create", "-f", "-", "-o", "json"], &labeler.to_string()),
     )
     .expect("config JSON");
     // kube's defaults.
@@ -179,6 +178,18 @@ fn a_mutating_webhook_adds_a_label_and_failure_policies_decide_unreachable_webho
         assert!(Instant::now() < deadline, "never mutated: {cm}");
         std::thread::sleep(Duration::from_millis(100));
     }
+    // Its match condition leaves `skip-me` alone.
+    hub.ok(&["create", "configmap", "-n", "hooked", "skip-me"]);
+    let labels = [
+        "get",
+        "configmap",
+        "-n",
+        "hooked",
+        "skip-me",
+        "-o",
+        "jsonpath={.metadata.labels}",
+    ];
+    assert_eq!(hub.ok(&labels), "");
     // Outside the namespace selector the webhook is not called.
     hub.ok(&["create", "configmap", "plain"]);
     assert_eq!(
