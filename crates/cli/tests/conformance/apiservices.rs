@@ -6,38 +6,21 @@
 //! serves them — and puts back one that is deleted; a client's APIService is validated as kube
 //! validates it, and one naming a Service says why it is not available.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use http_body_util::BodyExt;
 use hyper::Request;
 use kube::client::Body;
-use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::Value;
 
 use crate::common::{json, Hub};
+use crate::support::{admin_client, get_json, table_line, within};
 
 const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
 /// The APIService as JSON, or `None` while it does not exist.
 fn apiservice(hub: &Hub, name: &str) -> Option<Value> {
-    let out = hub.kubectl(&["get", "apiservice", name, "-o", "json"]);
-    out.status
-        .success()
-        .then(|| json(&String::from_utf8_lossy(&out.stdout)))
-}
-
-/// Polls `f` for up to `secs` seconds until it gives something.
-fn within<T>(secs: u64, mut f: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = f() {
-            return Some(v);
-        }
-        if Instant::now() > deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    get_json(hub, &["apiservice", name])
 }
 
 /// Waits until the APIService `name` exists and `ok` holds for it.
@@ -110,12 +93,7 @@ fn a_fresh_hub_lists_each_served_group_version_as_a_local_apiservice() {
 
     // kubectl prints kube-aggregator's columns.
     let table = hub.ok(&["get", "apiservices"]);
-    let header: Vec<&str> = table
-        .lines()
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .collect();
+    let header = table_line(&table, 0);
     assert_eq!(header, ["NAME", "SERVICE", "AVAILABLE", "AGE"], "{table}");
     let row = table
         .lines()
@@ -198,11 +176,7 @@ fn discovery_lists_apiregistration() {
 
 /// `/apis` as aggregated discovery (apidiscovery.k8s.io/v2).
 async fn aggregated(hub: &Hub) -> Value {
-    let kc = Kubeconfig::read_from(&hub.kubeconfig).expect("read the admin kubeconfig");
-    let cfg = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
-        .await
-        .expect("a client config");
-    let client = kube::Client::try_from(cfg).expect("a client");
+    let client = admin_client(hub).await;
     let req = Request::get("/apis")
         .header("accept", AGGREGATED)
         .body(Body::empty())

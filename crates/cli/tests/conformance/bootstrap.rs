@@ -4,37 +4,14 @@
 //! upstream suite waits for the ServiceAccount in each namespace it makes, and refuses to start
 //! without the Service.
 
-use std::time::{Duration, Instant};
-
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::common::{json, Hub};
+use crate::common::Hub;
+use crate::support::{get_in, within};
 
 /// The namespaces kube-apiserver creates at start.
 const KUBE_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
-
-/// The object as JSON, or `None` while it does not exist.
-fn get(hub: &Hub, what: &str, ns: &str) -> Option<Value> {
-    let out = hub.kubectl(&["get", what, "-n", ns, "-o", "json"]);
-    out.status
-        .success()
-        .then(|| json(&String::from_utf8_lossy(&out.stdout)))
-}
-
-/// Polls `f` for up to `secs` seconds until it gives something.
-fn within<T>(secs: u64, mut f: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = f() {
-            return Some(v);
-        }
-        if Instant::now() > deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// The hub's CA PEM, as its kubeconfig has it.
 fn hub_ca(hub: &Hub) -> String {
@@ -70,7 +47,7 @@ fn uid(v: &Value) -> String {
 
 /// Waits for the object to be there again as a new object (a new uid).
 fn comes_back(hub: &Hub, what: &str, ns: &str, old_uid: &str) -> Value {
-    within(5, || get(hub, what, ns).filter(|v| uid(v) != old_uid))
+    within(5, || get_in(hub, what, ns).filter(|v| uid(v) != old_uid))
         .unwrap_or_else(|| panic!("{ns}/{what} did not come back\n{}", hub.log()))
 }
 
@@ -78,7 +55,7 @@ fn comes_back(hub: &Hub, what: &str, ns: &str, old_uid: &str) -> Value {
 fn fresh_hub_serves_default_kubernetes_and_namespace_defaults() {
     let hub = Hub::start();
     let port = hub_port(&hub);
-    let svc = within(5, || get(&hub, "service/kubernetes", "default")).expect("the Service");
+    let svc = within(5, || get_in(&hub, "service/kubernetes", "default")).expect("the Service");
     assert_eq!(svc["spec"]["clusterIP"], "10.0.0.1");
     assert_eq!(svc["spec"]["type"], "ClusterIP");
     assert_eq!(svc["spec"]["ports"][0]["name"], "https");
@@ -88,14 +65,14 @@ fn fresh_hub_serves_default_kubernetes_and_namespace_defaults() {
     assert_eq!(svc["metadata"]["labels"]["component"], "apiserver");
     assert_eq!(svc["metadata"]["labels"]["provider"], "kubernetes");
 
-    let ep = within(5, || get(&hub, "endpoints/kubernetes", "default")).expect("the Endpoints");
+    let ep = within(5, || get_in(&hub, "endpoints/kubernetes", "default")).expect("the Endpoints");
     let subset = &ep["subsets"][0];
     assert_eq!(subset["addresses"][0]["ip"], "127.0.0.1");
     assert_eq!(subset["ports"][0]["port"], port);
     assert_eq!(subset["ports"][0]["name"], "https");
 
     let slice = within(5, || {
-        get(
+        get_in(
             &hub,
             "endpointslices.discovery.k8s.io/kubernetes",
             "default",
@@ -115,12 +92,12 @@ fn fresh_hub_serves_default_kubernetes_and_namespace_defaults() {
     let ca = hub_ca(&hub);
     for ns in KUBE_NAMESPACES {
         assert!(
-            get(&hub, &format!("namespace/{ns}"), "default").is_some(),
+            get_in(&hub, &format!("namespace/{ns}"), "default").is_some(),
             "{ns}"
         );
-        within(5, || get(&hub, "serviceaccount/default", ns))
+        within(5, || get_in(&hub, "serviceaccount/default", ns))
             .unwrap_or_else(|| panic!("no ServiceAccount default in {ns}"));
-        let cm = within(5, || get(&hub, "configmap/kube-root-ca.crt", ns))
+        let cm = within(5, || get_in(&hub, "configmap/kube-root-ca.crt", ns))
             .unwrap_or_else(|| panic!("no kube-root-ca.crt in {ns}"));
         assert_eq!(cm["data"]["ca.crt"], ca.as_str(), "{ns}");
         let described = cm["metadata"]["annotations"]["kubernetes.io/description"]
@@ -136,9 +113,9 @@ fn new_namespace_gets_service_account_and_root_ca_at_once() {
     let ca = hub_ca(&hub);
     hub.ok(&["create", "namespace", "team"]);
     // The upstream suite waits for the ServiceAccount in each namespace it creates.
-    within(2, || get(&hub, "serviceaccount/default", "team"))
+    within(2, || get_in(&hub, "serviceaccount/default", "team"))
         .unwrap_or_else(|| panic!("no ServiceAccount default within 2s\n{}", hub.log()));
-    let cm = within(2, || get(&hub, "configmap/kube-root-ca.crt", "team"))
+    let cm = within(2, || get_in(&hub, "configmap/kube-root-ca.crt", "team"))
         .unwrap_or_else(|| panic!("no kube-root-ca.crt within 2s\n{}", hub.log()));
     assert_eq!(cm["data"]["ca.crt"], ca.as_str());
 }
@@ -157,7 +134,7 @@ fn deleted_or_changed_bootstrap_objects_are_restored() {
         ("endpoints/kubernetes", "default"),
         ("endpointslices.discovery.k8s.io/kubernetes", "default"),
     ] {
-        let before = within(5, || get(&hub, what, ns)).expect(what);
+        let before = within(5, || get_in(&hub, what, ns)).expect(what);
         hub.ok(&["delete", what, "-n", ns]);
         comes_back(&hub, what, ns, &uid(&before));
     }
@@ -173,7 +150,7 @@ fn deleted_or_changed_bootstrap_objects_are_restored() {
         r#"{"metadata":{"labels":{"mine":"yes"}},"data":{"ca.crt":"forged","extra":"x"}}"#,
     ]);
     let cm = within(5, || {
-        get(&hub, "configmap/kube-root-ca.crt", "team")
+        get_in(&hub, "configmap/kube-root-ca.crt", "team")
             .filter(|cm| cm["data"]["ca.crt"] == ca.as_str())
     })
     .expect("ca.crt restored");
@@ -191,7 +168,7 @@ fn deleted_or_changed_bootstrap_objects_are_restored() {
         r#"{"subsets":[{"addresses":[{"ip":"192.0.2.1"}],"ports":[{"name":"https","port":1}]}]}"#,
     ]);
     within(5, || {
-        get(&hub, "endpoints/kubernetes", "default").filter(|ep| {
+        get_in(&hub, "endpoints/kubernetes", "default").filter(|ep| {
             ep["subsets"][0]["addresses"][0]["ip"] == "127.0.0.1"
                 && ep["subsets"][0]["ports"][0]["port"] == port
         })

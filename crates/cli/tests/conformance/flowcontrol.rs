@@ -7,13 +7,11 @@
 use std::time::{Duration, Instant};
 
 use crate::common::Hub;
+use crate::support::get_json;
 use serde_json::{json, Value};
 
 fn get(hub: &Hub, kind: &str, name: &str) -> Option<Value> {
-    let out = hub.kubectl(&["get", kind, name, "-o", "json"]);
-    out.status
-        .success()
-        .then(|| serde_json::from_slice(&out.stdout).expect("JSON"))
+    get_json(hub, &[kind, name])
 }
 
 /// Poll until `check` holds (10 s), then return what it found.

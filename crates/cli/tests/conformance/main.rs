@@ -14,4 +14,5 @@ mod flowcontrol;
 mod kinds;
 mod lists;
 mod quota;
+mod support;
 mod writes;

@@ -3,38 +3,16 @@
 //! within seconds (the upstream suite waits for it); LimitRange defaults land in new pods, and
 //! its bounds are enforced.
 
-use std::time::{Duration, Instant};
-
 use serde_json::Value;
 
-use crate::common::{json, Hub};
-
-/// Polls `f` for up to `secs` seconds until it gives something.
-fn within<T>(secs: u64, mut f: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = f() {
-            return Some(v);
-        }
-        if Instant::now() > deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn get(hub: &Hub, what: &str, ns: &str) -> Option<Value> {
-    let out = hub.kubectl(&["get", what, "-n", ns, "-o", "json"]);
-    out.status
-        .success()
-        .then(|| json(&String::from_utf8_lossy(&out.stdout)))
-}
+use crate::common::Hub;
+use crate::support::{get_in, within};
 
 /// Waits until the quota's `status.used[resource]` reads `want`; returns the quota.
 fn used_reads(hub: &Hub, ns: &str, quota: &str, resource: &str, want: &str) -> Value {
     let mut last = Value::Null;
     within(10, || {
-        last = get(hub, &format!("resourcequota/{quota}"), ns)?;
+        last = get_in(hub, &format!("resourcequota/{quota}"), ns)?;
         (last["status"]["used"][resource] == want).then(|| last.clone())
     })
     .unwrap_or_else(|| panic!("{quota}: used {resource} never read {want}: {last}"))
@@ -55,7 +33,7 @@ fn count_quota_refuses_the_next_configmap_and_used_follows() {
     let hub = Hub::start();
     hub.ok(&["create", "namespace", "q"]);
     // The namespace's kube-root-ca.crt counts too, as in kube.
-    within(5, || get(&hub, "configmap/kube-root-ca.crt", "q")).expect("kube-root-ca.crt");
+    within(5, || get_in(&hub, "configmap/kube-root-ca.crt", "q")).expect("kube-root-ca.crt");
     hub.ok_stdin(
         &["create", "-f", "-"],
         r#"{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"counts","namespace":"q"},
@@ -81,7 +59,7 @@ fn count_quota_refuses_the_next_configmap_and_used_follows() {
         ),
         "{err}"
     );
-    assert!(get(&hub, "configmap/c", "q").is_none(), "nothing stored");
+    assert!(get_in(&hub, "configmap/c", "q").is_none(), "nothing stored");
 
     // A second quota is past `resourcequotas`.
     let second = create_stdin(
@@ -113,7 +91,7 @@ fn count_quota_refuses_the_next_configmap_and_used_follows() {
     ]);
     let quota = used_reads(&hub, "q", "counts", "configmaps", "3");
     let fixed = within(10, || {
-        let q = get(&hub, "resourcequota/counts", "q")?;
+        let q = get_in(&hub, "resourcequota/counts", "q")?;
         (q["status"]["hard"] == q["spec"]["hard"]).then_some(q)
     });
     assert!(fixed.is_some(), "status.hard put back: {quota}");
@@ -214,7 +192,7 @@ fn limit_range_defaults_and_compute_quota_on_pods() {
     );
     // No resources: the defaults, and the annotation saying so.
     hub.ok_stdin(&["create", "-f", "-"], &pod("bare", "{}"));
-    let p = get(&hub, "pod/bare", "q").expect("pod");
+    let p = get_in(&hub, "pod/bare", "q").expect("pod");
     let r = &p["spec"]["containers"][0]["resources"];
     assert_eq!(r["requests"]["cpu"], "100m", "{p}");
     assert_eq!(r["requests"]["memory"], "200Mi", "{p}");
@@ -229,7 +207,7 @@ fn limit_range_defaults_and_compute_quota_on_pods() {
         &["create", "-f", "-"],
         &pod("partial", r#"{"limits":{"cpu":"300m"}}"#),
     );
-    let p = get(&hub, "pod/partial", "q").expect("pod");
+    let p = get_in(&hub, "pod/partial", "q").expect("pod");
     let r = &p["spec"]["containers"][0]["resources"];
     assert_eq!(r["requests"]["cpu"], "300m", "{p}");
     assert_eq!(r["limits"]["memory"], "500Mi", "{p}");

@@ -15,10 +15,10 @@
 use http_body_util::BodyExt;
 use hyper::{Method, Request};
 use kube::client::Body;
-use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::{json, Value};
 
 use crate::common::Hub;
+use crate::support::admin_client;
 
 /// What the hub answered.
 struct Reply {
@@ -41,12 +41,8 @@ struct Caller {
 
 impl Caller {
     async fn new(hub: &Hub) -> Caller {
-        let kc = Kubeconfig::read_from(&hub.kubeconfig).expect("read the admin kubeconfig");
-        let cfg = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
-            .await
-            .expect("a client config");
         Caller {
-            client: kube::Client::try_from(cfg).expect("a client"),
+            client: admin_client(hub).await,
         }
     }
 
