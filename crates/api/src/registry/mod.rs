@@ -227,5 +227,17 @@ impl Default for Registry {
     }
 }
 
+/// The built-in resource `group`/`plural` (its first listed version), for tests that need a
+/// served kind's [`ResourceInfo`]; panics when it is not served.
+#[cfg(test)]
+pub(crate) fn served_for_test(group: &str, plural: &str) -> ResourceInfo {
+    let snap = Registry::new().snapshot();
+    let r = snap
+        .all()
+        .find(|r| r.group == group && r.plural == plural)
+        .map(|r| (**r).clone());
+    r.unwrap_or_else(|| panic!("{group}/{plural} is not served"))
+}
+
 #[cfg(test)]
 mod tests;

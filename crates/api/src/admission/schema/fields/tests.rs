@@ -1,16 +1,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::registry::Registry;
-
-fn res(group: &str, plural: &str) -> ResourceInfo {
-    let snap = Registry::new().snapshot();
-    let r = snap
-        .all()
-        .find(|r| r.group == group && r.plural == plural)
-        .map(|r| (**r).clone());
-    r.unwrap_or_else(|| panic!("{group}/{plural} is not served"))
-}
+use crate::registry::served_for_test as res;
 
 /// field_validation.go's Deployment: an unknown field, then a duplicate, in the body.
 const DEPLOYMENT: &str = r#"{"apiVersion": "apps/v1", "kind": "Deployment",
