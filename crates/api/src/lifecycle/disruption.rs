@@ -24,27 +24,10 @@ pub(super) async fn run(api: Arc<Api>) {
         "PodDisruptionBudget status",
         |api, ns| async move { sync(&api, &ns).await },
     );
-    super::follow(api.clone(), "/registry/", move |c| {
-        let tx = tx.clone();
-        let api = api.clone();
-        async move {
-            let Some(ns) = c.object.namespace.clone() else {
-                return;
-            };
-            // Only a budget's or a pod's change can change a budget's status.
-            let key = &c.object.key;
-            if !(key.contains("/poddisruptionbudgets/") || key.contains("/pods/")) {
-                return;
-            }
-            let Some(pdbs) = resource(&api, "policy", "poddisruptionbudgets") else {
-                return;
-            };
-            if api.cache.count(&pdbs.key_prefix(Some(&ns))) > 0 {
-                let _ = tx.send(ns);
-            }
-        }
-    })
-    .await;
+    // Only a budget's or a pod's change can change a budget's status.
+    let relevant = |key: &str| key.contains("/poddisruptionbudgets/") || key.contains("/pods/");
+    super::namespace_queue::follow_namespaces(api, tx, "policy", "poddisruptionbudgets", relevant)
+        .await;
 }
 
 fn resource(api: &Api, group: &str, plural: &str) -> Option<ResourceInfo> {

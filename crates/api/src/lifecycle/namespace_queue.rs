@@ -85,3 +85,34 @@ where
     }
     Ok(())
 }
+
+/// Follows every change and queues on `tx` the namespace of each change `relevant` (given the
+/// storage key) deems relevant, when that namespace holds objects of `group`/v1 `plural` (the
+/// objects whose status the loop writes).
+pub(super) async fn follow_namespaces(
+    api: Arc<Api>,
+    tx: UnboundedSender<String>,
+    group: &'static str,
+    plural: &'static str,
+    relevant: fn(&str) -> bool,
+) {
+    super::follow(api.clone(), "/registry/", move |c| {
+        let tx = tx.clone();
+        let api = api.clone();
+        async move {
+            let Some(ns) = c.object.namespace.clone() else {
+                return;
+            };
+            if !relevant(&c.object.key) {
+                return;
+            }
+            let Some(res) = api.registry.snapshot().get(group, "v1", plural).cloned() else {
+                return;
+            };
+            if api.cache.count(&res.key_prefix(Some(&ns))) > 0 {
+                let _ = tx.send(ns);
+            }
+        }
+    })
+    .await;
+}

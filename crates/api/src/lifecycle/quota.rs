@@ -42,22 +42,8 @@ pub(super) async fn run(api: Arc<Api>) {
             }
         }
     });
-    super::follow(api.clone(), "/registry/", move |c| {
-        let tx = tx.clone();
-        let api = api.clone();
-        async move {
-            let Some(ns) = c.object.namespace.clone() else {
-                return;
-            };
-            let Some(prefix) = quota::quotas_prefix(&api, &ns) else {
-                return;
-            };
-            if api.cache.count(&prefix) > 0 {
-                let _ = tx.send(ns);
-            }
-        }
-    })
-    .await;
+    // Any change in a namespace with quotas may change what it uses.
+    super::namespace_queue::follow_namespaces(api, tx, "", "resourcequotas", |_| true).await;
 }
 
 fn quotas_resource(api: &Api) -> Option<ResourceInfo> {
