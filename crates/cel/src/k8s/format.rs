@@ -61,40 +61,33 @@ fn matches(re: &str, s: &str) -> bool {
     regex::Regex::new(re).is_ok_and(|r| r.is_match(s))
 }
 
-fn label(s: &str) -> Vec<String> {
+/// The errors of `s` against a format of at most `max` bytes matching `re`, worded `msg`.
+fn bounded(s: &str, max: usize, re: &str, msg: &str) -> Vec<String> {
     let mut e = Vec::new();
-    if s.len() > 63 {
-        e.push("must be no more than 63 characters".to_owned());
+    if s.len() > max {
+        e.push(format!("must be no more than {max} characters"));
     }
-    if !matches("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", s) {
-        e.push(LABEL.to_owned());
+    if !matches(re, s) {
+        e.push(msg.to_owned());
     }
     e
+}
+
+fn label(s: &str) -> Vec<String> {
+    bounded(s, 63, "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", LABEL)
 }
 
 fn subdomain(s: &str) -> Vec<String> {
-    let mut e = Vec::new();
-    if s.len() > 253 {
-        e.push("must be no more than 253 characters".to_owned());
-    }
-    if !matches(
-        r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+    bounded(
         s,
-    ) {
-        e.push(SUBDOMAIN.to_owned());
-    }
-    e
+        253,
+        r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+        SUBDOMAIN,
+    )
 }
 
 fn dns1035(s: &str) -> Vec<String> {
-    let mut e = Vec::new();
-    if s.len() > 63 {
-        e.push("must be no more than 63 characters".to_owned());
-    }
-    if !matches("^[a-z]([-a-z0-9]*[a-z0-9])?$", s) {
-        e.push(DNS1035.to_owned());
-    }
-    e
+    bounded(s, 63, "^[a-z]([-a-z0-9]*[a-z0-9])?$", DNS1035)
 }
 
 fn qualified(s: &str) -> Vec<String> {
@@ -123,14 +116,12 @@ fn qualified(s: &str) -> Vec<String> {
 }
 
 fn label_value(s: &str) -> Vec<String> {
-    let mut e = Vec::new();
-    if s.len() > 63 {
-        e.push("must be no more than 63 characters".to_owned());
-    }
-    if !matches("^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$", s) {
-        e.push(LABEL_VALUE.to_owned());
-    }
-    e
+    bounded(
+        s,
+        63,
+        "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
+        LABEL_VALUE,
+    )
 }
 
 /// A name that may be a prefix: a trailing dash is allowed (apimachinery masks it).

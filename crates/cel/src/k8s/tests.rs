@@ -102,6 +102,14 @@ fn library_functions() {
         ),
         ("format.named('nosuch').hasValue()", json!(false)),
         (
+            "format.dns1035Label().validate('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa').value()",
+            json!(["must be no more than 63 characters"]),
+        ),
+        (
+            "format.dns1123Subdomain().validate('--------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------').value().size()",
+            json!(2),
+        ),
+        (
             "format.dns1123LabelPrefix().validate('abc-').hasValue()",
             json!(false),
         ),
