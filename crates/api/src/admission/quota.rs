@@ -67,6 +67,17 @@ pub(crate) fn used(api: &Api, ns: &str, quota: &Value, now: i64) -> Usage {
         for n in &names {
             used.insert(n.clone(), 0);
         }
+        if counted_only(&group, &plural) {
+            // Each object uses one of each name, and only an unscoped quota tracks it: a
+            // count of keys, not a reading of every object (this runs on every create).
+            if scopes.is_empty() {
+                let n = api.cache.count(&res.key_prefix(Some(ns))) as i64;
+                for name in &names {
+                    used.insert(name.clone(), n * usage::ONE);
+                }
+            }
+            continue;
+        }
         let (objects, _, _) = api
             .cache
             .list(&res.key_prefix(Some(ns)), None, None, |_| true);
@@ -84,6 +95,13 @@ pub(crate) fn used(api: &Api, ns: &str, quota: &Value, now: i64) -> Usage {
         }
     }
     used
+}
+
+/// Does an object of `group`/`plural` use exactly one of each quota resource naming it, whatever
+/// it holds? All but pods (compute), services (node ports, load balancers) and claims
+/// (storage); and only pods are subject to scopes (see [`usage::usage`], [`scopes::matches`]).
+fn counted_only(group: &str, plural: &str) -> bool {
+    !(group.is_empty() && matches!(plural, "pods" | "services" | "persistentvolumeclaims"))
 }
 
 /// A quota's status as it should read: `hard` copied from the spec, `used` as counted now.

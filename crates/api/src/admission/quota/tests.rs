@@ -322,3 +322,46 @@ async fn admission_and_status_agree() {
          used: configmaps=1, limited: configmaps=1"
     );
 }
+
+/// Kinds that use one unit each are counted by their keys: an unscoped quota counts every
+/// object under both of its names, a scoped one (scopes judge pods only) none.
+#[tokio::test]
+async fn counted_kinds_are_counted_without_reading_them() {
+    use crate::objects::commit_create;
+    use crate::Api;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let api = Api::for_tests(dir.path()).await;
+    let cms = api
+        .registry
+        .snapshot()
+        .get("", "v1", "configmaps")
+        .cloned()
+        .expect("configmaps served");
+    let namespaces = api.registry.snapshot().get("", "v1", "namespaces").cloned();
+    let other = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
+    commit_create(
+        &api,
+        &namespaces.expect("namespaces served"),
+        other,
+        None,
+        false,
+    )
+    .await
+    .expect("create a namespace");
+    for (ns, name) in [("default", "a"), ("default", "b"), ("other", "c")] {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                        "metadata": {"name": name, "namespace": ns}});
+        commit_create(&api, &cms, cm, None, false)
+            .await
+            .expect("create a configmap");
+    }
+    api.cache.sync().await.expect("cache in sync");
+    let unscoped = json!({"spec": {"hard": {"configmaps": "9", "count/configmaps": "9"}}});
+    let used = super::used(&api, "default", &unscoped, 0);
+    assert_eq!(used.get("configmaps"), Some(&2000));
+    assert_eq!(used.get("count/configmaps"), Some(&2000));
+    let scoped = json!({"spec": {"hard": {"configmaps": "9"}, "scopes": ["BestEffort"]}});
+    let used = super::used(&api, "default", &scoped, 0);
+    assert_eq!(used.get("configmaps"), Some(&0));
+}

@@ -15,7 +15,7 @@ use serde_json::Value;
 pub(crate) type Usage = BTreeMap<String, i64>;
 
 /// One whole unit.
-const ONE: i64 = 1000;
+pub(crate) const ONE: i64 = 1000;
 
 /// Core kinds whose quota resource name is also their bare plural (`configmaps`, not only
 /// `count/configmaps`).
