@@ -7,6 +7,8 @@
 //! library kube-apiserver uses words them (`line 9: key "foo" already set in map`, under
 //! `yaml: unmarshal errors:`).
 
+mod quick;
+
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -25,6 +27,9 @@ const MAX_YAML_LINES: usize = 16;
 /// The duplicates of a JSON body: each `duplicate field "<path>"`, in the order they come.
 /// Empty for a body that is not JSON (its decoding error is the decoder's to report).
 pub fn json_duplicates(bytes: &[u8]) -> Vec<String> {
+    if !quick::has_json_duplicates(bytes) {
+        return Vec::new();
+    }
     let mut found = Found::default();
     let mut d = serde_json::Deserializer::from_slice(bytes);
     let _ = Walk {
