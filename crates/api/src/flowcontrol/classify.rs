@@ -4,6 +4,7 @@
 //! `matchingPrecedence` then name, with each schema's priority level resolved; a schema whose
 //! level does not exist (dangling) matches nothing.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use k8s_openapi::api::flowcontrol::v1::{
@@ -100,9 +101,18 @@ impl Classifier {
 
     /// The first schema, in precedence order, one of whose rules matches the request.
     pub fn classify(&self, user: &UserInfo, info: &RequestInfo) -> Option<&Matched> {
+        // Named once per request, not once per rule it is held against.
+        let resource = match &info.subresource {
+            Some(sub) => Cow::Owned(format!("{}/{sub}", info.resource)),
+            None => Cow::Borrowed(info.resource.as_str()),
+        };
         self.schemas
             .iter()
-            .find(|s| s.rules.iter().any(|r| rule_matches(r, user, info)))
+            .find(|s| {
+                s.rules
+                    .iter()
+                    .any(|r| rule_matches(r, user, info, &resource))
+            })
             .map(|s| &s.matched)
     }
 
@@ -112,13 +122,20 @@ impl Classifier {
     }
 }
 
-fn rule_matches(rule: &PolicyRulesWithSubjects, user: &UserInfo, info: &RequestInfo) -> bool {
+fn rule_matches(
+    rule: &PolicyRulesWithSubjects,
+    user: &UserInfo,
+    info: &RequestInfo,
+    resource: &str,
+) -> bool {
     if !rule.subjects.iter().any(|s| subject_matches(s, user)) {
         return false;
     }
     if info.is_resource_request {
         let rules = rule.resource_rules.as_deref().unwrap_or_default();
-        rules.iter().any(|r| resource_rule_matches(r, info))
+        rules
+            .iter()
+            .any(|r| resource_rule_matches(r, info, resource))
     } else {
         let rules = rule.non_resource_rules.as_deref().unwrap_or_default();
         rules.iter().any(|r| non_resource_rule_matches(r, info))
@@ -153,13 +170,10 @@ fn contains(list: &[String], x: &str, wildcard: &str) -> bool {
     (list.len() == 1 && list[0] == wildcard) || list.iter().any(|y| y == x)
 }
 
-fn resource_rule_matches(rule: &ResourcePolicyRule, info: &RequestInfo) -> bool {
-    let resource = match &info.subresource {
-        Some(sub) => format!("{}/{sub}", info.resource),
-        None => info.resource.clone(),
-    };
+/// `resource` is the request's resource with its subresource (`pods/status`).
+fn resource_rule_matches(rule: &ResourcePolicyRule, info: &RequestInfo, resource: &str) -> bool {
     if !contains(&rule.verbs, &info.verb, "*")
-        || !contains(&rule.resources, &resource, "*")
+        || !contains(&rule.resources, resource, "*")
         || !contains(&rule.api_groups, &info.group, "*")
     {
         return false;
@@ -179,10 +193,16 @@ fn non_resource_rule_matches(rule: &NonResourcePolicyRule, info: &RequestInfo) -
         if url == "*" || *url == info.path {
             return true;
         }
-        let mut prefix = url.trim_end_matches('*').to_string();
-        if !prefix.ends_with('/') {
-            prefix.push('/');
+        // Below `prefix` + `/` (no string built: this runs per rule per request).
+        let prefix = url.trim_end_matches('*');
+        let below = |p: &str| {
+            info.path
+                .strip_prefix(p)
+                .is_some_and(|r| r.starts_with('/'))
+        };
+        match prefix.strip_suffix('/') {
+            Some(dir) => below(dir),
+            None => below(prefix),
         }
-        info.path.starts_with(&prefix)
     })
 }

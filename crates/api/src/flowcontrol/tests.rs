@@ -277,3 +277,34 @@ fn printer_cells_are_kube_apiservers() {
     assert_eq!(printer::cell("@apfmissingpl", &fs), Some(json!("False")));
     assert_eq!(printer::cell("@other", &fs), None);
 }
+
+/// A URL rule matches its path and the paths below it; a trailing `*` or `/` changes nothing.
+#[test]
+fn url_rules_match_their_path_and_below() {
+    let schema = |name: &str, url: &str| {
+        with_uid(json!({"metadata": {"name": name}, "spec": {
+            "matchingPrecedence": 10, "priorityLevelConfiguration": {"name": "l"},
+            "rules": [{"subjects": [{"kind": "Group", "group": {"name": "*"}}],
+                       "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": [url]}]}]}}))
+    };
+    let level = with_uid(json!({"metadata": {"name": "l"}, "spec": {"type": "Limited"}}));
+    let user = UserInfo::authenticated("foo", vec![]);
+    let cases = [
+        ("/apis/*", "/apis/x", true),
+        ("/apis/*", "/apis", false),
+        ("/apis/*", "/apisx", false),
+        ("/healthz", "/healthz", true),
+        ("/healthz", "/healthz/etcd", true),
+        ("/healthz", "/healthzx", false),
+        ("/a/", "/a/", true),
+        ("/a/", "/a/b", true),
+        ("/a/", "/a", false),
+        ("/a//", "/a/b", false),
+        ("*", "/anything", true),
+    ];
+    for (url, path, want) in cases {
+        let c = Classifier::build(&[schema("s", url)], std::slice::from_ref(&level));
+        let info = RequestInfo::parse(&Method::GET, path, false);
+        assert_eq!(c.classify(&user, &info).is_some(), want, "{url} {path}");
+    }
+}

@@ -53,10 +53,18 @@ pub fn for_resource(
     if group != r.group {
         return Some(hash(group, &r.version, &r.kind));
     }
-    let version = snap
-        .all()
-        .filter(|o| !o.custom && o.group == r.group && o.plural == r.plural)
-        .map(|o| o.version.as_str())
+    // The group's few versions, each looked up: discovery asks this of every resource it
+    // lists, so a scan of every served resource here would make discovery quadratic.
+    let versions = snap
+        .groups()
+        .iter()
+        .find(|(g, _)| *g == r.group)
+        .map(|(_, vs)| vs.as_slice())
+        .unwrap_or_default();
+    let version = versions
+        .iter()
+        .filter(|v| snap.get(&r.group, v, &r.plural).is_some_and(|o| !o.custom))
+        .map(String::as_str)
         .min_by(|a, b| version_priority(a, b))
         .unwrap_or(&r.version);
     Some(hash(&r.group, version, &r.kind))
