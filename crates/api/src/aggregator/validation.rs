@@ -78,24 +78,15 @@ fn spec_causes(obj: &Value) -> Causes {
     for msg in dns1035_label(version) {
         causes.push(invalid("spec.version", &json!(version), &msg));
     }
-    let int = |p: &str| obj.pointer(p).and_then(Value::as_i64).unwrap_or(0);
-    let group_priority = int("/spec/groupPriorityMinimum");
-    if !(1..=MAX_GROUP_PRIORITY).contains(&group_priority) {
-        let msg = format!("must be positive and less than {MAX_GROUP_PRIORITY}");
-        causes.push(invalid(
-            "spec.groupPriorityMinimum",
-            &json!(group_priority),
-            &msg,
-        ));
-    }
-    let version_priority = int("/spec/versionPriority");
-    if !(1..=MAX_VERSION_PRIORITY).contains(&version_priority) {
-        let msg = format!("must be positive and less than {MAX_VERSION_PRIORITY}");
-        causes.push(invalid(
-            "spec.versionPriority",
-            &json!(version_priority),
-            &msg,
-        ));
+    for (field, max) in [
+        ("groupPriorityMinimum", MAX_GROUP_PRIORITY),
+        ("versionPriority", MAX_VERSION_PRIORITY),
+    ] {
+        let priority = obj["spec"][field].as_i64().unwrap_or(0);
+        if !(1..=max).contains(&priority) {
+            let msg = format!("must be positive and less than {max}");
+            causes.push(invalid(&format!("spec.{field}"), &json!(priority), &msg));
+        }
     }
     let ca_bundle = ca_bundle_len(obj);
     let insecure = obj
