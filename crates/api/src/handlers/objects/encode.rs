@@ -19,12 +19,34 @@ pub(crate) fn output_raw(res: &ResourceInfo, raw: &Bytes) -> Bytes {
     if !res.custom && !storage::converts(res) {
         return raw.clone();
     }
-    let v: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
-    let as_stored = res.read_defaults.is_none();
-    if res.custom && as_stored && v["apiVersion"].as_str() == Some(res.api_version().as_str()) {
+    // Every GET, LIST item and watch event of a custom resource comes here: one stored at the
+    // version served, with no defaults to add, is served as stored after a glance at its
+    // apiVersion, not a parse of the whole object.
+    if res.custom && res.read_defaults.is_none() && stored_at(raw, res) {
         return raw.clone();
     }
+    let v: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
     Bytes::from(serde_json::to_vec(&output_value(res, v)).unwrap_or_default())
+}
+
+/// Is the stored object `raw` at `res`'s group/version? Reads only its `apiVersion` (the other
+/// fields are skipped, not built).
+fn stored_at(raw: &[u8], res: &ResourceInfo) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow, rename = "apiVersion")]
+        api_version: Option<std::borrow::Cow<'a, str>>,
+    }
+    let Ok(head) = serde_json::from_slice::<Head<'_>>(raw) else {
+        return false;
+    };
+    let Some(av) = head.api_version else {
+        return false;
+    };
+    match av.split_once('/') {
+        Some((group, version)) => group == res.group && version == res.version,
+        None => res.group.is_empty() && av == res.version,
+    }
 }
 
 /// As [`output`], for an object already parsed (stored or already served: both are fine).
@@ -48,3 +70,6 @@ pub(crate) fn partial_metadata(res: &ResourceInfo, o: &CachedObject) -> Value {
         "__gvk": res.api_version(),
     })
 }
+
+#[cfg(test)]
+mod tests;
