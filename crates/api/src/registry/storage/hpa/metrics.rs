@@ -23,6 +23,29 @@ fn quantity(v: &Value, pointer: &str) -> Option<Value> {
     Some(get(v, pointer).unwrap_or(json!("0")))
 }
 
+/// A v2 MetricIdentifier from v1's fields at `name` and `selector`.
+fn metric(m: &Value, name: &str, selector: &str) -> Option<Value> {
+    Some(object(vec![
+        ("name", get(m, name)),
+        ("selector", get(m, selector)),
+    ]))
+}
+
+/// A v2 MetricTarget (of type `kind`) or, without a kind, a MetricValueStatus.
+fn reading(
+    kind: Option<&str>,
+    value: Option<Value>,
+    average: Option<Value>,
+    util: Option<Value>,
+) -> Value {
+    object(vec![
+        ("type", kind.map(|k| json!(k))),
+        ("value", value),
+        ("averageValue", average),
+        ("averageUtilization", util),
+    ])
+}
+
 /// The v2 readings v1's MetricSpec holds as values, not pointers (so "0" when unset).
 const SPEC_VALUES: &[&str] = &["/object/target/value", "/pods/target/averageValue"];
 
@@ -119,12 +142,7 @@ fn to_v1(m: &Value, r: &str, values: &[&str]) -> Value {
 pub(super) fn spec_from_v1(m: &Value) -> Value {
     let t = m["type"].clone();
     let target = |kind: &str, value: Option<Value>, average: Option<Value>, util: Option<Value>| {
-        object(vec![
-            ("type", Some(json!(kind))),
-            ("value", value),
-            ("averageValue", average),
-            ("averageUtilization", util),
-        ])
+        reading(Some(kind), value, average, util)
     };
     let resource_target = |p: &str| {
         let util = get(m, &format!("{p}/targetAverageUtilization"));
@@ -158,10 +176,7 @@ pub(super) fn spec_from_v1(m: &Value) -> Value {
                     ),
                     (
                         "metric",
-                        Some(object(vec![
-                            ("name", get(m, "/object/metricName")),
-                            ("selector", get(m, "/object/selector")),
-                        ])),
+                        metric(m, "/object/metricName", "/object/selector"),
                     ),
                 ]),
             )
@@ -169,13 +184,7 @@ pub(super) fn spec_from_v1(m: &Value) -> Value {
         "Pods" => (
             "pods",
             object(vec![
-                (
-                    "metric",
-                    Some(object(vec![
-                        ("name", get(m, "/pods/metricName")),
-                        ("selector", get(m, "/pods/selector")),
-                    ])),
-                ),
+                ("metric", metric(m, "/pods/metricName", "/pods/selector")),
                 (
                     "target",
                     Some(target(
@@ -214,10 +223,7 @@ pub(super) fn spec_from_v1(m: &Value) -> Value {
                 object(vec![
                     (
                         "metric",
-                        Some(object(vec![
-                            ("name", get(m, "/external/metricName")),
-                            ("selector", get(m, "/external/metricSelector")),
-                        ])),
+                        metric(m, "/external/metricName", "/external/metricSelector"),
                     ),
                     (
                         "target",
@@ -240,23 +246,16 @@ pub(super) fn spec_from_v1(m: &Value) -> Value {
 pub(super) fn status_from_v1(m: &Value) -> Value {
     let t = m["type"].clone();
     let current = |value: Option<Value>, average: Option<Value>, util: Option<Value>| {
-        Some(object(vec![
-            ("value", value),
-            ("averageValue", average),
-            ("averageUtilization", util),
-        ]))
-    };
-    let metric = |name: &str, selector: &str| {
-        Some(object(vec![
-            ("name", get(m, name)),
-            ("selector", get(m, selector)),
-        ]))
+        Some(reading(None, value, average, util))
     };
     let (key, body) = match m["type"].as_str().unwrap_or("") {
         "Object" => (
             "object",
             object(vec![
-                ("metric", metric("/object/metricName", "/object/selector")),
+                (
+                    "metric",
+                    metric(m, "/object/metricName", "/object/selector"),
+                ),
                 (
                     "current",
                     current(
@@ -271,7 +270,7 @@ pub(super) fn status_from_v1(m: &Value) -> Value {
         "Pods" => (
             "pods",
             object(vec![
-                ("metric", metric("/pods/metricName", "/pods/selector")),
+                ("metric", metric(m, "/pods/metricName", "/pods/selector")),
                 (
                     "current",
                     current(None, quantity(m, "/pods/currentAverageValue"), None),
@@ -312,7 +311,7 @@ pub(super) fn status_from_v1(m: &Value) -> Value {
             object(vec![
                 (
                     "metric",
-                    metric("/external/metricName", "/external/metricSelector"),
+                    metric(m, "/external/metricName", "/external/metricSelector"),
                 ),
                 (
                     "current",

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{spec_to_v1, status_to_v1};
+use super::{spec_to_v1, status_from_v1, status_to_v1};
 
 #[test]
 fn specs_in_v1s_shape() {
@@ -61,5 +61,30 @@ fn statuses_in_v1s_shape() {
     ];
     for (v2, v1) in cases {
         assert_eq!(status_to_v1(&v2), v1, "{v2}");
+    }
+}
+
+#[test]
+fn v1_statuses_in_v2s_shape() {
+    let cases: [(Value, Value); 4] = [
+        (
+            json!({"type": "Object", "object": {"target": {"kind": "Service", "name": "s"}, "metricName": "rps", "selector": {"matchLabels": {"a": "b"}}, "currentValue": "2", "averageValue": "3"}}),
+            json!({"type": "Object", "object": {"metric": {"name": "rps", "selector": {"matchLabels": {"a": "b"}}}, "current": {"value": "2", "averageValue": "3"}, "describedObject": {"kind": "Service", "name": "s"}}}),
+        ),
+        (
+            json!({"type": "Pods", "pods": {"metricName": "qps"}}),
+            json!({"type": "Pods", "pods": {"metric": {"name": "qps"}, "current": {"averageValue": "0"}}}),
+        ),
+        (
+            json!({"type": "ContainerResource", "containerResource": {"name": "memory", "container": "app", "currentAverageUtilization": 40}}),
+            json!({"type": "ContainerResource", "containerResource": {"name": "memory", "current": {"averageValue": "0", "averageUtilization": 40}, "container": "app"}}),
+        ),
+        (
+            json!({"type": "External", "external": {"metricName": "queue", "currentAverageValue": "4"}}),
+            json!({"type": "External", "external": {"metric": {"name": "queue"}, "current": {"value": "0", "averageValue": "4"}}}),
+        ),
+    ];
+    for (v1, v2) in cases {
+        assert_eq!(status_from_v1(&v1), v2, "{v1}");
     }
 }
