@@ -403,6 +403,18 @@ def summarize(results, known, label, minutes):
     return passed, failed, skipped, new, conf, conf_passed
 
 
+def cpu_model():
+    """The CPU's vendor and family as /proc/cpuinfo names it (e.g. "AMD EPYC")."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return " ".join(line.split(":", 1)[1].split()[:2])
+    except OSError:
+        pass
+    return platform.machine()
+
+
 def record(label, args, counts, minutes):
     passed, failed, skipped, _, conf, conf_passed = counts
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
@@ -410,7 +422,7 @@ def record(label, args, counts, minutes):
     dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    cpu = platform.processor() or platform.machine()
+    cpu = cpu_model()
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     sel = "[Conformance] only" if args.conformance_only else "full selection"
     with open(os.path.join(ROOT, "BENCHMARKS.md"), "a") as fh:
