@@ -227,7 +227,11 @@ pub fn cluster_roles() -> Vec<Value> {
             &[],
             vec![
                 rule(&["create"], "authentication.k8s.io", &["tokenreviews"]),
-                rule(&["create"], "authorization.k8s.io", &["subjectaccessreviews"]),
+                rule(
+                    &["create"],
+                    "authorization.k8s.io",
+                    &["subjectaccessreviews"],
+                ),
             ],
         ),
         cluster_role("system:public-info-viewer", &[], vec![url_rule(&health)]),

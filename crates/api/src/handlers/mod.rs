@@ -87,7 +87,10 @@ async fn route(
 ) -> Result<Response<Body>, ApiError> {
     let path = req.uri().path().to_string();
     request_timeout::check(&path, req.uri().query())?;
-    if matches!(path.as_str(), "/healthz" | "/livez" | "/readyz" | "/version") {
+    if matches!(
+        path.as_str(),
+        "/healthz" | "/livez" | "/readyz" | "/version"
+    ) {
         let (headers, method) = (req.headers().clone(), req.method().clone());
         *flow = crate::flowcontrol::classify_public(api, headers, &method, &path).await;
     }
