@@ -34,10 +34,14 @@ pub(crate) fn now() -> i64 {
 
 /// The served resource `(group, plural)` at its storage version.
 fn served(api: &Api, group: &str, plural: &str) -> Option<Arc<ResourceInfo>> {
-    api.registry
-        .snapshot()
-        .all()
-        .find(|r| r.group == group && r.plural == plural && r.storage_version)
+    // The group's few versions looked up, not every served resource scanned: this runs for
+    // each resource a quota limits, on every create it judges.
+    let snap = api.registry.snapshot();
+    let (_, versions) = snap.groups().iter().find(|(g, _)| g == group)?;
+    versions
+        .iter()
+        .filter_map(|v| snap.get(group, v, plural))
+        .find(|r| r.storage_version)
         .cloned()
 }
 
