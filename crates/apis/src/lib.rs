@@ -7,6 +7,10 @@
 //! - [`work::v1alpha1`]: `Work`, the manifests delivered to one member, living in that
 //!   member's execution namespace (`flotilla-es-<cluster>`); `ResourceBinding` and
 //!   `ClusterResourceBinding`, the scheduler's decision for one hub object.
+//! - [`networking::v1alpha1`]: `GlobalService` (how a propagated Service is answered in DNS)
+//!   and `HealthReport` (one voter's probes of the fleet's endpoints).
+//! - [`externaldns`]: `DNSEndpoint`, the fleet's records for external-dns.
+//! - [`multicluster`]: `ServiceExport` and `ServiceImport` of the Multi-Cluster Services API.
 //! - [`conditions`]: setting status conditions as Kubernetes does.
 //! - [`labels`]: label selectors against labels.
 //! - [`quantity`]: resource quantities as milli-units, parsed one way everywhere.
@@ -73,9 +77,12 @@ macro_rules! cluster_twin {
 
 pub mod cluster;
 pub mod conditions;
+pub mod externaldns;
 pub mod gvk;
 pub mod labels;
+pub mod multicluster;
 pub mod names;
+pub mod networking;
 pub mod policy;
 pub mod quantity;
 mod schema;
@@ -135,6 +142,26 @@ pub fn crds() -> Result<Vec<Value>> {
         (
             work::v1alpha1::ClusterResourceBinding::crd_name(),
             work::v1alpha1::ClusterResourceBinding::crd(),
+        ),
+        (
+            networking::v1alpha1::GlobalService::crd_name(),
+            networking::v1alpha1::GlobalService::crd(),
+        ),
+        (
+            networking::v1alpha1::HealthReport::crd_name(),
+            networking::v1alpha1::HealthReport::crd(),
+        ),
+        (
+            externaldns::DNSEndpoint::crd_name(),
+            externaldns::DNSEndpoint::crd(),
+        ),
+        (
+            multicluster::ServiceExport::crd_name(),
+            multicluster::ServiceExport::crd(),
+        ),
+        (
+            multicluster::ServiceImport::crd_name(),
+            multicluster::ServiceImport::crd(),
         ),
     ]
     .into_iter()

@@ -51,6 +51,11 @@ fn every_kind_has_a_crd() {
             "clusteroverridepolicies.policy.flotilla.io",
             "resourcebindings.work.flotilla.io",
             "clusterresourcebindings.work.flotilla.io",
+            "globalservices.networking.flotilla.io",
+            "healthreports.networking.flotilla.io",
+            "dnsendpoints.externaldns.k8s.io",
+            "serviceexports.multicluster.x-k8s.io",
+            "serviceimports.multicluster.x-k8s.io",
         ]
     );
 }

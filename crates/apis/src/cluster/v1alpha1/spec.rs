@@ -51,6 +51,10 @@ pub struct ClusterSpec {
     /// PreferNoSchedule) or move them away (NoExecute).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub taints: Vec<Taint>,
+    /// The networks (CIDRs) the member's own DNS queries come from: a query from one of them
+    /// is answered with this member's endpoint of a fleet Service first (local-first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub networks: Vec<String>,
 }
 
 /// How Works are delivered to a member.
