@@ -7,8 +7,8 @@
 //! - [`work::v1alpha1`]: `Work`, the manifests delivered to one member, living in that
 //!   member's execution namespace (`flotilla-es-<cluster>`); `ResourceBinding` and
 //!   `ClusterResourceBinding`, the scheduler's decision for one hub object.
-//! - [`networking::v1alpha1`]: `GlobalService` (how a propagated Service is answered in DNS)
-//!   and `HealthReport` (one voter's probes of the fleet's endpoints).
+//! - [`networking::v1alpha1`]: `GlobalService`, how a propagated Service is answered in DNS,
+//!   and `HealthReport`, one voter's probes of the fleet's endpoints.
 //! - [`externaldns`]: `DNSEndpoint`, the fleet's records for external-dns.
 //! - [`multicluster`]: `ServiceExport` and `ServiceImport` of the Multi-Cluster Services API.
 //! - [`conditions`]: setting status conditions as Kubernetes does.
