@@ -74,18 +74,24 @@ pub const MANAGER: &str = "flotilla-binding";
 pub const RENDER_HASH_ANNOTATION: &str = "work.flotilla.io/render-hash";
 
 /// Options of the binding controller.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// How long the copy in a cluster failover left is kept, at most, for its replacement to
     /// come up, when its eviction task names no grace period
     /// (`serve --graceful-eviction-timeout`).
     pub eviction_timeout: Duration,
+    /// The fleet's DNS zone (`serve --dns-zone`), without a trailing dot. With one, a
+    /// federated LoadBalancer Service on the hub shows its fleet name
+    /// (`<svc>.<ns>.<zone>`) as its ingress instead of the members' addresses
+    /// ([`aggregate::aggregate`]).
+    pub dns_zone: Option<String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Self {
             eviction_timeout: Duration::from_secs(600),
+            dns_zone: None,
         }
     }
 }

@@ -36,14 +36,20 @@ pub struct Member<'a> {
 /// Aggregated kinds: Deployment, StatefulSet, ReplicaSet, DaemonSet (replica counts summed,
 /// `observedGeneration`, and for Deployments `Available` and `Progressing`), Job (counts,
 /// earliest start, `Complete` once every member completed), Service (the members' load
-/// balancer ingress, for type `LoadBalancer`) and HorizontalPodAutoscaler (current and desired
-/// replicas). Missing numbers count as 0. The order of `members` does not matter.
+/// balancer ingress, for type `LoadBalancer`; with a `dns_zone`, the fleet name instead, see
+/// [`fleet_hostname`]) and HorizontalPodAutoscaler (current and desired replicas). Missing
+/// numbers count as 0. The order of `members` does not matter.
 ///
 /// `observedGeneration` becomes the template's `metadata.generation` only when there are
 /// members and every one is [`Member::up_to_date`] and reports a status; until then the
 /// template's previous `status.observedGeneration` stays, so `kubectl rollout status` on the
 /// hub waits for every member instead of reading sums of stale numbers.
-pub fn aggregate(template: &Value, members: &[Member<'_>], now: &str) -> Option<Value> {
+pub fn aggregate(
+    template: &Value,
+    members: &[Member<'_>],
+    now: &str,
+    dns_zone: Option<&str>,
+) -> Option<Value> {
     let mut sorted: Vec<&Member<'_>> = members.iter().collect();
     // Stable by cluster name: the Service's ingress list keeps that order.
     sorted.sort_by(|a, b| a.cluster.cmp(b.cluster));
@@ -54,7 +60,7 @@ pub fn aggregate(template: &Value, members: &[Member<'_>], now: &str) -> Option<
         ("apps", "ReplicaSet") => workload(template, members, REPLICA_SET),
         ("apps", "DaemonSet") => workload(template, members, DAEMON_SET),
         ("batch", "Job") => job(template, members, now),
-        ("", "Service") => service(template, members),
+        ("", "Service") => service(template, members, dns_zone),
         ("autoscaling", "HorizontalPodAutoscaler") => Value::Object(sums(members, AUTOSCALER)),
         _ => return None,
     };
@@ -275,8 +281,12 @@ fn chronological(a: &str, b: &str) -> Ordering {
 }
 
 /// A Service's `loadBalancer`: for type `LoadBalancer`, every member's ingress points once, in
-/// the order of the members' cluster names.
-fn service(template: &Value, members: &[&Member<'_>]) -> Value {
+/// the order of the members' cluster names. With a `dns_zone`, once a member reports an
+/// ingress IP, the one point is the fleet name ([`fleet_hostname`]) that flotilla's DNS
+/// answers with the healthy members' addresses; the per-cluster addresses stay in the
+/// binding's `aggregatedStatus`. Members that report only hostnames (which the fleet name
+/// cannot carry) keep the union.
+fn service(template: &Value, members: &[&Member<'_>], dns_zone: Option<&str>) -> Value {
     let mut ingress: Vec<Value> = Vec::new();
     if template.pointer("/spec/type").and_then(Value::as_str) == Some("LoadBalancer") {
         let points = members
@@ -289,11 +299,28 @@ fn service(template: &Value, members: &[&Member<'_>]) -> Value {
             }
         }
     }
-    if ingress.is_empty() {
+    let fleet = dns_zone
+        .filter(|_| {
+            ingress
+                .iter()
+                .any(|p| p.get("ip").is_some_and(Value::is_string))
+        })
+        .and_then(|zone| fleet_hostname(template, zone));
+    if let Some(hostname) = fleet {
+        json!({ "loadBalancer": { "ingress": [{ "hostname": hostname }] } })
+    } else if ingress.is_empty() {
         json!({ "loadBalancer": {} })
     } else {
         json!({ "loadBalancer": { "ingress": ingress } })
     }
+}
+
+/// The fleet name of a hub Service, `<name>.<namespace>.<zone>` (no trailing dot); `None`
+/// when the template has no name or namespace.
+pub fn fleet_hostname(template: &Value, zone: &str) -> Option<String> {
+    let name = template.pointer("/metadata/name")?.as_str()?;
+    let namespace = template.pointer("/metadata/namespace")?.as_str()?;
+    Some(format!("{name}.{namespace}.{}", zone.trim_end_matches('.')))
 }
 
 #[cfg(test)]

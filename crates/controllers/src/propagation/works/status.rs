@@ -161,7 +161,8 @@ pub(super) async fn write_status<B: BindingObject>(
         })
         .collect();
     let stamp = now.to_string();
-    if let Some(status) = aggregate::aggregate(template, &view, &stamp) {
+    let zone = ctx.options.dns_zone.as_deref();
+    if let Some(status) = aggregate::aggregate(template, &view, &stamp, zone) {
         if template.get("status") != Some(&status) {
             write_template_status(ctx, b, status).await?;
         }

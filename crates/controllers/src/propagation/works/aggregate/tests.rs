@@ -73,7 +73,7 @@ fn deployment_sums_over_three_members() {
         member("b", &b, true),
         member("c", &c, true),
     ];
-    let status = aggregate(&template, &members, NOW).unwrap();
+    let status = aggregate(&template, &members, NOW, None).unwrap();
     for (field, sum) in [
         ("replicas", 6),
         ("updatedReplicas", 4),
@@ -101,7 +101,7 @@ fn deployment_sums_over_three_members() {
 fn missing_numbers_count_as_zero_and_are_written() {
     let template = deployment(1, 1, json!({}));
     let empty = json!({});
-    let status = aggregate(&template, &[member("a", &empty, true)], NOW).unwrap();
+    let status = aggregate(&template, &[member("a", &empty, true)], NOW, None).unwrap();
     for field in DEPLOYMENT {
         assert_eq!(status[*field], 0, "{field}");
     }
@@ -113,7 +113,7 @@ fn member_not_up_to_date_keeps_the_old_observed_generation() {
     let template = deployment(4, 3, json!({ "observedGeneration": 2 }));
     let (a, b) = (deploy_status(2, 2, 2, 2), deploy_status(2, 2, 2, 2));
     let members = [member("a", &a, true), member("b", &b, false)];
-    let status = aggregate(&template, &members, NOW).unwrap();
+    let status = aggregate(&template, &members, NOW, None).unwrap();
     assert_eq!(status["observedGeneration"], 2);
     assert_eq!(
         condition(&status, "Progressing")["reason"],
@@ -130,12 +130,12 @@ fn member_not_up_to_date_keeps_the_old_observed_generation() {
             up_to_date: true,
         },
     ];
-    let status = aggregate(&template, &members, NOW).unwrap();
+    let status = aggregate(&template, &members, NOW, None).unwrap();
     assert_eq!(status["observedGeneration"], 2);
 
     // Nothing written before: nothing written now.
     let fresh = deployment(4, 3, json!(null));
-    let status = aggregate(&fresh, &[member("a", &a, false)], NOW).unwrap();
+    let status = aggregate(&fresh, &[member("a", &a, false)], NOW, None).unwrap();
     assert_eq!(status.get("observedGeneration"), None);
     assert!(!kubectl_rolled_out(&with_status(&fresh, status)));
 }
@@ -143,7 +143,7 @@ fn member_not_up_to_date_keeps_the_old_observed_generation() {
 #[test]
 fn no_members_do_not_advance_the_observed_generation() {
     let template = deployment(2, 5, json!({ "observedGeneration": 4 }));
-    let status = aggregate(&template, &[], NOW).unwrap();
+    let status = aggregate(&template, &[], NOW, None).unwrap();
     assert_eq!(status["observedGeneration"], 4);
     assert_eq!(status["replicas"], 0);
     assert!(!kubectl_rolled_out(&with_status(&template, status)));
@@ -155,7 +155,7 @@ fn rollout_completes_when_every_member_has_rolled_out() {
     let template = deployment(5, 2, json!({ "observedGeneration": 1 }));
     let (a, b) = (deploy_status(3, 3, 3, 3), deploy_status(2, 2, 2, 2));
     let done = [member("a", &a, true), member("b", &b, true)];
-    let status = aggregate(&template, &done, NOW).unwrap();
+    let status = aggregate(&template, &done, NOW, None).unwrap();
     assert_eq!(status["observedGeneration"], 2);
     assert_eq!(condition(&status, "Available")["status"], "True");
     assert_eq!(
@@ -179,7 +179,7 @@ fn rollout_completes_when_every_member_has_rolled_out() {
         ("too few updated replicas", deploy_status(1, 1, 1, 1)),
     ] {
         let members = [member("a", &a, true), member("b", &b, true)];
-        let status = aggregate(&template, &members, NOW).unwrap();
+        let status = aggregate(&template, &members, NOW, None).unwrap();
         assert_eq!(
             condition(&status, "Progressing")["reason"],
             "ReplicaSetUpdated",
@@ -211,7 +211,7 @@ fn condition_times_move_only_with_the_status() {
         }),
     );
     let a = deploy_status(2, 2, 2, 2);
-    let status = aggregate(&template, &[member("a", &a, true)], NOW).unwrap();
+    let status = aggregate(&template, &[member("a", &a, true)], NOW, None).unwrap();
     // Available stays True: both times kept.
     let available = condition(&status, "Available");
     assert_eq!(available["lastTransitionTime"], EARLIER);
@@ -224,7 +224,7 @@ fn condition_times_move_only_with_the_status() {
 
     // Available turns False: both times now.
     let b = deploy_status(2, 2, 1, 1);
-    let status = aggregate(&template, &[member("a", &b, true)], NOW).unwrap();
+    let status = aggregate(&template, &[member("a", &b, true)], NOW, None).unwrap();
     let available = condition(&status, "Available");
     assert_eq!(available["status"], "False");
     assert_eq!(available["lastTransitionTime"], NOW);
@@ -233,7 +233,12 @@ fn condition_times_move_only_with_the_status() {
     // Aggregating again over its own result changes nothing.
     let again = with_status(&template, status.clone());
     assert_eq!(
-        aggregate(&again, &[member("a", &b, true)], "2027-01-01T00:00:00Z"),
+        aggregate(
+            &again,
+            &[member("a", &b, true)],
+            "2027-01-01T00:00:00Z",
+            None
+        ),
         Some(status)
     );
 }
@@ -259,8 +264,8 @@ fn member_order_does_not_matter() {
     ];
     for template in [&template, &svc] {
         assert_eq!(
-            aggregate(template, &forward, NOW),
-            aggregate(template, &backward, NOW)
+            aggregate(template, &forward, NOW, None),
+            aggregate(template, &backward, NOW, None)
         );
     }
 }
@@ -279,7 +284,7 @@ fn stateful_set_replica_set_and_daemon_set() {
     );
     let members = [member("a", &a, true), member("b", &b, true)];
     assert_eq!(
-        aggregate(&stateful_set, &members, NOW),
+        aggregate(&stateful_set, &members, NOW, None),
         Some(json!({
             "replicas": 3, "readyReplicas": 2, "currentReplicas": 3, "updatedReplicas": 3,
             "availableReplicas": 2, "observedGeneration": 4,
@@ -292,7 +297,7 @@ fn stateful_set_replica_set_and_daemon_set() {
     });
     let members = [member("a", &a, true), member("b", &b, false)];
     assert_eq!(
-        aggregate(&replica_set, &members, NOW),
+        aggregate(&replica_set, &members, NOW, None),
         Some(json!({
             "replicas": 3, "readyReplicas": 2, "availableReplicas": 2, "observedGeneration": 1,
         }))
@@ -314,7 +319,7 @@ fn stateful_set_replica_set_and_daemon_set() {
     );
     let members = [member("a", &a, true), member("b", &b, true)];
     assert_eq!(
-        aggregate(&daemon_set, &members, NOW),
+        aggregate(&daemon_set, &members, NOW, None),
         Some(json!({
             "currentNumberScheduled": 5, "desiredNumberScheduled": 5, "numberAvailable": 4,
             "numberReady": 4, "updatedNumberScheduled": 5, "numberMisscheduled": 1,
@@ -335,6 +340,7 @@ fn job_completes_when_every_member_completed() {
         &job,
         &[member("a", &a, true), member("b", &running, true)],
         NOW,
+        None,
     )
     .unwrap();
     assert_eq!(
@@ -349,7 +355,7 @@ fn job_completes_when_every_member_completed() {
         "startTime": "2026-03-01T09:59:00Z", "completionTime": "2026-03-01T10:45:00Z",
     });
     let members = [member("a", &a, true), member("b", &b, true)];
-    let status = aggregate(&job, &members, NOW).unwrap();
+    let status = aggregate(&job, &members, NOW, None).unwrap();
     assert_eq!(status["succeeded"], 4);
     assert_eq!(status["failed"], 1);
     assert_eq!(status["active"], 0);
@@ -362,12 +368,12 @@ fn job_completes_when_every_member_completed() {
     // Written once, the condition keeps its time.
     let again = with_status(&job, status.clone());
     assert_eq!(
-        aggregate(&again, &members, "2027-01-01T00:00:00Z"),
+        aggregate(&again, &members, "2027-01-01T00:00:00Z", None),
         Some(status)
     );
     // No member: not complete.
     assert_eq!(
-        condition(&aggregate(&job, &[], NOW).unwrap(), "Complete"),
+        condition(&aggregate(&job, &[], NOW, None).unwrap(), "Complete"),
         &Value::Null
     );
 }
@@ -386,7 +392,7 @@ fn service_ingress_is_the_union_in_cluster_order() {
         member("east", &east, true),
     ];
     assert_eq!(
-        aggregate(&lb, &members, NOW),
+        aggregate(&lb, &members, NOW, None),
         Some(json!({ "loadBalancer": { "ingress": [
             { "ip": "203.0.113.1" },
             { "ip": "203.0.113.9" },
@@ -394,14 +400,87 @@ fn service_ingress_is_the_union_in_cluster_order() {
         ] } }))
     );
     assert_eq!(
-        aggregate(&lb, &[member("north", &north, true)], NOW),
+        aggregate(&lb, &[member("north", &north, true)], NOW, None),
         Some(json!({ "loadBalancer": {} }))
     );
     let cluster_ip =
         json!({ "apiVersion": "v1", "kind": "Service", "spec": { "type": "ClusterIP" } });
     assert_eq!(
-        aggregate(&cluster_ip, &members, NOW),
+        aggregate(&cluster_ip, &members, NOW, None),
         Some(json!({ "loadBalancer": {} }))
+    );
+}
+
+#[test]
+fn service_ingress_is_the_fleet_name_with_a_dns_zone() {
+    let lb = json!({
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": { "name": "web", "namespace": "shop" },
+        "spec": { "type": "LoadBalancer" },
+    });
+    let (east, west, pending, named) = (
+        json!({ "loadBalancer": { "ingress": [{ "ip": "203.0.113.1" }] } }),
+        json!({ "loadBalancer": { "ingress": [{ "ip": "2001:db8::9" }] } }),
+        json!({ "loadBalancer": {} }),
+        json!({ "loadBalancer": { "ingress": [{ "hostname": "w.example" }] } }),
+    );
+    let fleet =
+        json!({ "loadBalancer": { "ingress": [{ "hostname": "web.shop.fleet.example" }] } });
+    let members = [member("east", &east, true), member("west", &west, true)];
+    for zone in ["fleet.example", "fleet.example."] {
+        assert_eq!(
+            aggregate(&lb, &members, NOW, Some(zone)),
+            Some(fleet.clone())
+        );
+    }
+    // One member with an address is enough for the name to resolve.
+    let some = [member("east", &east, true), member("north", &pending, true)];
+    assert_eq!(
+        aggregate(&lb, &some, NOW, Some("fleet.example")),
+        Some(fleet)
+    );
+    // No address yet: the name would answer nothing, so the Service stays pending.
+    assert_eq!(
+        aggregate(
+            &lb,
+            &[member("north", &pending, true)],
+            NOW,
+            Some("fleet.example")
+        ),
+        Some(json!({ "loadBalancer": {} }))
+    );
+    // Hostnames only: DNS cannot carry them under the fleet name, so they are shown as they are.
+    assert_eq!(
+        aggregate(
+            &lb,
+            &[member("west", &named, true)],
+            NOW,
+            Some("fleet.example")
+        ),
+        Some(named.clone())
+    );
+    // Not a LoadBalancer: nothing to name.
+    let cluster_ip = json!({
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": { "name": "web", "namespace": "shop" },
+        "spec": { "type": "ClusterIP" },
+    });
+    assert_eq!(
+        aggregate(&cluster_ip, &members, NOW, Some("fleet.example")),
+        Some(json!({ "loadBalancer": {} }))
+    );
+}
+
+#[test]
+fn fleet_hostname_needs_name_and_namespace() {
+    let svc = json!({ "metadata": { "name": "web", "namespace": "shop" } });
+    assert_eq!(
+        fleet_hostname(&svc, "z.example").as_deref(),
+        Some("web.shop.z.example")
+    );
+    assert_eq!(
+        fleet_hostname(&json!({ "metadata": { "name": "web" } }), "z.example"),
+        None
     );
 }
 
@@ -413,7 +492,12 @@ fn horizontal_pod_autoscaler() {
         json!({ "currentReplicas": 4, "desiredReplicas": 4 }),
     );
     assert_eq!(
-        aggregate(&hpa, &[member("a", &a, true), member("b", &b, true)], NOW),
+        aggregate(
+            &hpa,
+            &[member("a", &a, true), member("b", &b, true)],
+            NOW,
+            None
+        ),
         Some(json!({ "currentReplicas": 6, "desiredReplicas": 7 }))
     );
 }
@@ -428,6 +512,10 @@ fn unknown_kinds_are_not_aggregated() {
         json!({ "apiVersion": "example.com/v1", "kind": "Widget" }),
         json!({}),
     ] {
-        assert_eq!(aggregate(&template, &members, NOW), None, "{template}");
+        assert_eq!(
+            aggregate(&template, &members, NOW, None),
+            None,
+            "{template}"
+        );
     }
 }
