@@ -12,6 +12,7 @@
 //! * [`prune`]: removing (or orphaning) objects that left the Work.
 //! * [`status`]: the Work's status from the apply results: health, feedback, conditions (pure).
 //! * [`delivery`]: the loop that keeps a member in step with its Works on the hub.
+//! * [`export`]: mirroring the member's EndpointSlices of exported Services to the hub (MCS).
 //! * [`heartbeat`]: the member's Lease and Cluster status on the hub.
 //! * [`push`]: the hub's workers for Push clusters, running the same loop.
 //! * [`join`]: asking to join (pull mode) and keeping the agent's own credential.
@@ -21,6 +22,7 @@ pub mod apply;
 pub mod delivery;
 pub mod discovery;
 mod error;
+pub mod export;
 pub mod heartbeat;
 pub mod join;
 pub mod manifest;

@@ -98,3 +98,28 @@ pub struct ClusterStatus {
     /// The cluster's name.
     pub cluster: String,
 }
+
+/// Label of an EndpointSlice copied from a member: the cluster it comes from (KEP-1645).
+pub const SOURCE_CLUSTER_LABEL: &str = "multicluster.kubernetes.io/source-cluster";
+/// Label of an EndpointSlice of an exported Service: the Service's (and ServiceImport's) name.
+pub const SERVICE_NAME_LABEL: &str = "multicluster.kubernetes.io/service-name";
+/// Label of flotilla's export requests and EndpointSlice copies: the exported Service's
+/// namespace (they live in an execution namespace, not the Service's own).
+pub const SERVICE_NAMESPACE_LABEL: &str = "multicluster.flotilla.io/service-namespace";
+/// The EndpointSlice label naming the slice's writer.
+pub const MANAGED_BY_LABEL: &str = "endpointslice.kubernetes.io/managed-by";
+/// [`MANAGED_BY_LABEL`] of the EndpointSlice copies flotilla writes (on the hub and members).
+pub const MANAGED_BY: &str = "mcs.flotilla.io";
+/// ServiceExport condition: the export names a Service that can be exported.
+pub const CONDITION_VALID: &str = "Valid";
+/// ServiceExport condition: the exporting clusters disagree on the Service's shape.
+pub const CONDITION_CONFLICT: &str = "Conflict";
+/// The DNS domain of cluster-set Services: `<svc>.<ns>.svc.clusterset.local`.
+pub const CLUSTERSET_DOMAIN: &str = "svc.clusterset.local";
+
+/// The export request (a ServiceExport copy in a member's execution namespace) for the
+/// Service `name` of namespace `namespace`: `<namespace>.<name>` (namespaces have no dots, so
+/// requests of different namespaces never share a name).
+pub fn export_request_name(namespace: &str, name: &str) -> String {
+    format!("{namespace}.{name}")
+}
