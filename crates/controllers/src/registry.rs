@@ -86,7 +86,8 @@ pub async fn approve(hub: &Client, name: &str, approver: &str) -> Result<()> {
 }
 
 /// The agent's service account and its RBAC: its Works (and their status) in its execution
-/// namespace, renewing its own token, its own Cluster's status, its own Lease — nothing else.
+/// namespace, renewing its own token, its own Cluster's status, its own Lease, and there the
+/// export requests and EndpointSlice copies of multi-cluster services — nothing else.
 fn agent_rbac(name: &str) -> Vec<Value> {
     let ns = execution_namespace(name);
     let subject =
@@ -106,6 +107,12 @@ fn agent_rbac(name: &str) -> Vec<Value> {
            "verbs": ["create", "update", "patch"]},
           {"apiGroups": [""], "resources": ["serviceaccounts/token"],
            "resourceNames": [AGENT_SERVICE_ACCOUNT], "verbs": ["create"]},
+          // Multi-cluster services: the export requests the hub writes here, and the copies
+          // of the member's EndpointSlices the agent keeps beside them.
+          {"apiGroups": ["multicluster.x-k8s.io"], "resources": ["serviceexports"],
+           "verbs": ["get", "list", "watch"]},
+          {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"],
+           "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
         ]}),
         json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
                "metadata": {"name": AGENT_ROLE, "namespace": ns},
