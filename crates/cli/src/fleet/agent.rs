@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use flotilla_agent::join::{self, JoinRequest, StateDir};
-use flotilla_agent::{delivery, heartbeat};
+use flotilla_agent::{delivery, export, heartbeat};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
@@ -86,6 +86,7 @@ pub async fn run(args: AgentArgs, shutdown: impl std::future::Future<Output = ()
     tracing::info!(cluster = %args.cluster, "agent running");
     tokio::select! {
         _ = delivery::Delivery::run(hub.clone(), member.clone(), &args.cluster, options) => Ok(()),
+        _ = export::run(hub.clone(), member.clone(), &args.cluster) => Ok(()),
         r = heartbeat::run(hub.clone(), member, &args.cluster, beat) => r.map_err(Into::into),
         r = join::renew_tokens(hub, &args.cluster, &state) => r.map_err(Into::into),
         _ = shutdown => Ok(()),
