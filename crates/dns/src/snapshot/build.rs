@@ -1,0 +1,439 @@
+//! Building a [`Snapshot`] from a [`Fleet`]: names, empty non-terminals and each strategy's choices.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+use tracing::warn;
+
+use super::rrset::NO_CLUSTER;
+use super::{AddrSet, Node, Pick, Rrset, ServiceNode, Snapshot, SnapshotOptions};
+use crate::fleet::{Fleet, FleetService, Strategy};
+use crate::geo::{ip_bits, GeoTable, UNKNOWN_DISTANCE};
+use crate::hash::FastBuild;
+use crate::wire::{self, TYPE_CNAME, TYPE_NS, TYPE_SOA, TYPE_SRV};
+use crate::{verdict, Error, Result};
+
+/// An endpoint with its cluster resolved to an index.
+struct Ep<'a> {
+    cluster: u16,
+    cluster_name: &'a str,
+    region: Option<&'a str>,
+    address: IpAddr,
+    cluster_ip: Option<IpAddr>,
+}
+
+struct Builder<'a> {
+    zone: Vec<u8>,
+    names: HashMap<Box<[u8]>, Node, FastBuild>,
+    clusters: HashMap<&'a str, u16>,
+    cluster_regions: Vec<Option<&'a str>>,
+    /// Whether each cluster has networks (only those get local-first records).
+    has_networks: Vec<bool>,
+    geo: &'a GeoTable,
+}
+
+impl Snapshot {
+    /// Builds the answers for `zone` from `fleet`. Fails only for an invalid zone or options; a
+    /// service whose names are not valid DNS names is left out with a warning.
+    pub fn build(
+        zone: &str,
+        fleet: &Fleet,
+        geo: &GeoTable,
+        options: &SnapshotOptions,
+    ) -> Result<Snapshot> {
+        let zone_wire = wire::name_to_wire(zone).map_err(|e| Error::InvalidZone {
+            zone: zone.to_string(),
+            message: e.to_string(),
+        })?;
+        let mut builder = Builder {
+            zone: zone_wire.clone(),
+            names: HashMap::default(),
+            clusters: HashMap::new(),
+            cluster_regions: Vec::new(),
+            has_networks: Vec::new(),
+            geo,
+        };
+        let mut local_nets = Vec::new();
+        for cluster in &fleet.clusters {
+            let index = builder.cluster(&cluster.name, cluster.region.as_deref());
+            builder.has_networks[index as usize] |= !cluster.networks.is_empty();
+            for net in &cluster.networks {
+                let (bits, width) = ip_bits(net.network());
+                local_nets.push((bits, width, net.prefix_len(), index));
+            }
+        }
+        local_nets.sort_by(|a, b| b.2.cmp(&a.2));
+        let serial = options.serial.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as u32)
+                .unwrap_or(1)
+        });
+        let soa_negative = builder.apex(zone, options, serial)?;
+        for service in &fleet.services {
+            if let Err(error) = builder.service(service) {
+                warn!(namespace = %service.namespace, service = %service.name, %error,
+                      "service left out of the DNS snapshot");
+            }
+        }
+        Ok(Snapshot {
+            zone: zone_wire.into_boxed_slice(),
+            zone_text: zone.to_string(),
+            names: builder.names,
+            soa_negative,
+            local_nets,
+            geo: geo.clone(),
+            serial,
+        })
+    }
+}
+
+// === impl Builder ===
+
+impl<'a> Builder<'a> {
+    fn cluster(&mut self, name: &'a str, region: Option<&'a str>) -> u16 {
+        if let Some(&index) = self.clusters.get(name) {
+            if self.cluster_regions[index as usize].is_none() {
+                self.cluster_regions[index as usize] = region;
+            }
+            return index;
+        }
+        let index = self.cluster_regions.len() as u16;
+        self.clusters.insert(name, index);
+        self.cluster_regions.push(region);
+        self.has_networks.push(false);
+        index
+    }
+
+    /// `labels` (most specific first) followed by the zone, lowercased wire form.
+    fn name(&self, labels: &[&str]) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(64);
+        for label in labels {
+            wire::check_label(label)?;
+            out.push(label.len() as u8);
+            out.extend(label.bytes().map(|b| b.to_ascii_lowercase()));
+        }
+        out.extend_from_slice(&self.zone);
+        if out.len() > 255 {
+            return Err(Error::InvalidName {
+                name: wire::wire_to_text(&out),
+                message: "name longer than 255 bytes".into(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Adds a name and the empty non-terminals above it. A name that already holds data keeps it.
+    fn insert(&mut self, name: Vec<u8>, node: Node) {
+        let mut pos = 0;
+        let apex = name.len() - self.zone.len();
+        pos += 1 + name[pos] as usize;
+        while pos < apex {
+            self.names.entry(name[pos..].into()).or_insert(Node::Empty);
+            pos += 1 + name[pos] as usize;
+        }
+        match self.names.get_mut(name.as_slice()) {
+            Some(existing @ Node::Empty) => *existing = node,
+            Some(_) if matches!(node, Node::Empty) => {}
+            Some(_) => {
+                warn!(name = %wire::wire_to_text(&name), "DNS name defined twice; the first kept")
+            }
+            None => {
+                self.names.insert(name.into_boxed_slice(), node);
+            }
+        }
+    }
+
+    /// SOA and NS at the apex, glue for the name server; returns the SOA for negative answers.
+    fn apex(&mut self, zone: &str, options: &SnapshotOptions, serial: u32) -> Result<Box<[u8]>> {
+        let bare = zone.trim_end_matches('.');
+        let under = |label: &str| {
+            if bare.is_empty() {
+                label.to_string()
+            } else {
+                format!("{label}.{bare}")
+            }
+        };
+        let ns = wire::name_to_wire(&options.ns_name.clone().unwrap_or_else(|| under("ns1")))?;
+        let rname = wire::name_to_wire(
+            &options
+                .hostmaster
+                .clone()
+                .unwrap_or_else(|| under("hostmaster")),
+        )?;
+        let soa_rdata = |minimum: u32| {
+            let mut rdata = Vec::with_capacity(ns.len() + rname.len() + 20);
+            rdata.extend_from_slice(&ns);
+            rdata.extend_from_slice(&rname);
+            for n in [serial, 3600, 600, 86400, minimum] {
+                rdata.extend_from_slice(&n.to_be_bytes());
+            }
+            rdata
+        };
+        let negative = options.negative_ttl.min(options.soa_ttl);
+        let soa = wire::record(TYPE_SOA, options.soa_ttl, &soa_rdata(options.negative_ttl));
+        let soa_negative = wire::record(TYPE_SOA, negative, &soa_rdata(options.negative_ttl));
+        let ns_record = wire::record(TYPE_NS, options.soa_ttl, &ns);
+        self.names.insert(
+            self.zone.clone().into_boxed_slice(),
+            Node::Static(Box::new([
+                (TYPE_SOA, Rrset::new([(NO_CLUSTER, soa.as_slice())])),
+                (TYPE_NS, Rrset::new([(NO_CLUSTER, ns_record.as_slice())])),
+            ])),
+        );
+        if wire::zone_offset(&ns, &self.zone).is_some_and(|off| off > 0) {
+            let glue: Vec<(u16, Rrset)> = [wire::TYPE_A, wire::TYPE_AAAA]
+                .into_iter()
+                .filter_map(|rtype| {
+                    let records: Vec<Vec<u8>> = options
+                        .ns_addresses
+                        .iter()
+                        .filter(|ip| (rtype == wire::TYPE_A) == ip.is_ipv4())
+                        .map(|&ip| wire::address_record(ip, options.soa_ttl))
+                        .collect();
+                    (!records.is_empty()).then(|| {
+                        (
+                            rtype,
+                            Rrset::new(records.iter().map(|r| (NO_CLUSTER, r.as_slice()))),
+                        )
+                    })
+                })
+                .collect();
+            self.insert(ns, Node::Static(glue.into_boxed_slice()));
+        }
+        Ok(soa_negative.into_boxed_slice())
+    }
+
+    fn service(&mut self, service: &'a FleetService) -> Result<()> {
+        let fail_open = verdict::fail_open(&service.endpoints);
+        if fail_open {
+            warn!(namespace = %service.namespace, service = %service.name,
+                  "every endpoint is unhealthy: answering all of them (fail open)");
+        }
+        let mut all = Vec::with_capacity(service.endpoints.len());
+        let mut serving = Vec::with_capacity(service.endpoints.len());
+        for endpoint in &service.endpoints {
+            let cluster = self.cluster(&endpoint.cluster, endpoint.region.as_deref());
+            let region = endpoint
+                .region
+                .as_deref()
+                .or(self.cluster_regions[cluster as usize]);
+            let ep = Ep {
+                cluster,
+                cluster_name: &endpoint.cluster,
+                region,
+                address: endpoint.address,
+                cluster_ip: endpoint.cluster_ip,
+            };
+            if fail_open || endpoint.verdict.is_serving() {
+                serving.push(all.len());
+            }
+            all.push(ep);
+        }
+        let serving: Vec<&Ep> = serving.iter().map(|&i| &all[i]).collect();
+        let (svc, ns, ttl) = (
+            service.name.as_str(),
+            service.namespace.as_str(),
+            service.ttl,
+        );
+        let global = self.name(&[svc, ns])?;
+        let node = self.service_node(&serving, &service.strategy, ttl);
+        self.insert(global.clone(), node);
+
+        let mut regions: Vec<&str> = all.iter().filter_map(|e| e.region).collect();
+        regions.sort_unstable();
+        regions.dedup();
+        let mut region_names = HashMap::new();
+        for region in regions {
+            let name = self.name(&[svc, ns, region])?;
+            let within: Vec<&Ep> = serving
+                .iter()
+                .copied()
+                .filter(|e| e.region == Some(region))
+                .collect();
+            let node = if within.is_empty() {
+                cname(&global, ttl)
+            } else {
+                self.service_node(&within, &Strategy::RoundRobin, ttl)
+            };
+            region_names.insert(region, name.clone());
+            self.insert(name, node);
+        }
+        let mut clusters: Vec<(&str, u16, Option<&str>)> = all
+            .iter()
+            .map(|e| (e.cluster_name, e.cluster, e.region))
+            .collect();
+        clusters.sort_unstable();
+        clusters.dedup_by_key(|c| c.0);
+        for (cluster_name, cluster, region) in clusters {
+            let name = self.name(&[svc, ns, cluster_name])?;
+            let within: Vec<&Ep> = serving
+                .iter()
+                .copied()
+                .filter(|e| e.cluster == cluster)
+                .collect();
+            let node = if within.is_empty() {
+                cname(
+                    region.and_then(|r| region_names.get(r)).unwrap_or(&global),
+                    ttl,
+                )
+            } else {
+                self.service_node(&within, &Strategy::RoundRobin, ttl)
+            };
+            self.insert(name, node);
+        }
+        for port in service.ports.iter().filter(|p| !p.name.is_empty()) {
+            let port_label = format!("_{}", port.name);
+            let proto_label = format!("_{}", port.protocol.to_ascii_lowercase());
+            let name = self.name(&[&port_label, &proto_label, svc, ns])?;
+            let mut rdata = Vec::with_capacity(6 + global.len());
+            for n in [0u16, 0, port.port] {
+                rdata.extend_from_slice(&n.to_be_bytes());
+            }
+            rdata.extend_from_slice(&global);
+            let record = wire::record(TYPE_SRV, ttl, &rdata);
+            let set = Rrset::new([(NO_CLUSTER, record.as_slice())]);
+            self.insert(name, Node::Static(Box::new([(TYPE_SRV, set)])));
+        }
+        Ok(())
+    }
+
+    fn service_node(&self, eps: &[&Ep], strategy: &Strategy, ttl: u32) -> Node {
+        Node::Service(Box::new(ServiceNode {
+            v4: self.addr_set(eps, false, strategy, ttl),
+            v6: self.addr_set(eps, true, strategy, ttl),
+        }))
+    }
+
+    fn addr_set(&self, eps: &[&Ep], v6: bool, strategy: &Strategy, ttl: u32) -> Option<AddrSet> {
+        let family = |ip: &IpAddr| ip.is_ipv6() == v6;
+        let fam: Vec<&Ep> = eps.iter().copied().filter(|e| family(&e.address)).collect();
+        if fam.is_empty() {
+            return None;
+        }
+        let set = |members: &[&Ep]| {
+            let records: Vec<(u16, Vec<u8>)> = members
+                .iter()
+                .map(|e| (e.cluster, wire::address_record(e.address, ttl)))
+                .collect();
+            Rrset::new(records.iter().map(|(c, r)| (*c, r.as_slice())))
+        };
+        let pick = match strategy {
+            Strategy::RoundRobin => Pick::Rotate(set(&fam)),
+            Strategy::Failover { primary_region } => {
+                let primary: Vec<&Ep> = fam
+                    .iter()
+                    .copied()
+                    .filter(|e| e.region == Some(primary_region.as_str()))
+                    .collect();
+                Pick::Rotate(set(if primary.is_empty() { &fam } else { &primary }))
+            }
+            Strategy::Geo => self.geo_pick(&fam, &set),
+            Strategy::Weighted { weights } => {
+                let mut total = 0u32;
+                let mut groups = Vec::new();
+                for weight in weights.iter().filter(|w| w.weight > 0) {
+                    let members: Vec<&Ep> = fam
+                        .iter()
+                        .copied()
+                        .filter(|e| {
+                            (weight.region.is_some() || weight.cluster.is_some())
+                                && weight.region.as_deref().is_none_or(|r| e.region == Some(r))
+                                && weight
+                                    .cluster
+                                    .as_deref()
+                                    .is_none_or(|c| e.cluster_name == c)
+                        })
+                        .collect();
+                    if !members.is_empty() {
+                        total = total.saturating_add(weight.weight);
+                        groups.push((total, set(&members)));
+                    }
+                }
+                if groups.is_empty() {
+                    Pick::Rotate(set(&fam))
+                } else {
+                    Pick::Weighted {
+                        total,
+                        groups: groups.into_boxed_slice(),
+                    }
+                }
+            }
+        };
+        let mut local = Vec::new();
+        let mut clusters: Vec<u16> = eps.iter().map(|e| e.cluster).collect();
+        clusters.sort_unstable();
+        clusters.dedup();
+        for cluster in clusters
+            .into_iter()
+            .filter(|&c| self.has_networks[c as usize])
+        {
+            let mut records: Vec<Vec<u8>> = Vec::new();
+            for e in eps.iter().filter(|e| e.cluster == cluster) {
+                let ip = e
+                    .cluster_ip
+                    .filter(family)
+                    .or(Some(e.address).filter(family));
+                if let Some(ip) = ip {
+                    let record = wire::address_record(ip, ttl);
+                    if !records.contains(&record) {
+                        records.push(record);
+                    }
+                }
+            }
+            if !records.is_empty() {
+                local.push((
+                    cluster,
+                    Rrset::new(records.iter().map(|r| (cluster, r.as_slice()))),
+                ));
+            }
+        }
+        Some(AddrSet {
+            pick,
+            local: local.into_boxed_slice(),
+        })
+    }
+
+    /// For each region of the geo table, the nearest region that has endpoints here.
+    fn geo_pick(&self, fam: &[&Ep], set: &dyn Fn(&[&Ep]) -> Rrset) -> Pick {
+        let mut candidates: Vec<&str> = fam.iter().filter_map(|e| e.region).collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        let sets: Vec<Rrset> = candidates
+            .iter()
+            .map(|r| {
+                set(&fam
+                    .iter()
+                    .copied()
+                    .filter(|e| e.region == Some(*r))
+                    .collect::<Vec<_>>())
+            })
+            .collect();
+        let by_region = self
+            .geo
+            .regions()
+            .map(|from| {
+                let nearest = self.geo.nearest(from, &candidates);
+                match nearest.first() {
+                    Some(first) if self.geo.distance(from, first) < UNKNOWN_DISTANCE => candidates
+                        .iter()
+                        .position(|c| c == first)
+                        .map_or(u16::MAX, |i| i as u16),
+                    _ => u16::MAX,
+                }
+            })
+            .collect();
+        Pick::Geo {
+            by_region,
+            sets: sets.into_boxed_slice(),
+            default: set(fam),
+        }
+    }
+}
+
+fn cname(target: &[u8], ttl: u32) -> Node {
+    Node::Cname {
+        target: target.into(),
+        record: wire::record(TYPE_CNAME, ttl, target).into_boxed_slice(),
+    }
+}
