@@ -90,3 +90,6 @@ pub(crate) fn respond(
         },
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -37,7 +37,13 @@ impl Client {
                 return Some(cluster);
             }
         }
-        self.missed = true;
+        // not in any network: the answer holds as far as the client's subnet stays clear of them
+        for &(net, width, len, _) in &snapshot.local_nets {
+            if width == self.width {
+                let common = ((self.bits ^ net) << (128 - width as u32)).leading_zeros() as u8;
+                self.scope = self.scope.max((common.min(width) + 1).min(len));
+            }
+        }
         None
     }
 
