@@ -1,5 +1,6 @@
 //! `flotilla`: one binary for the hub, the agent and the CLI.
 
+mod dns;
 mod fleet;
 mod serve;
 
@@ -35,6 +36,8 @@ enum Command {
     Join(fleet::join::JoinArgs),
     /// Run the pull agent for one member: join the hub, deliver Works, report health.
     Agent(fleet::agent::AgentArgs),
+    /// Answer the fleet's DNS names (authoritative for a zone) as a client of the hub.
+    Dns(dns::DnsArgs),
     /// Explain flotilla's decisions, e.g. `explain placement deployment/web -n demo`.
     Explain(fleet::explain::ExplainArgs),
     /// Measure a server and append the figures to BENCHMARKS.md.
@@ -63,6 +66,7 @@ fn main() -> anyhow::Result<()> {
             Command::Cluster(args) => fleet::cluster::run(args).await,
             Command::Join(args) => fleet::join::run(args).await,
             Command::Agent(args) => fleet::agent::run(args, serve::shutdown_signal()).await,
+            Command::Dns(args) => dns::run(args, serve::shutdown_signal()).await,
             Command::Explain(args) => fleet::explain::run(args).await,
             Command::Bench(args) => flotilla_bench::run(args).await,
         }

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use flotilla_agent::{delivery, heartbeat, push};
 use flotilla_controllers::propagation::{dependencies, detector, scheduling, works};
-use flotilla_controllers::{health, joining, namespace_defaults, tokens};
+use flotilla_controllers::{dns, health, joining, namespace_defaults, tokens};
 
 use super::ServeArgs;
 
@@ -31,6 +31,20 @@ pub async fn run(kubeconfig: &Path, args: &ServeArgs) -> Result<()> {
     };
     let binding = works::Options {
         eviction_timeout: args.graceful_eviction_timeout,
+        dns_zone: args.dns_zone.clone(),
+    };
+    // With a zone the hub judges the federated Services' endpoints by its voters' reports and
+    // publishes their names; the answers themselves come from `--dns-listen` or `flotilla dns`.
+    let dns_zone = args.dns_zone.clone();
+    let dns_hub = hub.clone();
+    let dns = async move {
+        let Some(zone) = dns_zone else {
+            return;
+        };
+        let options = dns::controller::ControllerOptions { zone };
+        if let Err(e) = dns::controller::run(dns_hub, options).await {
+            tracing::error!("the DNS controller stopped: {e}");
+        }
     };
     tokio::join!(
         joining::run(hub.clone(), args.auto_approve),
@@ -40,7 +54,9 @@ pub async fn run(kubeconfig: &Path, args: &ServeArgs) -> Result<()> {
         dependencies::run(hub.clone()),
         health::run(hub.clone(), grace),
         tokens::run(hub.clone()),
+        flotilla_controllers::mcs::run(hub.clone()),
         namespace_defaults::run(hub.clone(), root_ca),
+        dns,
         push::supervise(hub, delivery::Options::default(), beat),
     );
     Ok(())

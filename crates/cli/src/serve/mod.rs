@@ -1,10 +1,11 @@
 //! `flotilla serve`: the hub.
 
 mod controllers;
+pub(crate) mod dns;
 mod files;
 pub(crate) mod pki;
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -79,10 +80,31 @@ pub struct ServeArgs {
     /// --etcd-compaction-interval (tests shorten it to see continue tokens expire).
     #[arg(long, default_value = "5m", value_parser = crate::fleet::parse_duration, hide = true)]
     compaction_interval: std::time::Duration,
+    /// Serve the fleet's DNS names on this address, over UDP and TCP (e.g. 0.0.0.0:53, or
+    /// 127.0.0.1:5353 unprivileged), answering for --dns-zone from memory. Needs --dns-zone.
+    /// `flotilla dns` serves the same names from its own process.
+    #[arg(long, value_name = "ADDR")]
+    dns_listen: Option<SocketAddr>,
+    /// The DNS zone of the fleet's names, e.g. fleet.example.com: a propagated LoadBalancer
+    /// Service web in namespace shop is `web.shop.ZONE` (and `web.shop.REGION.ZONE`,
+    /// `web.shop.CLUSTER.ZONE`). With it the hub judges endpoints by its voters, publishes the
+    /// names (DNSEndpoints, the hub Services' EXTERNAL-IP); add --dns-listen to answer for it too.
+    #[arg(long, value_name = "ZONE", value_parser = dns::parse_zone)]
+    dns_zone: Option<String>,
+    /// With --dns-listen: a file mapping client networks to regions (`CIDR REGION` lines) and
+    /// the distances between regions (`distance REGION REGION N` lines), for GlobalServices
+    /// with the Geo strategy.
+    #[arg(long, value_name = "FILE")]
+    dns_geo_file: Option<PathBuf>,
+    /// The source address the hub's probes of service endpoints use when it votes for its push
+    /// members (default: chosen by the kernel's routing).
+    #[arg(long, value_name = "IP")]
+    pub(crate) probe_source: Option<IpAddr>,
 }
 
 /// Run the hub until SIGTERM or Ctrl-C.
 pub async fn run(args: ServeArgs) -> Result<()> {
+    let dns = dns::Plan::from_args(&args)?;
     files::private_dir(&args.data_dir)?;
     let dir = args
         .data_dir
@@ -167,14 +189,20 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         header_read_timeout: args.header_read_timeout,
         http2_max_streams: args.http2_max_streams_per_connection,
     };
+    let dns_server = dns.bind().await?;
     let serving = flotilla_api::serve(api, listener, creds.tls, limits, shutdown_signal());
+    let answering = dns::serve(dns_server, &kubeconfig);
     if args.no_controllers {
-        serving.await?;
+        tokio::select! {
+            r = serving => r?,
+            r = answering => r?,
+        }
     } else {
         let controllers = controllers::run(&kubeconfig, &args);
         tokio::select! {
             r = serving => r?,
             r = controllers => r?,
+            r = answering => r?,
         }
     }
     tracing::info!("stopped");

@@ -1,0 +1,94 @@
+//! The hub's DNS options: `--dns-zone` (the controllers publish names and judge endpoints) and
+//! `--dns-listen` (the hub also answers for the zone, from the same parts `flotilla dns` runs).
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use flotilla_dns::geo::GeoTable;
+use flotilla_dns::server::Server;
+use flotilla_dns::snapshot::SnapshotHandle;
+
+use super::ServeArgs;
+
+pub(crate) use crate::dns::parse_zone;
+
+/// What the hub serves in DNS, checked before anything starts.
+pub(super) struct Plan {
+    listen: Option<Listen>,
+}
+
+struct Listen {
+    addr: SocketAddr,
+    zone: String,
+    geo: GeoTable,
+}
+
+/// The bound server and what keeps its answers current.
+pub(super) struct Bound {
+    server: Server,
+    zone: String,
+    geo: GeoTable,
+    handle: SnapshotHandle,
+}
+
+impl Plan {
+    /// Checks the DNS flags together, and reads the geo file.
+    pub(super) fn from_args(args: &ServeArgs) -> Result<Plan> {
+        let listen = match (args.dns_listen, &args.dns_zone) {
+            (Some(_), None) => {
+                bail!("--dns-listen needs --dns-zone: name the zone to answer for, e.g. --dns-zone fleet.example.com")
+            }
+            (None, _) if args.dns_geo_file.is_some() => {
+                bail!("--dns-geo-file is used only when the hub answers DNS: add --dns-listen and --dns-zone")
+            }
+            (Some(addr), Some(zone)) => Some(Listen {
+                addr,
+                zone: zone.clone(),
+                geo: crate::dns::read_geo(args.dns_geo_file.as_deref())?,
+            }),
+            (None, _) => None,
+        };
+        Ok(Plan { listen })
+    }
+
+    /// Binds the DNS sockets (nothing without --dns-listen).
+    pub(super) async fn bind(self) -> Result<Option<Bound>> {
+        let Some(Listen { addr, zone, geo }) = self.listen else {
+            return Ok(None);
+        };
+        let handle = crate::dns::empty(&zone)?;
+        let server = crate::dns::bind(addr, handle.clone()).context("--dns-listen")?;
+        tracing::info!(address = %server.local_addr(), zone = %zone, "the hub answers DNS");
+        Ok(Some(Bound {
+            server,
+            zone,
+            geo,
+            handle,
+        }))
+    }
+}
+
+/// Answers DNS until the process stops, keeping the snapshot current from the hub's watches
+/// (through its admin kubeconfig, as the controllers do). Without --dns-listen, never returns.
+pub(super) async fn serve(bound: Option<Bound>, kubeconfig: &Path) -> Result<()> {
+    let Some(Bound {
+        server,
+        zone,
+        geo,
+        handle,
+    }) = bound
+    else {
+        return std::future::pending().await;
+    };
+    let feeding = async {
+        let hub = crate::fleet::hub_client(Some(kubeconfig))
+            .await
+            .context("the DNS server cannot reach the hub")?;
+        crate::dns::from_hub(hub, &zone, geo, handle).await
+    };
+    tokio::select! {
+        r = server.run() => r.context("the DNS server stopped"),
+        r = feeding => r,
+    }
+}
