@@ -64,7 +64,8 @@ mod tests {
     fn decide_table() {
         use Verdict::*;
         // (votes as (up, fresh), up, down, verdict)
-        let cases: &[(&[(bool, bool)], u32, u32, Verdict)] = &[
+        type Case<'a> = (&'a [(bool, bool)], u32, u32, Verdict);
+        let cases: &[Case] = &[
             (&[], 0, 0, Unknown),
             (&[(false, false), (true, false)], 0, 0, Unknown),
             (&[(true, true)], 1, 0, Healthy),

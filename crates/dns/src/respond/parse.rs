@@ -41,6 +41,8 @@ pub(crate) struct EdnsInfo {
 }
 
 /// What a packet turned out to be.
+// The question lives on the stack on purpose: boxing it would cost an allocation per query.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Parsed<'a> {
     Query(Question<'a>),
     /// Not answered at all.

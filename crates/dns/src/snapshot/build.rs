@@ -62,7 +62,7 @@ impl Snapshot {
                 local_nets.push((bits, width, net.prefix_len(), index));
             }
         }
-        local_nets.sort_by(|a, b| b.2.cmp(&a.2));
+        local_nets.sort_by_key(|net| std::cmp::Reverse(net.2));
         let serial = options.serial.unwrap_or_else(|| {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
