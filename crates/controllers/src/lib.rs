@@ -12,11 +12,14 @@
 //!   replica share set, override rules applied); pure functions for the binding→Work controller.
 //! * [`propagation`]: the detector (objects × policies → bindings), the scheduler controller,
 //!   and the binding controller (bindings → Works, Works' status → binding and template).
+//! * [`mcs`]: multi-cluster services: ServiceExports to ServiceImports and the cluster set's
+//!   EndpointSlices in the members (KEP-1645).
 #![deny(missing_docs)]
 
 mod error;
 pub mod health;
 pub mod joining;
+pub mod mcs;
 pub mod metrics;
 pub mod namespace_defaults;
 pub mod propagation;

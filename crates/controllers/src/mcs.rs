@@ -1,0 +1,140 @@
+//! Multi-cluster services (KEP-1645, `multicluster.x-k8s.io`): from a `ServiceExport` on the
+//! hub to a `ServiceImport` and the cluster set's EndpointSlices in every member of the
+//! namespace.
+//!
+//! A user creates `ServiceExport` `ns/name` beside the Service `ns/name` that a policy
+//! propagates. The clusters running the Service (its ResourceBinding's) are the exporting
+//! clusters. For each, the controller writes an export request into the cluster's execution
+//! namespace: a `ServiceExport` named `<ns>.<name>` labelled
+//! `multicluster.flotilla.io/service-namespace=<ns>` and
+//! `multicluster.kubernetes.io/service-name=<name>` (the agent may read ServiceExports there
+//! and nowhere else). The cluster's agent answers with copies of its EndpointSlices of the
+//! Service in the same namespace ([`flotilla_agent::export`](../../flotilla_agent/export/index.html)),
+//! labelled with their source cluster.
+//!
+//! From those the controller builds ([`plan`]): the hub's `ServiceImport` `ns/name` (the
+//! Service's ports, `Headless` or `ClusterSetIP`, `status.clusters` the exporting clusters;
+//! owned by the export), the export's conditions `Valid` and `Conflict` (the clusters' rendered
+//! Services disagree on ports or headlessness; the import follows the hub's Service), and for
+//! every member of the namespace (a cluster one of its bindings reaches) a Work
+//! `<ns>.<name>.mcs` with the ServiceImport and every exporting cluster's slices (named
+//! `<cluster>.<slice>`, labelled `multicluster.kubernetes.io/source-cluster` and
+//! `service-name`, without `kubernetes.io/service-name` so neither kube-proxy's view of the
+//! member's own Service nor the agent's export picks them up). The ServiceImport CRD reaches
+//! those members first, in a Work `serviceimports.mcs` that orphans it when it goes. Work
+//! names ending in `.mcs` never collide with a binding's (`<ns>.<name>-<kind>`).
+//!
+//! The controller keeps stores of what it reads and, after any change, recomputes every
+//! export at once (after a short pause gathering a burst), and every 30 s regardless.
+
+pub mod plan;
+mod write;
+
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::sync::Arc;
+use std::time::Duration;
+
+use flotilla_apis::multicluster::{ServiceExport, ServiceImport, SOURCE_CLUSTER_LABEL};
+use flotilla_apis::work::v1alpha1::{ResourceBinding, Work};
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Service;
+use k8s_openapi::api::discovery::v1::EndpointSlice;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{watcher, WatchStreamExt};
+use kube::{Api, Client, Resource};
+use serde::de::DeserializeOwned;
+use tokio::sync::Notify;
+
+/// Field manager of the MCS controller's writes.
+pub const MANAGER: &str = "flotilla-mcs";
+/// Label of the Works the MCS controller writes.
+pub const IMPORT_WORK_LABEL: &str = "multicluster.flotilla.io/import";
+/// The Work that delivers the ServiceImport CRD to a member.
+pub const CRD_WORK: &str = "serviceimports.mcs";
+/// Annotation of a Work or request the controller writes: a hash of its content.
+pub const CONTENT_HASH_ANNOTATION: &str = "multicluster.flotilla.io/content-hash";
+
+/// The Work that delivers the import of Service `ns`/`name` to a member.
+pub fn import_work_name(ns: &str, name: &str) -> String {
+    format!("{ns}.{name}.mcs")
+}
+
+/// What the controller reads, kept current by watches.
+struct Stores {
+    exports: Store<ServiceExport>,
+    imports: Store<ServiceImport>,
+    services: Store<Service>,
+    bindings: Store<ResourceBinding>,
+    slices: Store<EndpointSlice>,
+    works: Store<Work>,
+}
+
+/// Runs until dropped.
+pub async fn run(hub: Client) {
+    let changed = Arc::new(Notify::new());
+    let (exports, ew) = reflector::store();
+    let (imports, iw) = reflector::store();
+    let (services, sw) = reflector::store();
+    let (bindings, bw) = reflector::store();
+    let (slices, lw) = reflector::store();
+    let (works, ww) = reflector::store();
+    let all = watcher::Config::default;
+    let stores = Stores {
+        exports,
+        imports,
+        services,
+        bindings,
+        slices,
+        works,
+    };
+    let passes = async {
+        let _ = stores.exports.wait_until_ready().await;
+        let _ = stores.imports.wait_until_ready().await;
+        let _ = stores.services.wait_until_ready().await;
+        let _ = stores.bindings.wait_until_ready().await;
+        let _ = stores.slices.wait_until_ready().await;
+        let _ = stores.works.wait_until_ready().await;
+        loop {
+            write::pass(&hub, &stores).await;
+            let _ = tokio::time::timeout(Duration::from_secs(30), changed.notified()).await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    let c = || changed.clone();
+    tokio::select! {
+        _ = feed(Api::<ServiceExport>::all(hub.clone()), all(), ew, c()) => {},
+        _ = feed(Api::<ServiceImport>::all(hub.clone()), all(), iw, c()) => {},
+        _ = feed(Api::<Service>::all(hub.clone()), all(), sw, c()) => {},
+        _ = feed(Api::<ResourceBinding>::all(hub.clone()), all(), bw, c()) => {},
+        _ = feed(Api::<EndpointSlice>::all(hub.clone()), all().labels(SOURCE_CLUSTER_LABEL), lw, c()) => {},
+        _ = feed(Api::<Work>::all(hub.clone()), all(), ww, c()) => {},
+        _ = passes => {},
+    }
+}
+
+/// Keeps a store of `api`'s objects (those `config` selects), waking `changed` on each event.
+async fn feed<K>(
+    api: Api<K>,
+    config: watcher::Config,
+    writer: reflector::store::Writer<K>,
+    changed: Arc<Notify>,
+) where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone,
+{
+    watcher(api, config)
+        .default_backoff()
+        .modify(|o: &mut K| o.meta_mut().managed_fields = None)
+        .reflect(writer)
+        .for_each(|event| {
+            if event.is_ok() {
+                changed.notify_one();
+            }
+            futures::future::ready(())
+        })
+        .await;
+}
+
+#[cfg(test)]
+mod tests;
