@@ -58,6 +58,8 @@ pub struct Snapshot {
     pub(crate) names: HashMap<Box<[u8]>, Node, FastBuild>,
     /// The SOA record (without owner) with the negative TTL, for the authority section.
     pub(crate) soa_negative: Box<[u8]>,
+    /// A/AAAA of the in-zone name server, added to apex NS answers (empty when none).
+    pub(crate) glue: Rrset,
     /// Member networks, longest prefix first: (address bits, width, prefix length, cluster index).
     pub(crate) local_nets: Vec<(u128, u8, u8, u16)>,
     /// Client regions by the geo table; its region indices are the snapshot's.

@@ -8,7 +8,7 @@ use crate::geo::{ip_bits, mask};
 use crate::snapshot::{AddrSet, Node, Pick, Rrset, Snapshot};
 use crate::wire::{
     CLASS_ANY, CLASS_IN, EDNS_PAYLOAD, OPTION_ECS, TYPE_A, TYPE_AAAA, TYPE_ANY, TYPE_CNAME,
-    TYPE_OPT,
+    TYPE_NS, TYPE_OPT,
 };
 
 /// Longest CNAME chain followed (cluster → region → global is two).
@@ -183,7 +183,7 @@ pub(crate) fn compose(
         }
     };
 
-    let (mut an, mut ns, mut aa) = (0u16, 0u16, false);
+    let (mut an, mut ns, mut ar, mut aa) = (0u16, 0u16, 0u16, false);
     let mut code = rcode::NOERROR;
     let bad_version = question.edns.is_some_and(|e| e.version > 0);
     let zone_at = crate::wire::zone_offset(question.name(), &snapshot.zone);
@@ -204,6 +204,7 @@ pub(crate) fn compose(
         let mut owner = 0xc00cu16;
         let mut answered = false;
         let mut chain = 0;
+        let mut glue_owner = None;
         while let Some(current) = node.take() {
             match current {
                 Node::Empty => {}
@@ -213,6 +214,10 @@ pub(crate) fn compose(
                             for (_, record) in set.iter() {
                                 put(&mut out, owner, record);
                                 an += 1;
+                                if *rtype == TYPE_NS && snapshot.glue.len() > 0 {
+                                    // the NS target is the RDATA just written, uncompressed
+                                    glue_owner = Some(out.len() - (record.len() - 10));
+                                }
                             }
                             answered = true;
                         }
@@ -253,6 +258,12 @@ pub(crate) fn compose(
             put(&mut out, apex, &snapshot.soa_negative);
             ns = 1;
         }
+        if let Some(at) = glue_owner.filter(|&at| at < 0x3fff) {
+            for (_, record) in snapshot.glue.iter() {
+                put(&mut out, 0xc000 | at as u16, record);
+                ar += 1;
+            }
+        }
     } else {
         code = rcode::REFUSED;
     }
@@ -275,6 +286,7 @@ pub(crate) fn compose(
         out.truncate(question_end);
         an = 0;
         ns = 0;
+        ar = 0;
     }
     if let Some(edns) = question.edns {
         out.push(0);
@@ -309,7 +321,7 @@ pub(crate) fn compose(
     out[4..6].copy_from_slice(&1u16.to_be_bytes());
     out[6..8].copy_from_slice(&an.to_be_bytes());
     out[8..10].copy_from_slice(&ns.to_be_bytes());
-    out[10..12].copy_from_slice(&u16::from(question.edns.is_some()).to_be_bytes());
+    out[10..12].copy_from_slice(&(ar + u16::from(question.edns.is_some())).to_be_bytes());
     worker.out = out;
     Outcome {
         rcode: code,

@@ -292,6 +292,12 @@ fn apex_serves_soa_ns_and_glue() {
         panic!("{ns:?}")
     };
     assert_eq!(target.0.to_ascii(), "ns1.fleet.example.");
+    assert_eq!(ns.additionals.len(), 1, "glue: {ns:?}");
+    assert_eq!(ns.additionals[0].name.to_ascii(), "ns1.fleet.example.");
+    assert_eq!(
+        ns.additionals[0].data.ip_addr(),
+        Some("192.0.2.53".parse().unwrap())
+    );
     let glue = ask(&snap, "ns1.fleet.example.", RecordType::A, OUTSIDE);
     assert_eq!(addresses(&glue), ["192.0.2.53"]);
     let empty = Snapshot::empty("other.example").unwrap();

@@ -69,7 +69,7 @@ impl Snapshot {
                 .map(|d| d.as_secs() as u32)
                 .unwrap_or(1)
         });
-        let soa_negative = builder.apex(zone, options, serial)?;
+        let (soa_negative, glue) = builder.apex(zone, options, serial)?;
         for service in &fleet.services {
             if let Err(error) = builder.service(service) {
                 warn!(namespace = %service.namespace, service = %service.name, %error,
@@ -81,6 +81,7 @@ impl Snapshot {
             zone_text: zone.to_string(),
             names: builder.names,
             soa_negative,
+            glue,
             local_nets,
             geo: geo.clone(),
             serial,
@@ -145,7 +146,12 @@ impl<'a> Builder<'a> {
     }
 
     /// SOA and NS at the apex, glue for the name server; returns the SOA for negative answers.
-    fn apex(&mut self, zone: &str, options: &SnapshotOptions, serial: u32) -> Result<Box<[u8]>> {
+    fn apex(
+        &mut self,
+        zone: &str,
+        options: &SnapshotOptions,
+        serial: u32,
+    ) -> Result<(Box<[u8]>, Rrset)> {
         let bare = zone.trim_end_matches('.');
         let under = |label: &str| {
             if bare.is_empty() {
@@ -181,6 +187,7 @@ impl<'a> Builder<'a> {
                 (TYPE_NS, Rrset::new([(NO_CLUSTER, ns_record.as_slice())])),
             ])),
         );
+        let mut all_glue = Vec::new();
         if wire::zone_offset(&ns, &self.zone).is_some_and(|off| off > 0) {
             let glue: Vec<(u16, Rrset)> = [wire::TYPE_A, wire::TYPE_AAAA]
                 .into_iter()
@@ -199,9 +206,13 @@ impl<'a> Builder<'a> {
                     })
                 })
                 .collect();
+            for (_, set) in &glue {
+                all_glue.extend(set.iter().map(|(_, r)| r.to_vec()));
+            }
             self.insert(ns, Node::Static(glue.into_boxed_slice()));
         }
-        Ok(soa_negative.into_boxed_slice())
+        let glue = Rrset::new(all_glue.iter().map(|r| (NO_CLUSTER, r.as_slice())));
+        Ok((soa_negative.into_boxed_slice(), glue))
     }
 
     fn service(&mut self, service: &'a FleetService) -> Result<()> {
