@@ -652,3 +652,35 @@ fn malformed_and_other_opcodes() {
     )
     .is_none());
 }
+
+#[test]
+fn ipv6_any_other_classes_and_edns_versions() {
+    let mut endpoints = three(HEALTHY);
+    endpoints.push(ep("c", "us", "2001:db8::3", Verdict::Healthy));
+    let snap = snapshot(vec![service("web", Strategy::RoundRobin, endpoints)], "");
+    let aaaa = ask(&snap, "web.shop.fleet.example.", RecordType::AAAA, OUTSIDE);
+    assert_eq!(addresses(&aaaa), ["2001:db8::3"]);
+    let any = ask(&snap, "web.shop.fleet.example.", RecordType::ANY, OUTSIDE);
+    assert_eq!(addresses(&any).len(), 4);
+
+    let mut chaos = query("web.shop.fleet.example.", RecordType::TXT, None);
+    chaos.queries[0].set_query_class(hickory_proto::rr::DNSClass::CH);
+    assert_eq!(
+        send(&snap, &chaos, OUTSIDE, false).metadata.response_code,
+        ResponseCode::Refused
+    );
+    let axfr = ask(&snap, "fleet.example.", RecordType::AXFR, OUTSIDE);
+    assert_eq!(axfr.metadata.response_code, ResponseCode::Refused);
+
+    let mut edns = Edns::new();
+    edns.set_version(1);
+    let response = send(
+        &snap,
+        &query("web.shop.fleet.example.", RecordType::A, Some(edns)),
+        OUTSIDE,
+        false,
+    );
+    // 16 is BADVERS with an OPT (hickory names the shared code BADSIG)
+    assert_eq!(u16::from(response.metadata.response_code), 16);
+    assert!(response.answers.is_empty());
+}
