@@ -41,6 +41,16 @@ impl Worker {
         }
     }
 
+    /// A worker with a fixed PRNG seed, so statistical tests do not flake.
+    #[cfg(test)]
+    pub(crate) fn seeded(seed: u64) -> Worker {
+        Worker {
+            out: Vec::with_capacity(4096),
+            counter: 0,
+            rng: seed | 1,
+        }
+    }
+
     /// xorshift64*: weighted picks need speed and a fair spread, not secrecy.
     #[inline]
     pub(crate) fn random(&mut self) -> u32 {

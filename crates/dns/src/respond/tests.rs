@@ -501,7 +501,8 @@ fn weighted_lands_within_five_percent_over_ten_thousand_queries() {
     );
     let message = query("web.shop.fleet.example.", RecordType::A, None);
     let packet = message.to_vec().unwrap();
-    let mut worker = Worker::new();
+    // fixed seed: 25% ± 5% is about ±3σ at 10,000 draws, a random seed would fail now and then
+    let mut worker = Worker::seeded(0x5eed_1234_abcd);
     let mut us = 0;
     for _ in 0..10_000 {
         respond(&snap, &packet, OUTSIDE.parse().unwrap(), false, &mut worker).unwrap();
@@ -514,10 +515,6 @@ fn weighted_lands_within_five_percent_over_ten_thousand_queries() {
         }
     }
     let share = us as f64 / 10_000.0;
-    assert!(
-        (share - 0.25).abs() <= 0.05 * 0.25 + 0.0125,
-        "cluster c answered {share}"
-    );
     assert!(
         (0.2375..=0.2625).contains(&share),
         "cluster c answered {share}, want 25% ± 5%"
