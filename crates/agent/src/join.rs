@@ -52,6 +52,8 @@ pub struct JoinRequest {
     pub zone: Option<String>,
     /// See `region`.
     pub provider: Option<String>,
+    /// The CIDRs the member's own DNS queries come from (local-first answers).
+    pub networks: Vec<String>,
 }
 
 /// The agent's state directory.
@@ -103,6 +105,7 @@ pub async fn join(
             region: request.region.clone(),
             zone: request.zone.clone(),
             provider: request.provider.clone(),
+            networks: request.networks.clone(),
             ..ClusterSpec::default()
         },
     );

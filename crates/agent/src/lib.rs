@@ -13,6 +13,7 @@
 //! * [`status`]: the Work's status from the apply results: health, feedback, conditions (pure).
 //! * [`delivery`]: the loop that keeps a member in step with its Works on the hub.
 //! * [`export`]: mirroring the member's EndpointSlices of exported Services to the hub (MCS).
+//! * [`probe`]: voting on the health of the fleet's service endpoints (HealthReport status).
 //! * [`heartbeat`]: the member's Lease and Cluster status on the hub.
 //! * [`push`]: the hub's workers for Push clusters, running the same loop.
 //! * [`join`]: asking to join (pull mode) and keeping the agent's own credential.
@@ -27,6 +28,7 @@ pub mod heartbeat;
 pub mod join;
 pub mod manifest;
 pub mod outcome;
+pub mod probe;
 pub mod prune;
 pub mod push;
 mod queue;

@@ -35,7 +35,7 @@ use tokio::task::JoinHandle;
 pub use credential::refused as refused_kubeconfig;
 
 use crate::delivery::{self, Delivery};
-use crate::{heartbeat, Error, Result};
+use crate::{heartbeat, probe, Error, Result};
 
 /// How often the supervisor re-checks its workers (a worker whose member credential was bad is
 /// retried this often).
@@ -49,7 +49,12 @@ struct Worker {
 
 /// Runs push workers for every joined Push cluster, through `hub` (the hub's own client), until
 /// dropped.
-pub async fn supervise(hub: Client, delivery: delivery::Options, beat: heartbeat::Options) {
+pub async fn supervise(
+    hub: Client,
+    delivery: delivery::Options,
+    beat: heartbeat::Options,
+    voting: probe::Options,
+) {
     let (store, writer) = reflector::store();
     let clusters: Api<Cluster> = Api::all(hub.clone());
     let mut changes = Box::pin(
@@ -69,7 +74,7 @@ pub async fn supervise(hub: Client, delivery: delivery::Options, beat: heartbeat
             },
             _ = tick.tick() => {}
         }
-        reconcile(&hub, &store, &mut workers, &delivery, &beat).await;
+        reconcile(&hub, &store, &mut workers, &delivery, &beat, &voting).await;
     }
 }
 
@@ -79,6 +84,7 @@ async fn reconcile(
     workers: &mut HashMap<String, Worker>,
     delivery: &delivery::Options,
     beat: &heartbeat::Options,
+    voting: &probe::Options,
 ) {
     let wanted: HashMap<String, std::sync::Arc<Cluster>> = store
         .state()
@@ -112,6 +118,7 @@ async fn reconcile(
                     name.clone(),
                     delivery.clone(),
                     beat.clone(),
+                    voting.clone(),
                 ));
                 workers.insert(
                     name,
@@ -188,9 +195,12 @@ async fn work(
     cluster: String,
     delivery: delivery::Options,
     beat: heartbeat::Options,
+    voting: probe::Options,
 ) {
     tokio::select! {
         _ = Delivery::run(hub.clone(), member.clone(), &cluster, delivery) => {}
+        // The hub votes for a push member: its probes come from the hub's --probe-source.
+        _ = probe::run(hub.clone(), &cluster, voting) => {}
         r = heartbeat::run(hub, member, &cluster, beat) => {
             if let Err(e) = r {
                 tracing::warn!(%cluster, error = %e, "push worker stopped");
