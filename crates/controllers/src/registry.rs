@@ -85,9 +85,10 @@ pub async fn approve(hub: &Client, name: &str, approver: &str) -> Result<()> {
     Ok(())
 }
 
-/// The agent's service account and its RBAC: its Works (and their status) in its execution
-/// namespace, renewing its own token, its own Cluster's status, its own Lease, and there the
-/// export requests and EndpointSlice copies of multi-cluster services — nothing else.
+/// The agent's service account and its RBAC: in its execution namespace its Works (and their
+/// status), its HealthReport's status (its health votes), the export requests and EndpointSlice
+/// copies of multi-cluster services; renewing its own token, its own Cluster's status, its own
+/// Lease — nothing else.
 fn agent_rbac(name: &str) -> Vec<Value> {
     let ns = execution_namespace(name);
     let subject =
@@ -102,6 +103,10 @@ fn agent_rbac(name: &str) -> Vec<Value> {
           {"apiGroups": ["work.flotilla.io"], "resources": ["works"],
            "verbs": ["get", "list", "watch", "update", "patch"]},
           {"apiGroups": ["work.flotilla.io"], "resources": ["works/status"],
+           "verbs": ["get", "update", "patch"]},
+          {"apiGroups": ["networking.flotilla.io"], "resources": ["healthreports"],
+           "verbs": ["get", "list", "watch"]},
+          {"apiGroups": ["networking.flotilla.io"], "resources": ["healthreports/status"],
            "verbs": ["get", "update", "patch"]},
           {"apiGroups": ["", "events.k8s.io"], "resources": ["events"],
            "verbs": ["create", "update", "patch"]},

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use flotilla_agent::join::{self, JoinRequest, StateDir};
-use flotilla_agent::{delivery, export, heartbeat};
+use flotilla_agent::{delivery, export, heartbeat, probe};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
@@ -39,6 +39,10 @@ pub struct AgentArgs {
     /// Works applied at the same time.
     #[arg(long, default_value_t = 8)]
     workers: usize,
+    /// The source address of this member's health probes of the fleet's service endpoints (its
+    /// votes in the global DNS); the system's choice when absent.
+    #[arg(long)]
+    probe_source: Option<std::net::IpAddr>,
 }
 
 /// Runs the agent until it is stopped (SIGTERM, Ctrl-C) or the hub revokes it.
@@ -59,6 +63,7 @@ pub async fn run(args: AgentArgs, shutdown: impl std::future::Future<Output = ()
             region: args.topology.region.clone(),
             zone: args.topology.zone.clone(),
             provider: args.topology.provider.clone(),
+            networks: args.topology.networks.clone(),
         };
         let name = args.cluster.clone();
         join::join(bootstrap, &request, &state, || {
@@ -83,10 +88,15 @@ pub async fn run(args: AgentArgs, shutdown: impl std::future::Future<Output = ()
         workers: args.workers,
         ..delivery::Options::default()
     };
+    let voting = probe::Options {
+        source: args.probe_source,
+        ..probe::Options::default()
+    };
     tracing::info!(cluster = %args.cluster, "agent running");
     tokio::select! {
         _ = delivery::Delivery::run(hub.clone(), member.clone(), &args.cluster, options) => Ok(()),
         _ = export::run(hub.clone(), member.clone(), &args.cluster) => Ok(()),
+        _ = probe::run(hub.clone(), &args.cluster, voting) => Ok(()),
         r = heartbeat::run(hub.clone(), member, &args.cluster, beat) => r.map_err(Into::into),
         r = join::renew_tokens(hub, &args.cluster, &state) => r.map_err(Into::into),
         _ = shutdown => Ok(()),

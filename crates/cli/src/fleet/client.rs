@@ -67,6 +67,27 @@ pub struct Topology {
     /// The member's cloud provider (or on-prem).
     #[arg(long)]
     pub provider: Option<String>,
+    /// The networks (CIDRs, comma-separated) the member's own DNS queries come from: the fleet
+    /// DNS answers them with this member's endpoint of a service first.
+    #[arg(long, value_delimiter = ',', value_parser = parse_cidr)]
+    pub networks: Vec<String>,
+}
+
+/// A CIDR such as `10.1.0.0/16` (kept as written, after checking it).
+fn parse_cidr(s: &str) -> Result<String, String> {
+    let (addr, bits) = s.split_once('/').ok_or_else(|| {
+        format!("{s:?} is no CIDR: write an address and a prefix length, e.g. 10.1.0.0/16")
+    })?;
+    let ip: std::net::IpAddr = addr
+        .parse()
+        .map_err(|_| format!("{s:?} is no CIDR: {addr:?} is no IP address"))?;
+    let max = if ip.is_ipv4() { 32 } else { 128 };
+    match bits.parse::<u8>() {
+        Ok(n) if n <= max => Ok(s.to_owned()),
+        _ => Err(format!(
+            "{s:?} is no CIDR: the prefix length must be 0-{max}"
+        )),
+    }
 }
 
 impl Topology {

@@ -86,7 +86,7 @@ pub async fn run(args: JoinArgs) -> Result<()> {
             zone: args.topology.zone,
             provider: args.topology.provider,
             taints: vec![],
-            networks: vec![],
+            networks: args.topology.networks,
         },
     );
     cluster.metadata.labels = Some(labels).filter(|l| !l.is_empty());

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use flotilla_agent::{delivery, heartbeat, push};
+use flotilla_agent::{delivery, heartbeat, probe, push};
 use flotilla_controllers::propagation::{dependencies, detector, scheduling, works};
 use flotilla_controllers::{dns, health, joining, namespace_defaults, tokens};
 
@@ -37,6 +37,10 @@ pub async fn run(kubeconfig: &Path, args: &ServeArgs) -> Result<()> {
     // publishes their names; the answers themselves come from `--dns-listen` or `flotilla dns`.
     let dns_zone = args.dns_zone.clone();
     let dns_hub = hub.clone();
+    let voting = probe::Options {
+        source: args.probe_source,
+        ..probe::Options::default()
+    };
     let dns = async move {
         let Some(zone) = dns_zone else {
             return;
@@ -57,7 +61,7 @@ pub async fn run(kubeconfig: &Path, args: &ServeArgs) -> Result<()> {
         flotilla_controllers::mcs::run(hub.clone()),
         namespace_defaults::run(hub.clone(), root_ca),
         dns,
-        push::supervise(hub, delivery::Options::default(), beat),
+        push::supervise(hub, delivery::Options::default(), beat, voting),
     );
     Ok(())
 }
