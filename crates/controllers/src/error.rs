@@ -30,6 +30,15 @@ pub enum Error {
     /// An object on the hub cannot be propagated as it is.
     #[error("{0}")]
     Invalid(String),
+    /// The DNS zone cannot be served (see `flotilla serve --dns-zone`).
+    #[error("cannot serve the DNS zone {zone:?}: {source} (give a valid domain name)")]
+    Snapshot {
+        /// The zone.
+        zone: String,
+        /// Why the snapshot builder refused it.
+        #[source]
+        source: flotilla_dns::Error,
+    },
 }
 
 impl Error {

@@ -14,8 +14,12 @@
 //!   and the binding controller (bindings → Works, Works' status → binding and template).
 //! * [`mcs`]: multi-cluster services: ServiceExports to ServiceImports and the cluster set's
 //!   EndpointSlices in the members (KEP-1645).
+//! * [`dns`]: global DNS for federated Services: the fleet and its verdicts from the voters'
+//!   reports, the DNS server's snapshot source, and the controller writing probe targets,
+//!   GlobalService status and DNSEndpoints.
 #![deny(missing_docs)]
 
+pub mod dns;
 mod error;
 pub mod health;
 pub mod joining;

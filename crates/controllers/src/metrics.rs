@@ -8,12 +8,17 @@
 //! - `flotilla_failbacks_total`: objects failback returned to the clusters they left.
 //! - `flotilla_graceful_evictions_ended_total`: eviction tasks ended (replacement ready,
 //!   timed out, or the cluster targeted again).
+//! - `flotilla_dns_fail_open_services`: federated Services every endpoint of which the voters
+//!   see down, so all are answered (fail open).
+//! - `flotilla_dns_unhealthy_endpoints`: endpoints of federated Services a strict majority of
+//!   the fresh voters sees down.
 
 use std::sync::OnceLock;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -32,6 +37,10 @@ pub struct Metrics {
     pub failbacks: Counter,
     /// Eviction tasks ended.
     pub graceful_evictions_ended: Counter,
+    /// Federated Services answered fail-open (every endpoint down).
+    pub dns_fail_open_services: Gauge,
+    /// Endpoints of federated Services judged Unhealthy.
+    pub dns_unhealthy_endpoints: Gauge,
 }
 
 impl Metrics {
@@ -72,6 +81,16 @@ pub fn register(registry: &mut Registry) {
         "flotilla_graceful_evictions_ended",
         "Graceful eviction tasks ended",
         m.graceful_evictions_ended.clone(),
+    );
+    registry.register(
+        "flotilla_dns_fail_open_services",
+        "Federated Services every endpoint of which is down, so all are answered (fail open)",
+        m.dns_fail_open_services.clone(),
+    );
+    registry.register(
+        "flotilla_dns_unhealthy_endpoints",
+        "Endpoints of federated Services a strict majority of fresh voters sees down",
+        m.dns_unhealthy_endpoints.clone(),
     );
 }
 
