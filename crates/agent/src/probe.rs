@@ -233,7 +233,10 @@ async fn write(api: &Api<HealthReport>, tracked: &BTreeMap<Key, Tracked>) -> kub
     }});
     api.patch_status(
         HEALTH_REPORT_NAME,
-        &PatchParams::default(),
+        &PatchParams {
+            field_manager: Some("flotilla-agent".into()),
+            ..PatchParams::default()
+        },
         &Patch::Merge(&patch),
     )
     .await
