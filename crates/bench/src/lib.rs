@@ -16,9 +16,11 @@
 //! The other benchmarks: [`work`] and [`propagation`] run on real member clusters and share
 //! [`fleet`] (the hub, agents and members; [`members`] starts those, [`procs`] runs and stops
 //! processes), [`track`] (watches that time deliveries) and [`open_loop`] (load on a fixed
-//! schedule); [`scheduler`] runs in process. All share [`progress`], [`stats`] and [`report`].
+//! schedule); [`scheduler`] runs in process; [`dns`] runs flotilla's DNS server and knotd
+//! under dnsperf. All share [`progress`], [`stats`] and [`report`].
 
 mod client;
+mod dns;
 mod figures;
 mod fleet;
 mod hub;
@@ -75,6 +77,12 @@ enum What {
     /// simulated clusters on one thread and print decisions/s, per-decision latency, failed
     /// decisions and peak memory. Takes about a minute (`--quick`: a few seconds).
     Scheduler(scheduler::SchedulerArgs),
+    /// Benchmark flotilla's DNS server against knotd serving the same records (1,000 services ×
+    /// 3 endpoints) with dnsperf, one server after the other: answers/s, lost queries, p50/p99
+    /// latency and the ratio; then flotilla's memory at 10,000 services and how long a verdict
+    /// change takes to show in its answers. Needs knotd and dnsperf (apt-get install knot
+    /// dnsperf). Takes about 2 minutes (`--quick`: about 30 s).
+    Dns(dns::DnsArgs),
 }
 
 /// Options of `flotilla bench api`.
@@ -137,6 +145,8 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         What::Scheduler(a) => tokio::task::spawn_blocking(move || scheduler::run(a))
             .await
             .context("the scheduler benchmark panicked")?,
+        // Stops the servers it started on Ctrl-C itself.
+        What::Dns(a) => dns::run(a).await,
     }
 }
 
