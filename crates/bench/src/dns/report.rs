@@ -182,12 +182,12 @@ pub fn render(s: &Section) -> String {
             memory, below 1 means flotilla is faster or smaller. ";
     if let Ok(t) = &m.verdict {
         out += &format!(
-            "A verdict change is timed end to end through the static fleet: the {} MB fleet file \
+            "A verdict change is timed end to end through the static fleet: the {:.1} MB fleet file \
              is replaced (written beside it, renamed over it) with one endpoint's verdict \
              changed, and the service's name is asked about every millisecond from the rename \
              until the answer shows it; `flotilla dns --fleet-file` looks at the file every \
              50 ms, then parses it and builds and swaps in a new snapshot.\n",
-            t.file_bytes / 1_000_000
+            t.file_bytes as f64 / 1e6
         );
     } else {
         out += "\n";
