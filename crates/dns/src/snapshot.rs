@@ -35,6 +35,11 @@ pub struct SnapshotOptions {
     pub negative_ttl: u32,
     /// SOA serial; default: seconds since the epoch at build time.
     pub serial: Option<u32>,
+    /// Label(s) between a service and the zone: `Some("svc")` names services
+    /// `<svc>.<ns>.svc.<zone>` (MCS `clusterset.local`); default none.
+    pub service_suffix: Option<String>,
+    /// Whether `<svc>.<ns>.<region>` and `<svc>.<ns>.<cluster>` names are built; default true.
+    pub scoped_names: bool,
 }
 
 impl Default for SnapshotOptions {
@@ -46,6 +51,8 @@ impl Default for SnapshotOptions {
             soa_ttl: 3600,
             negative_ttl: crate::fleet::DEFAULT_TTL,
             serial: None,
+            service_suffix: None,
+            scoped_names: true,
         }
     }
 }

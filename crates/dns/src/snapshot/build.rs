@@ -30,6 +30,9 @@ struct Builder<'a> {
     /// Whether each cluster has networks (only those get local-first records).
     has_networks: Vec<bool>,
     geo: &'a GeoTable,
+    /// Wire labels between `<svc>.<ns>` and the zone ([`SnapshotOptions::service_suffix`]).
+    suffix: Vec<u8>,
+    scoped: bool,
 }
 
 impl Snapshot {
@@ -52,6 +55,15 @@ impl Snapshot {
             cluster_regions: Vec::new(),
             has_networks: Vec::new(),
             geo,
+            suffix: match options.service_suffix.as_deref() {
+                Some(suffix) => {
+                    let mut labels = wire::name_to_wire(suffix)?;
+                    labels.pop();
+                    labels
+                }
+                None => Vec::new(),
+            },
+            scoped: options.scoped_names,
         };
         let mut local_nets = Vec::new();
         for cluster in &fleet.clusters {
@@ -114,6 +126,7 @@ impl<'a> Builder<'a> {
             out.push(label.len() as u8);
             out.extend(label.bytes().map(|b| b.to_ascii_lowercase()));
         }
+        out.extend_from_slice(&self.suffix);
         out.extend_from_slice(&self.zone);
         if out.len() > 255 {
             return Err(Error::InvalidName {
@@ -251,7 +264,11 @@ impl<'a> Builder<'a> {
         let node = self.service_node(&serving, &service.strategy, ttl);
         self.insert(global.clone(), node);
 
-        let mut regions: Vec<&str> = all.iter().filter_map(|e| e.region).collect();
+        let mut regions: Vec<&str> = all
+            .iter()
+            .filter(|_| self.scoped)
+            .filter_map(|e| e.region)
+            .collect();
         regions.sort_unstable();
         regions.dedup();
         let mut region_names = HashMap::new();
@@ -272,6 +289,7 @@ impl<'a> Builder<'a> {
         }
         let mut clusters: Vec<(&str, u16, Option<&str>)> = all
             .iter()
+            .filter(|_| self.scoped)
             .map(|e| (e.cluster_name, e.cluster, e.region))
             .collect();
         clusters.sort_unstable();
