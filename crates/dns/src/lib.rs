@@ -9,6 +9,7 @@
 //! - [`verdict`]: the quorum rule that turns health votes into a [`fleet::Verdict`].
 //! - [`geo`]: CIDR → region table and region distances for the `Geo` strategy.
 //! - [`snapshot`]: the immutable answer table and its handle.
+//! - [`zones`]: several zones on one server, each question to the longest zone containing it.
 //! - [`server`]: the UDP/TCP server and its counters.
 #![deny(missing_docs)]
 
@@ -20,6 +21,7 @@ pub mod server;
 pub mod snapshot;
 pub mod verdict;
 mod wire;
+pub mod zones;
 
 use std::net::SocketAddr;
 

@@ -13,6 +13,7 @@ pub(crate) use compose::compose;
 pub(crate) use parse::{parse_fast, parse_general, Parsed};
 
 use crate::snapshot::Snapshot;
+use crate::zones::Zones;
 use std::net::IpAddr;
 
 /// Response codes (with the EDNS extended BADVERS).
@@ -80,21 +81,60 @@ pub(crate) struct Outcome {
     pub(crate) truncated: bool,
 }
 
-/// Answers `packet` from `snapshot` into `worker.out`; `None` means send nothing (a response, or
+/// Where answers come from: one snapshot, or the snapshot of the zone a question falls in.
+pub(crate) trait Answers {
+    /// Answers a parsed question into `worker.out`.
+    fn answer(
+        &self,
+        question: &parse::Question<'_>,
+        source: IpAddr,
+        tcp: bool,
+        worker: &mut Worker,
+    ) -> Outcome;
+}
+
+impl Answers for Snapshot {
+    #[inline]
+    fn answer(
+        &self,
+        question: &parse::Question<'_>,
+        source: IpAddr,
+        tcp: bool,
+        worker: &mut Worker,
+    ) -> Outcome {
+        compose(self, question, source, tcp, worker)
+    }
+}
+
+impl Answers for Zones {
+    #[inline]
+    fn answer(
+        &self,
+        question: &parse::Question<'_>,
+        source: IpAddr,
+        tcp: bool,
+        worker: &mut Worker,
+    ) -> Outcome {
+        let snapshot = self.guard(question.name());
+        compose(&snapshot, question, source, tcp, worker)
+    }
+}
+
+/// Answers `packet` from `answers` into `worker.out`; `None` means send nothing (a response, or
 /// too short to carry an ID).
-pub(crate) fn respond(
-    snapshot: &Snapshot,
+pub(crate) fn respond<A: Answers + ?Sized>(
+    answers: &A,
     packet: &[u8],
     source: IpAddr,
     tcp: bool,
     worker: &mut Worker,
 ) -> Option<Outcome> {
     match parse_fast(packet) {
-        Some(Parsed::Query(question)) => Some(compose(snapshot, &question, source, tcp, worker)),
+        Some(Parsed::Query(question)) => Some(answers.answer(&question, source, tcp, worker)),
         Some(Parsed::Drop) => None,
         Some(Parsed::Error { rcode }) => Some(compose::error(packet, rcode, worker)),
         None => match parse_general(packet) {
-            Parsed::Query(question) => Some(compose(snapshot, &question, source, tcp, worker)),
+            Parsed::Query(question) => Some(answers.answer(&question, source, tcp, worker)),
             Parsed::Drop => None,
             Parsed::Error { rcode } => Some(compose::error(packet, rcode, worker)),
         },

@@ -1,5 +1,6 @@
 //! The DNS server: UDP on one socket per worker thread (SO_REUSEPORT, the kernel spreads queries),
-//! TCP on tokio, all answering from the current snapshot of a [`SnapshotHandle`].
+//! TCP on tokio, all answering from the current snapshot of the zone a question falls in
+//! ([`Zones`]: one [`SnapshotHandle`](crate::snapshot::SnapshotHandle) per zone).
 
 mod metrics;
 mod tcp;
@@ -14,7 +15,7 @@ use tracing::info;
 
 pub use metrics::{Metrics, MetricsSnapshot};
 
-use crate::snapshot::SnapshotHandle;
+use crate::zones::Zones;
 use crate::{Error, Result};
 
 /// A bound, not yet running, DNS server.
@@ -22,7 +23,7 @@ pub struct Server {
     udp: Vec<UdpSocket>,
     tcp: TcpListener,
     local: SocketAddr,
-    handle: SnapshotHandle,
+    zones: Zones,
     metrics: Arc<Metrics>,
 }
 
@@ -60,8 +61,10 @@ fn tcp_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
 }
 
 impl Server {
-    /// Binds UDP and TCP on `addr` (port 0: a free port, the same for both; see [`Server::local_addr`]).
-    pub fn bind(addr: SocketAddr, handle: SnapshotHandle) -> Result<Server> {
+    /// Binds UDP and TCP on `addr` (port 0: a free port, the same for both; see [`Server::local_addr`])
+    /// to answer `zones`: a [`SnapshotHandle`](crate::snapshot::SnapshotHandle) for one zone, or [`Zones`] for several.
+    pub fn bind(addr: SocketAddr, zones: impl Into<Zones>) -> Result<Server> {
+        let zones = zones.into();
         let workers = worker_count();
         let mut last_error = None;
         // with port 0 the UDP port the kernel picks may be taken for TCP: try a few
@@ -100,7 +103,7 @@ impl Server {
                 udp,
                 tcp,
                 local,
-                handle,
+                zones: zones.clone(),
                 metrics,
             });
         }
@@ -125,18 +128,18 @@ impl Server {
     /// accepting TCP connections fails.
     pub async fn run(self) -> Result<()> {
         let stop = StopOnDrop(Arc::new(AtomicBool::new(false)));
-        info!(addr = %self.local, udp_workers = self.udp.len(), "DNS server listening");
+        info!(addr = %self.local, zones = ?self.zones.names(), udp_workers = self.udp.len(), "DNS server listening");
         for (index, socket) in self.udp.into_iter().enumerate() {
             udp::spawn(
                 index,
                 socket,
-                self.handle.clone(),
+                self.zones.clone(),
                 self.metrics.clone(),
                 stop.0.clone(),
             )?;
         }
         let workers = self.metrics.worker_slots() - 1;
-        tcp::serve(self.tcp, self.handle, self.metrics, workers).await
+        tcp::serve(self.tcp, self.zones, self.metrics, workers).await
     }
 }
 

@@ -9,7 +9,7 @@ use tracing::debug;
 
 use super::Metrics;
 use crate::respond::{respond, Worker};
-use crate::snapshot::SnapshotHandle;
+use crate::zones::Zones;
 use crate::{Error, Result};
 
 /// A connection idle this long is closed.
@@ -17,7 +17,7 @@ const IDLE: Duration = Duration::from_secs(10);
 
 pub(super) async fn serve(
     listener: std::net::TcpListener,
-    handle: SnapshotHandle,
+    zones: Zones,
     metrics: Arc<Metrics>,
     slot: usize,
 ) -> Result<()> {
@@ -33,9 +33,9 @@ pub(super) async fn serve(
             }
             Err(e) => return Err(Error::Accept(e)),
         };
-        let (handle, metrics) = (handle.clone(), metrics.clone());
+        let (zones, metrics) = (zones.clone(), metrics.clone());
         tokio::spawn(async move {
-            if let Err(e) = connection(stream, peer.ip(), handle, metrics, slot).await {
+            if let Err(e) = connection(stream, peer.ip(), zones, metrics, slot).await {
                 debug!(error = %e, %peer, "DNS TCP connection ended");
             }
         });
@@ -52,7 +52,7 @@ fn is_transient(e: &std::io::Error) -> bool {
 async fn connection(
     mut stream: TcpStream,
     peer: std::net::IpAddr,
-    handle: SnapshotHandle,
+    zones: Zones,
     metrics: Arc<Metrics>,
     slot: usize,
 ) -> std::io::Result<()> {
@@ -71,10 +71,7 @@ async fn connection(
         tokio::time::timeout(IDLE, stream.read_exact(&mut buf))
             .await
             .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, "query body"))??;
-        let outcome = {
-            let snapshot = handle.guard();
-            respond(&snapshot, &buf, peer, true, &mut worker)
-        };
+        let outcome = respond(&zones, &buf, peer, true, &mut worker);
         metrics.record(slot, true, outcome);
         if outcome.is_some() {
             let mut framed = Vec::with_capacity(worker.out.len() + 2);

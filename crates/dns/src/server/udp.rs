@@ -9,7 +9,7 @@ use tracing::{debug, warn};
 
 use super::Metrics;
 use crate::respond::{respond, Worker};
-use crate::snapshot::SnapshotHandle;
+use crate::zones::Zones;
 use crate::{Error, Result};
 
 /// How often an idle worker looks at the stop flag.
@@ -18,7 +18,7 @@ const POLL: Duration = Duration::from_millis(250);
 pub(super) fn spawn(
     index: usize,
     socket: UdpSocket,
-    handle: SnapshotHandle,
+    zones: Zones,
     metrics: Arc<Metrics>,
     stop: Arc<AtomicBool>,
 ) -> Result<()> {
@@ -27,7 +27,7 @@ pub(super) fn spawn(
         .map_err(Error::SpawnWorker)?;
     std::thread::Builder::new()
         .name(format!("dns-udp-{index}"))
-        .spawn(move || serve(index, socket, handle, metrics, stop))
+        .spawn(move || serve(index, socket, zones, metrics, stop))
         .map_err(Error::SpawnWorker)?;
     Ok(())
 }
@@ -35,7 +35,7 @@ pub(super) fn spawn(
 fn serve(
     index: usize,
     socket: UdpSocket,
-    handle: SnapshotHandle,
+    zones: Zones,
     metrics: Arc<Metrics>,
     stop: Arc<AtomicBool>,
 ) {
@@ -61,9 +61,7 @@ fn serve(
                 continue;
             }
         };
-        let snapshot = handle.guard();
-        let outcome = respond(&snapshot, &buf[..len], peer.ip(), false, &mut worker);
-        drop(snapshot);
+        let outcome = respond(&zones, &buf[..len], peer.ip(), false, &mut worker);
         metrics.record(index, false, outcome);
         if outcome.is_some() {
             if let Err(e) = socket.send_to(&worker.out, peer) {

@@ -6,7 +6,7 @@ use hickory_proto::op::{Edns, Message, OpCode, Query, ResponseCode};
 use hickory_proto::rr::rdata::opt::{ClientSubnet, EdnsCode, EdnsOption};
 use hickory_proto::rr::{Name, RData, RecordType};
 
-use super::{rcode, respond, Worker};
+use super::{rcode, respond, Answers, Worker};
 use crate::fleet::{
     ClusterInfo, Endpoint, Fleet, FleetService, ServicePort, Strategy, Verdict, Weight,
 };
@@ -102,7 +102,7 @@ fn query(name: &str, rtype: RecordType, edns: Option<Edns>) -> Message {
     message
 }
 
-fn send(snapshot: &Snapshot, message: &Message, source: &str, tcp: bool) -> Message {
+fn send(snapshot: &(impl Answers + ?Sized), message: &Message, source: &str, tcp: bool) -> Message {
     let packet = message.to_vec().unwrap();
     let mut worker = Worker::new();
     respond(snapshot, &packet, source.parse().unwrap(), tcp, &mut worker).expect("an answer");
@@ -112,7 +112,7 @@ fn send(snapshot: &Snapshot, message: &Message, source: &str, tcp: bool) -> Mess
     response
 }
 
-fn ask(snapshot: &Snapshot, name: &str, rtype: RecordType, source: &str) -> Message {
+fn ask(snapshot: &(impl Answers + ?Sized), name: &str, rtype: RecordType, source: &str) -> Message {
     send(snapshot, &query(name, rtype, None), source, false)
 }
 
@@ -152,3 +152,4 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 mod names;
 mod strategies;
 mod wire;
+mod zones;
