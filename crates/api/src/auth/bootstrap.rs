@@ -18,7 +18,11 @@
 //! - `system:service-account-issuer-discovery`: the OIDC documents, for service accounts.
 //! - `system:monitoring`: `/metrics` and detailed health, for the `system:monitoring` group.
 //!
-//! flotilla's own API groups have no roles yet; they are added with the groups.
+//! - `flotilla-dns-reader`: what a `flotilla dns` process reads from the hub (the fleet zone's
+//!   Clusters, Services, ResourceBindings, GlobalServices and HealthReports, the clusterset
+//!   zone's ServiceImports and EndpointSlices); bound to no one, bind its credential to it.
+//!
+//! flotilla's other API groups have no roles yet; they are added with the groups.
 
 use serde_json::{json, Value};
 
@@ -34,6 +38,8 @@ pub const AGGREGATE_TO_ADMIN: &str = "rbac.authorization.k8s.io/aggregate-to-adm
 pub const AGGREGATE_TO_EDIT: &str = "rbac.authorization.k8s.io/aggregate-to-edit";
 /// The label that pulls a ClusterRole into `view` (and so `edit` and `admin`).
 pub const AGGREGATE_TO_VIEW: &str = "rbac.authorization.k8s.io/aggregate-to-view";
+/// The ClusterRole of a `flotilla dns` process's credential: read-only, what DNS answers from.
+pub const DNS_READER: &str = "flotilla-dns-reader";
 /// Marks the objects as defaults the hub keeps up to date, as Kubernetes marks its own.
 pub const AUTOUPDATE_ANNOTATION: &str = "rbac.authorization.kubernetes.io/autoupdate";
 
@@ -235,6 +241,23 @@ pub fn cluster_roles() -> Vec<Value> {
             ],
         ),
         cluster_role("system:public-info-viewer", &[], vec![url_rule(&health)]),
+        // Bound to no one: `kubectl create clusterrolebinding dns --clusterrole=flotilla-dns-reader`.
+        cluster_role(
+            DNS_READER,
+            &[],
+            vec![
+                rule(READ, "cluster.flotilla.io", &["clusters"]),
+                rule(READ, "", &["services"]),
+                rule(READ, "work.flotilla.io", &["resourcebindings"]),
+                rule(
+                    READ,
+                    "networking.flotilla.io",
+                    &["globalservices", "healthreports"],
+                ),
+                rule(READ, "multicluster.x-k8s.io", &["serviceimports"]),
+                rule(READ, "discovery.k8s.io", &["endpointslices"]),
+            ],
+        ),
         cluster_role(
             "system:service-account-issuer-discovery",
             &[],

@@ -264,3 +264,39 @@ fn third_party_roles_aggregate_into_defaults() {
         "admin ⊃ edit ⊃ view"
     );
 }
+
+#[test]
+fn the_dns_reader_reads_what_dns_answers_from_and_nothing_else() {
+    let mut p = policy();
+    p.apply(&json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": "dns"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": bootstrap::DNS_READER},
+        "subjects": [{"kind": "User", "name": "dns"}],
+    }))
+    .unwrap();
+    let dns = UserInfo::authenticated("dns", vec![]);
+    let may = |verb: &str, group: &str, resource: &str| {
+        authorize(
+            &Attributes::resource(dns.clone(), verb, group, resource),
+            &p,
+        )
+        .is_allowed()
+    };
+    for (group, resource) in [
+        ("cluster.flotilla.io", "clusters"),
+        ("", "services"),
+        ("work.flotilla.io", "resourcebindings"),
+        ("networking.flotilla.io", "globalservices"),
+        ("networking.flotilla.io", "healthreports"),
+        ("multicluster.x-k8s.io", "serviceimports"),
+        ("discovery.k8s.io", "endpointslices"),
+    ] {
+        for verb in ["get", "list", "watch"] {
+            assert!(may(verb, group, resource), "{verb} {resource}");
+        }
+        assert!(!may("update", group, resource), "update {resource}");
+    }
+    assert!(!may("list", "", "secrets"));
+    assert!(!may("list", "multicluster.x-k8s.io", "serviceexports"));
+}
