@@ -60,8 +60,11 @@ const JOB: Fields = &[
     ("completionTime", "/status/completionTime"),
 ];
 
+// `clusterIPs` holds every family's ClusterIP (dual-stack); the hub answers a member's own
+// DNS queries with them (local-first).
 const SERVICE: Fields = &[
     ("clusterIP", "/spec/clusterIP"),
+    ("clusterIPs", "/spec/clusterIPs"),
     ("loadBalancerIngress", "/status/loadBalancer/ingress"),
 ];
 

@@ -5,7 +5,8 @@
 //!
 //! A federated Service is a hub Service of type LoadBalancer that a ResourceBinding propagates.
 //! Its endpoints are, per cluster of the binding's `aggregatedStatus`, every load-balancer
-//! ingress IP that member reported. Each endpoint's verdict comes from the votes of every
+//! ingress IP that member reported, with the member's ClusterIP of the same family when it
+//! reported one (answered first to the member's own queries). Each endpoint's verdict comes from the votes of every
 //! HealthReport in an execution namespace whose result names it (namespace, name, cluster,
 //! address and the checked port), counted by [`flotilla_dns::verdict::decide`] among the
 //! fresh ones: a report is fresh while its `reportTime` is newer than three check intervals.
@@ -19,7 +20,7 @@ use flotilla_apis::names::cluster_of_execution_namespace;
 use flotilla_apis::networking::v1alpha1::{
     GlobalService, HealthCheck, HealthReport, ProbeProtocol, StrategyType, DEFAULT_TTL_SECONDS,
 };
-use flotilla_apis::work::v1alpha1::ResourceBinding;
+use flotilla_apis::work::v1alpha1::{AggregatedStatusItem, ResourceBinding};
 use flotilla_dns::fleet::{
     ClusterInfo, Endpoint, Fleet, FleetService, ServicePort, Strategy, Weight,
 };
@@ -27,6 +28,8 @@ use flotilla_dns::verdict::{decide, Tally, Vote};
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
+
+use crate::propagation::works::feedback::CLUSTER_IPS;
 
 /// What the watches hold: the inputs of [`judge`] and [`fleet_of`].
 #[derive(Clone, Debug, Default)]
@@ -227,10 +230,12 @@ pub fn judge(world: &World, now: Timestamp) -> Vec<Judged> {
             global.and_then(|g| g.spec.health_check.as_ref()),
             ports.first().map(|p| p.port),
         );
-        let mut addresses: Vec<(String, IpAddr)> = binding
-            .status
-            .iter()
-            .flat_map(|s| &s.aggregated_status)
+        let members = binding.status.iter().flat_map(|s| &s.aggregated_status);
+        let cluster_ips: HashMap<&str, Vec<IpAddr>> = members
+            .clone()
+            .map(|item| (item.cluster_name.as_str(), member_cluster_ips(item)))
+            .collect();
+        let mut addresses: Vec<(String, IpAddr)> = members
             .flat_map(|item| {
                 let ingress = item
                     .status
@@ -265,14 +270,15 @@ pub fn judge(world: &World, now: Timestamp) -> Vec<Judged> {
                     })
                     .collect();
                 let tally = decide(&votes);
+                let cluster_ip = cluster_ips
+                    .get(cluster.as_str())
+                    .and_then(|ips| cluster_ip_for(ips, address));
                 let endpoint = Endpoint {
                     region: regions.get(&cluster).cloned().flatten(),
                     cluster,
                     address,
                     verdict: tally.verdict,
-                    // The members' ClusterIPs are not fed back to the hub (see
-                    // `works::feedback::member_status`).
-                    cluster_ip: None,
+                    cluster_ip,
                 };
                 (endpoint, tally)
             })
@@ -298,6 +304,27 @@ pub fn judge(world: &World, now: Timestamp) -> Vec<Judged> {
         (&a.service.namespace, &a.service.name).cmp(&(&b.service.namespace, &b.service.name))
     });
     judged
+}
+
+/// The ClusterIPs a member reported for its copy of the Service (see
+/// [`crate::propagation::works::feedback::member_status`]); those that do not parse are left out.
+fn member_cluster_ips(item: &AggregatedStatusItem) -> Vec<IpAddr> {
+    item.status
+        .as_ref()
+        .and_then(|s| s.get(CLUSTER_IPS)?.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|ip| ip.as_str()?.parse().ok())
+        .collect()
+}
+
+/// The member's ClusterIP answered with its load-balancer `address` to the member's own
+/// queries: the one of the address's family, else its primary.
+fn cluster_ip_for(ips: &[IpAddr], address: IpAddr) -> Option<IpAddr> {
+    ips.iter()
+        .find(|ip| ip.is_ipv4() == address.is_ipv4())
+        .or(ips.first())
+        .copied()
 }
 
 /// A GlobalService's strategy as the DNS server takes it; Failover without a primary region

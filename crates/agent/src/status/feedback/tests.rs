@@ -132,11 +132,12 @@ fn well_known_kinds_without_rules() {
             "LB service with ingress",
             json!({
                 "apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
-                "spec": {"type": "LoadBalancer", "clusterIP": "10.96.0.12"},
+                "spec": {"type": "LoadBalancer", "clusterIP": "10.96.0.12", "clusterIPs": ["10.96.0.12", "fd00::12"]},
                 "status": {"loadBalancer": {"ingress": [{"ip": "203.0.113.7", "ipMode": "VIP"}]}},
             }),
             vec![
                 ("clusterIP", string("10.96.0.12")),
+                ("clusterIPs", raw(r#"["10.96.0.12","fd00::12"]"#)),
                 (
                     "loadBalancerIngress",
                     raw(r#"[{"ip":"203.0.113.7","ipMode":"VIP"}]"#),

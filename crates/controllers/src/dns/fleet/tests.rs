@@ -34,7 +34,10 @@ fn world(reports: Vec<HealthReport>, global: Option<serde_json::Value>) -> World
         "metadata": {"name": "web-service", "namespace": "shop"},
         "spec": {"resource": {"apiVersion": "v1", "kind": "Service", "namespace": "shop", "name": "web", "uid": "u1"}},
         "status": {"aggregatedStatus": [
-            {"clusterName": "a", "applied": true, "status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}},
+            {"clusterName": "a", "applied": true, "status": {
+                "clusterIPs": ["fd00::a", "bad", "10.96.0.10"],
+                "loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]},
+            }},
             {"clusterName": "b", "applied": true, "status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.2"}, {"hostname": "x"}]}}},
         ]},
     })).unwrap();
@@ -122,6 +125,35 @@ fn endpoints_regions_and_defaults() {
         ),
         (10, 2, 2, 1)
     );
+}
+
+#[test]
+fn members_cluster_ips_go_with_their_endpoints() {
+    let fleet = fleet_of(&world(vec![], None), now());
+    let ips: Vec<_> = fleet.services[0]
+        .endpoints
+        .iter()
+        .map(|e| (e.cluster.as_str(), e.cluster_ip.map(|ip| ip.to_string())))
+        .collect();
+    // a: the ClusterIP of its ingress address's family; b reported none.
+    assert_eq!(ips, [("a", Some("10.96.0.10".to_owned())), ("b", None)]);
+
+    let ip = |s: &str| -> IpAddr { s.parse().unwrap() };
+    let dual = [ip("10.96.0.10"), ip("fd00::a")];
+    assert_eq!(
+        cluster_ip_for(&dual, ip("2001:db8::1")),
+        Some(ip("fd00::a"))
+    );
+    assert_eq!(
+        cluster_ip_for(&dual, ip("192.0.2.1")),
+        Some(ip("10.96.0.10"))
+    );
+    // Single-stack of the other family: still the member's own address.
+    assert_eq!(
+        cluster_ip_for(&dual[1..], ip("192.0.2.1")),
+        Some(ip("fd00::a"))
+    );
+    assert_eq!(cluster_ip_for(&[], ip("192.0.2.1")), None);
 }
 
 #[test]

@@ -21,7 +21,9 @@ const NOT_APPLIED_YET: &str = "not yet applied in the member";
 /// The member object's `status`, rebuilt from the values its agent fed back: each value under
 /// its name at the top level (`{"replicas": 2, "readyReplicas": 2, ...}`), so values of users'
 /// feedback rules show up as they are. For a Service, `loadBalancerIngress` goes to
-/// `loadBalancer.ingress` and `clusterIP` (a spec field) is left out.
+/// `loadBalancer.ingress`, and its ClusterIPs (spec fields, fed back as `clusterIPs` and, by
+/// older agents, `clusterIP` alone) go to [`CLUSTER_IPS`], so the DNS server can answer a
+/// member's own queries with the member's ClusterIP; a headless Service (`None`) has none.
 ///
 /// `None` when the agent fed nothing back.
 pub fn member_status(manifest: &ManifestStatus) -> Option<Value> {
@@ -32,12 +34,19 @@ pub fn member_status(manifest: &ManifestStatus) -> Option<Value> {
     let id = &manifest.identifier;
     let service = id.group.is_empty() && id.kind == "Service";
     let mut status = Map::new();
+    let mut cluster_ips: Vec<Value> = Vec::new();
     for feedback in values {
         let Some(value) = json_value(&feedback.value) else {
             continue;
         };
         match (service, feedback.name.as_str()) {
-            (true, "clusterIP") => {}
+            (true, "clusterIP") => push_cluster_ip(&mut cluster_ips, value),
+            (true, "clusterIPs") => match value {
+                Value::Array(ips) => ips
+                    .into_iter()
+                    .for_each(|ip| push_cluster_ip(&mut cluster_ips, ip)),
+                other => push_cluster_ip(&mut cluster_ips, other),
+            },
             (true, "loadBalancerIngress") => {
                 status.insert("loadBalancer".to_owned(), json!({ "ingress": value }));
             }
@@ -46,7 +55,24 @@ pub fn member_status(manifest: &ManifestStatus) -> Option<Value> {
             }
         }
     }
+    if !cluster_ips.is_empty() {
+        status.insert(CLUSTER_IPS.to_owned(), Value::Array(cluster_ips));
+    }
     Some(Value::Object(status))
+}
+
+/// Where [`member_status`] puts a member Service's ClusterIPs (primary first, each once):
+/// `{"clusterIPs": ["10.96.0.10", "fd00::10"], "loadBalancer": {...}}`.
+pub const CLUSTER_IPS: &str = "clusterIPs";
+
+/// Adds a fed-back ClusterIP unless it is empty, `None` (headless) or already there.
+fn push_cluster_ip(ips: &mut Vec<Value>, ip: Value) {
+    let keep = ip
+        .as_str()
+        .is_some_and(|s| !s.is_empty() && s != "None" && !ips.contains(&ip));
+    if keep {
+        ips.push(ip);
+    }
 }
 
 /// A fed-back value as JSON; `json_raw` that does not parse is kept as a string, so the user

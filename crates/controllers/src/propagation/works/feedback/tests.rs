@@ -68,6 +68,36 @@ fn cond(type_: &str, status: &str, reason: &str, message: &str) -> Condition {
 }
 
 #[test]
+fn service_cluster_ips_from_feedback() {
+    // A dual-stack member: clusterIPs (primary first) then clusterIP, each once.
+    let dual = manifest(
+        "",
+        "Service",
+        vec![
+            value("clusterIP", string("10.96.0.10")),
+            value("clusterIPs", raw(r#"["10.96.0.10","fd00::a"]"#)),
+        ],
+    );
+    assert_eq!(
+        member_status(&dual),
+        Some(json!({ "clusterIPs": ["10.96.0.10", "fd00::a"] }))
+    );
+    // Headless: no ClusterIP to answer with.
+    let headless = manifest(
+        "",
+        "Service",
+        vec![
+            value("clusterIP", string("None")),
+            value("clusterIPs", raw(r#"["None"]"#)),
+        ],
+    );
+    assert_eq!(member_status(&headless), Some(json!({})));
+    // Not a Service: a value named clusterIP is a user's rule, kept as it is.
+    let other = manifest("apps", "Deployment", vec![value("clusterIP", string("x"))]);
+    assert_eq!(member_status(&other), Some(json!({ "clusterIP": "x" })));
+}
+
+#[test]
 fn member_status_from_feedback() {
     let deploy = manifest(
         "apps",
@@ -110,7 +140,10 @@ fn member_status_from_feedback() {
     );
     assert_eq!(
         member_status(&service),
-        Some(json!({ "loadBalancer": { "ingress": [{ "ip": "203.0.113.1", "ipMode": "VIP" }] } }))
+        Some(json!({
+            "clusterIPs": ["10.96.0.10"],
+            "loadBalancer": { "ingress": [{ "ip": "203.0.113.1", "ipMode": "VIP" }] },
+        }))
     );
 
     let job = manifest(
