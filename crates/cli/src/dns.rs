@@ -15,12 +15,16 @@ use flotilla_dns::fleet::Fleet;
 use flotilla_dns::geo::GeoTable;
 use flotilla_dns::server::Server;
 use flotilla_dns::snapshot::{Snapshot, SnapshotHandle, SnapshotOptions};
+use flotilla_dns::zones::Zones;
+
+pub(crate) mod clusterset;
 
 /// Options of `flotilla dns`.
 #[derive(Args, Debug)]
 pub struct DnsArgs {
-    /// The hub's kubeconfig (e.g. its DATA_DIR/admin.kubeconfig, or a credential that may read
-    /// Services, ResourceBindings, Clusters and GlobalServices).
+    /// The hub's kubeconfig (e.g. its DATA_DIR/admin.kubeconfig, or a credential bound to the
+    /// hub's `flotilla-dns-reader` ClusterRole: it reads Clusters, Services, ResourceBindings,
+    /// GlobalServices, HealthReports, ServiceImports and EndpointSlices).
     #[arg(long, value_name = "FILE")]
     kubeconfig: Option<PathBuf>,
     /// Address to answer on, over UDP and TCP (e.g. 0.0.0.0:53, or 127.0.0.1:5353 unprivileged).
@@ -33,6 +37,11 @@ pub struct DnsArgs {
     /// regions (`distance REGION REGION N` lines), for GlobalServices with the Geo strategy.
     #[arg(long, value_name = "FILE")]
     geo_file: Option<PathBuf>,
+    /// The multi-cluster services zone answered beside ZONE on the same sockets:
+    /// `<svc>.<ns>.svc.<CLUSTERSET_ZONE>` for the hub's ServiceImports; "" answers none.
+    #[arg(long, value_name = "NAME", default_value = clusterset::DEFAULT_ZONE,
+          value_parser = clusterset::parse_clusterset_zone)]
+    clusterset_zone: String,
     /// Serve the fleet described by this JSON file (a flotilla_dns Fleet) instead of a hub's,
     /// reloaded when it changes (benchmarks and tests).
     #[arg(long, value_name = "FILE", hide = true, conflicts_with = "kubeconfig")]
@@ -43,13 +52,21 @@ pub struct DnsArgs {
 pub async fn run(args: DnsArgs, shutdown: impl std::future::Future<Output = ()>) -> Result<()> {
     let geo = read_geo(args.geo_file.as_deref())?;
     let handle = empty(&args.zone)?;
-    let server = bind(args.listen, handle.clone())?;
+    let clusterset = clusterset::Clusterset::new(&args.clusterset_zone, &args.zone)?;
+    let server = bind(
+        args.listen,
+        clusterset::zones(&handle, clusterset.as_ref())?,
+    )?;
     tracing::info!(address = %server.local_addr(), zone = %args.zone, "flotilla DNS is serving");
     let feeding = async {
         match (&args.kubeconfig, &args.fleet_file) {
             (Some(kubeconfig), _) => {
                 let hub = crate::fleet::hub_client(Some(kubeconfig)).await?;
-                from_hub(hub, &args.zone, geo, handle).await
+                tokio::try_join!(
+                    from_hub(hub.clone(), &args.zone, geo, handle),
+                    clusterset::follow(hub, clusterset),
+                )
+                .map(|_| ())
             }
             (None, Some(file)) => from_file(file, &args.zone, &geo, &handle).await,
             (None, None) => bail!(
@@ -113,9 +130,9 @@ pub fn empty(zone: &str) -> Result<SnapshotHandle> {
     Ok(SnapshotHandle::new(snapshot))
 }
 
-/// Binds the DNS server's UDP and TCP sockets on `addr`.
-pub fn bind(addr: SocketAddr, handle: SnapshotHandle) -> Result<Server> {
-    Server::bind(addr, handle).with_context(|| {
+/// Binds the DNS server's UDP and TCP sockets on `addr`, answering `zones`.
+pub fn bind(addr: SocketAddr, zones: impl Into<Zones>) -> Result<Server> {
+    Server::bind(addr, zones).with_context(|| {
         format!("cannot serve DNS on {addr}: is another server using it (or is the port privileged)? pick another address")
     })
 }

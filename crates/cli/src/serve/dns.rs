@@ -1,5 +1,6 @@
 //! The hub's DNS options: `--dns-zone` (the controllers publish names and judge endpoints) and
-//! `--dns-listen` (the hub also answers for the zone, from the same parts `flotilla dns` runs).
+//! `--dns-listen` (the hub also answers for the zone, from the same parts `flotilla dns` runs,
+//! and for the multi-cluster services zone of `--clusterset-zone` beside it).
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -10,6 +11,7 @@ use flotilla_dns::server::Server;
 use flotilla_dns::snapshot::SnapshotHandle;
 
 use super::ServeArgs;
+use crate::dns::clusterset::{self, Clusterset};
 
 pub(crate) use crate::dns::parse_zone;
 
@@ -22,6 +24,7 @@ struct Listen {
     addr: SocketAddr,
     zone: String,
     geo: GeoTable,
+    clusterset: Option<Clusterset>,
 }
 
 /// The bound server and what keeps its answers current.
@@ -30,6 +33,7 @@ pub(super) struct Bound {
     zone: String,
     geo: GeoTable,
     handle: SnapshotHandle,
+    clusterset: Option<Clusterset>,
 }
 
 impl Plan {
@@ -46,6 +50,7 @@ impl Plan {
                 addr,
                 zone: zone.clone(),
                 geo: crate::dns::read_geo(args.dns_geo_file.as_deref())?,
+                clusterset: Clusterset::new(&args.clusterset_zone, zone)?,
             }),
             (None, _) => None,
         };
@@ -54,17 +59,25 @@ impl Plan {
 
     /// Binds the DNS sockets (nothing without --dns-listen).
     pub(super) async fn bind(self) -> Result<Option<Bound>> {
-        let Some(Listen { addr, zone, geo }) = self.listen else {
+        let Some(Listen {
+            addr,
+            zone,
+            geo,
+            clusterset,
+        }) = self.listen
+        else {
             return Ok(None);
         };
         let handle = crate::dns::empty(&zone)?;
-        let server = crate::dns::bind(addr, handle.clone()).context("--dns-listen")?;
+        let zones = clusterset::zones(&handle, clusterset.as_ref())?;
+        let server = crate::dns::bind(addr, zones).context("--dns-listen")?;
         tracing::info!(address = %server.local_addr(), zone = %zone, "the hub answers DNS");
         Ok(Some(Bound {
             server,
             zone,
             geo,
             handle,
+            clusterset,
         }))
     }
 }
@@ -77,6 +90,7 @@ pub(super) async fn serve(bound: Option<Bound>, kubeconfig: &Path) -> Result<()>
         zone,
         geo,
         handle,
+        clusterset,
     }) = bound
     else {
         return std::future::pending().await;
@@ -85,7 +99,11 @@ pub(super) async fn serve(bound: Option<Bound>, kubeconfig: &Path) -> Result<()>
         let hub = crate::fleet::hub_client(Some(kubeconfig))
             .await
             .context("the DNS server cannot reach the hub")?;
-        crate::dns::from_hub(hub, &zone, geo, handle).await
+        tokio::try_join!(
+            crate::dns::from_hub(hub.clone(), &zone, geo, handle),
+            clusterset::follow(hub, clusterset),
+        )
+        .map(|_| ())
     };
     tokio::select! {
         r = server.run() => r.context("the DNS server stopped"),

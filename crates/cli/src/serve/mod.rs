@@ -91,6 +91,11 @@ pub struct ServeArgs {
     /// names (DNSEndpoints, the hub Services' EXTERNAL-IP); add --dns-listen to answer for it too.
     #[arg(long, value_name = "ZONE", value_parser = dns::parse_zone)]
     dns_zone: Option<String>,
+    /// With --dns-listen: the multi-cluster services zone answered beside --dns-zone on the
+    /// same sockets, `<svc>.<ns>.svc.<NAME>` for each ServiceImport; "" answers none.
+    #[arg(long, value_name = "NAME", default_value = crate::dns::clusterset::DEFAULT_ZONE,
+          value_parser = crate::dns::clusterset::parse_clusterset_zone)]
+    clusterset_zone: String,
     /// With --dns-listen: a file mapping client networks to regions (`CIDR REGION` lines) and
     /// the distances between regions (`distance REGION REGION N` lines), for GlobalServices
     /// with the Geo strategy.
