@@ -8,16 +8,20 @@
 //! the next query.
 
 mod build;
+mod incremental;
+mod names;
 mod rrset;
+#[cfg(test)]
+mod tests;
 
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
 
 use crate::geo::GeoTable;
-use crate::hash::FastBuild;
+pub use incremental::SnapshotBuilder;
+use names::Names;
 pub(crate) use rrset::Rrset;
 
 /// Settings of a snapshot that do not come from the fleet.
@@ -57,12 +61,13 @@ impl Default for SnapshotOptions {
     }
 }
 
-/// Pre-encoded answers for one zone. Build with [`Snapshot::build`] or [`Snapshot::empty`].
-#[derive(Debug)]
+/// Pre-encoded answers for one zone. Build with [`Snapshot::build`] or [`Snapshot::empty`], or
+/// keep one current change by change with a [`SnapshotBuilder`].
+#[derive(Clone, Debug)]
 pub struct Snapshot {
     pub(crate) zone: Box<[u8]>,
     zone_text: String,
-    pub(crate) names: HashMap<Box<[u8]>, Node, FastBuild>,
+    pub(crate) names: Names,
     /// The SOA record (without owner) with the negative TTL, for the authority section.
     pub(crate) soa_negative: Box<[u8]>,
     /// A/AAAA of the in-zone name server, added to apex NS answers (empty when none).
@@ -75,14 +80,14 @@ pub struct Snapshot {
 }
 
 /// What a name holds.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Node {
     /// The name exists (it has names below it) but holds no records.
     Empty,
     /// Fixed record sets by type (apex SOA and NS, glue, SRV).
     Static(Box<[(u16, Rrset)]>),
     /// A service name: A/AAAA chosen per query.
-    Service(Box<ServiceNode>),
+    Service(ServiceNode),
     /// An alias to a wider name (a region or cluster without healthy endpoints).
     Cname {
         /// Lowercased wire name of the target.
@@ -92,15 +97,15 @@ pub(crate) enum Node {
     },
 }
 
-/// A/AAAA answers of a service name.
-#[derive(Debug)]
+/// A/AAAA answers of a service name (each family boxed: most names have one family only).
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ServiceNode {
-    pub(crate) v4: Option<AddrSet>,
-    pub(crate) v6: Option<AddrSet>,
+    pub(crate) v4: Option<Box<AddrSet>>,
+    pub(crate) v6: Option<Box<AddrSet>>,
 }
 
 /// The addresses of one family at one name.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct AddrSet {
     pub(crate) pick: Pick,
     /// Local-first records per member cluster whose networks are known: (cluster, its records).
@@ -108,7 +113,7 @@ pub(crate) struct AddrSet {
 }
 
 /// How the records of an [`AddrSet`] are chosen per query.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Pick {
     /// All of them, rotated per query.
     Rotate(Rrset),
