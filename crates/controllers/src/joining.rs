@@ -2,18 +2,26 @@
 //! `Joined=False` with reason `PendingApproval` (so `kubectl get clusters` shows it waiting), or
 //! approved at once when the hub runs with `--auto-approve` (labs and tests). Once the agent
 //! holds its own credential, the join is completed (`completion`).
+//!
+//! Once per start of the controller, the agent RBAC of every joined pull cluster is re-applied
+//! ([`registry::refresh_agent_rbac`]): clusters approved by an older hub get the rules added
+//! since, so upgrading the hub needs no re-approval.
 
 mod completion;
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
-use flotilla_apis::cluster::v1alpha1::{Cluster, CONDITION_JOINED, REASON_PENDING_APPROVAL};
+use flotilla_apis::cluster::v1alpha1::{
+    Cluster, SyncMode, CONDITION_JOINED, REASON_PENDING_APPROVAL,
+};
 use flotilla_apis::conditions::{self, Set};
 use futures::StreamExt;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, ResourceExt};
+use parking_lot::Mutex;
 use serde_json::json;
 
 use crate::registry;
@@ -26,21 +34,29 @@ pub async fn run(hub: Client, auto_approve: bool) {
     );
 }
 
+/// The uids of the clusters whose agent RBAC this run of the controller has re-applied.
+type Refreshed = Arc<Mutex<HashSet<String>>>;
+
 async fn answer_requests(hub: Client, auto_approve: bool) {
     let clusters: Api<Cluster> = Api::all(hub.clone());
+    let refreshed = Refreshed::default();
     watcher(clusters.clone(), watcher::Config::default())
         .default_backoff()
         .applied_objects()
         .for_each(|event| {
             let hub = hub.clone();
             let clusters = clusters.clone();
+            let refreshed = refreshed.clone();
             async move {
                 match event {
                     Ok(cluster) => {
-                        if let Err(e) =
-                            answer(&hub, &clusters, Arc::new(cluster), auto_approve).await
+                        let cluster = Arc::new(cluster);
+                        if let Err(e) = answer(&hub, &clusters, cluster.clone(), auto_approve).await
                         {
                             tracing::warn!(error = %e, "joining controller");
+                        }
+                        if let Err(e) = refresh(&hub, &cluster, &refreshed).await {
+                            tracing::warn!(error = %e, "re-applying the agent RBAC");
                         }
                     }
                     Err(e) => tracing::warn!(error = %e, "watching Clusters"),
@@ -48,6 +64,31 @@ async fn answer_requests(hub: Client, auto_approve: bool) {
             }
         })
         .await;
+}
+
+/// Re-applies the agent RBAC of `cluster` once per run, when it is a joined pull cluster (a
+/// failure is retried at its next event). The watch lists every Cluster when it starts, so each
+/// joined cluster is refreshed soon after the controller starts.
+async fn refresh(hub: &Client, cluster: &Cluster, refreshed: &Refreshed) -> crate::Result<()> {
+    let joined = cluster
+        .status
+        .as_ref()
+        .is_some_and(|s| conditions::is_true(&s.conditions, CONDITION_JOINED));
+    let Some(uid) = cluster.uid() else {
+        return Ok(());
+    };
+    if cluster.metadata.deletion_timestamp.is_some()
+        || cluster.spec.sync_mode != SyncMode::Pull
+        || !joined
+        || !refreshed.lock().insert(uid.clone())
+    {
+        return Ok(());
+    }
+    let result = registry::refresh_agent_rbac(hub, &cluster.name_any()).await;
+    if result.is_err() {
+        refreshed.lock().remove(&uid);
+    }
+    result
 }
 
 async fn answer(

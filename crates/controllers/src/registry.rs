@@ -85,18 +85,64 @@ pub async fn approve(hub: &Client, name: &str, approver: &str) -> Result<()> {
     Ok(())
 }
 
-/// The agent's service account and its RBAC: in its execution namespace its Works (and their
-/// status), its HealthReport's status (its health votes), the export requests and EndpointSlice
-/// copies of multi-cluster services; renewing its own token, its own Cluster's status, its own
-/// Lease — nothing else.
+/// Re-applies the agent's Role and RoleBinding in the execution namespace of cluster `name`
+/// (a joined pull cluster), so an agent approved by an older hub gets the rules added since
+/// (HealthReports, ServiceExports, EndpointSlices) without being approved again. Server-side
+/// applied: nothing changes when they are current. Only these two: they go with the namespace,
+/// so a refresh racing [`remove`] cannot leave anything behind the Cluster.
+pub async fn refresh_agent_rbac(hub: &Client, name: &str) -> Result<()> {
+    for object in agent_namespace_rbac(name) {
+        apply(hub, &object).await?;
+    }
+    tracing::debug!(cluster = %name, "agent RBAC re-applied");
+    Ok(())
+}
+
+/// The agent's service account and its RBAC: [`agent_namespace_rbac`], then its own Cluster's
+/// status and its own Lease — nothing else.
 fn agent_rbac(name: &str) -> Vec<Value> {
     let ns = execution_namespace(name);
     let subject =
         json!([{"kind": "ServiceAccount", "name": AGENT_SERVICE_ACCOUNT, "namespace": ns}]);
     let cluster_role = agent_cluster_role(name);
+    let mut objects = vec![json!({"apiVersion": "v1", "kind": "ServiceAccount",
+                                  "metadata": {"name": AGENT_SERVICE_ACCOUNT, "namespace": ns}})];
+    objects.extend(agent_namespace_rbac(name));
+    objects.extend([
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": cluster_role, "labels": {CLUSTER_LABEL: name}},
+        "rules": [
+          {"apiGroups": ["cluster.flotilla.io"], "resources": ["clusters"],
+           "resourceNames": [name], "verbs": ["get"]},
+          {"apiGroups": ["cluster.flotilla.io"], "resources": ["clusters/status"],
+           "resourceNames": [name], "verbs": ["get", "update", "patch"]},
+        ]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+               "metadata": {"name": cluster_role, "labels": {CLUSTER_LABEL: name}},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": cluster_role},
+               "subjects": subject}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": cluster_role, "namespace": SYSTEM_NAMESPACE, "labels": {CLUSTER_LABEL: name}},
+        "rules": [
+          {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+           "resourceNames": [name], "verbs": ["get", "update", "patch"]},
+        ]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+               "metadata": {"name": cluster_role, "namespace": SYSTEM_NAMESPACE, "labels": {CLUSTER_LABEL: name}},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": cluster_role},
+               "subjects": subject}),
+    ]);
+    objects
+}
+
+/// The agent's Role and RoleBinding in its execution namespace: its Works (and their status),
+/// its HealthReport's status (its health votes), the export requests and EndpointSlice copies
+/// of multi-cluster services, its events, renewing its own token.
+fn agent_namespace_rbac(name: &str) -> Vec<Value> {
+    let ns = execution_namespace(name);
+    let subject =
+        json!([{"kind": "ServiceAccount", "name": AGENT_SERVICE_ACCOUNT, "namespace": ns}]);
     vec![
-        json!({"apiVersion": "v1", "kind": "ServiceAccount",
-               "metadata": {"name": AGENT_SERVICE_ACCOUNT, "namespace": ns}}),
         json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
         "metadata": {"name": AGENT_ROLE, "namespace": ns},
         "rules": [
@@ -122,28 +168,6 @@ fn agent_rbac(name: &str) -> Vec<Value> {
         json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
                "metadata": {"name": AGENT_ROLE, "namespace": ns},
                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": AGENT_ROLE},
-               "subjects": subject}),
-        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-        "metadata": {"name": cluster_role, "labels": {CLUSTER_LABEL: name}},
-        "rules": [
-          {"apiGroups": ["cluster.flotilla.io"], "resources": ["clusters"],
-           "resourceNames": [name], "verbs": ["get"]},
-          {"apiGroups": ["cluster.flotilla.io"], "resources": ["clusters/status"],
-           "resourceNames": [name], "verbs": ["get", "update", "patch"]},
-        ]}),
-        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-               "metadata": {"name": cluster_role, "labels": {CLUSTER_LABEL: name}},
-               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": cluster_role},
-               "subjects": subject}),
-        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-        "metadata": {"name": cluster_role, "namespace": SYSTEM_NAMESPACE, "labels": {CLUSTER_LABEL: name}},
-        "rules": [
-          {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
-           "resourceNames": [name], "verbs": ["get", "update", "patch"]},
-        ]}),
-        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-               "metadata": {"name": cluster_role, "namespace": SYSTEM_NAMESPACE, "labels": {CLUSTER_LABEL: name}},
-               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": cluster_role},
                "subjects": subject}),
     ]
 }

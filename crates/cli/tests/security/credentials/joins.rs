@@ -3,7 +3,8 @@
 //! with the Cluster when that is deleted before; a cluster name that cannot make the namespace
 //! `flotilla-es-<name>` is refused at once — by the hub (422 on `metadata.name`) and by
 //! `flotilla join`, `flotilla agent --cluster` and `flotilla token create --cluster` in one line
-//! before they do anything.
+//! before they do anything. An agent approved by an older hub gets the rules added to the
+//! agent's Role since when the hub restarts, without a new approval.
 
 use std::path::Path;
 use std::process::Command;
@@ -129,6 +130,82 @@ fn the_bootstrap_grant_goes_when_the_join_completes_or_with_its_cluster() {
         Duration::from_secs(20),
         "the grant gone with its Cluster",
         || !granted(&hub, "m2"),
+    );
+}
+
+/// The agent's Role as a hub before HealthReports and multi-cluster services wrote it.
+const OLD_AGENT_ROLE: &str = r#"{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",
+  "metadata":{"name":"flotilla-agent","namespace":"flotilla-es-m3"},
+  "rules":[
+    {"apiGroups":["work.flotilla.io"],"resources":["works"],"verbs":["get","list","watch","update","patch"]},
+    {"apiGroups":["work.flotilla.io"],"resources":["works/status"],"verbs":["get","update","patch"]},
+    {"apiGroups":["","events.k8s.io"],"resources":["events"],"verbs":["create","update","patch"]},
+    {"apiGroups":[""],"resources":["serviceaccounts/token"],"resourceNames":["flotilla-agent"],"verbs":["create"]}]}"#;
+
+#[test]
+fn a_restarted_hub_gives_agents_approved_before_the_rules_added_since() {
+    let mut hub = Hub::start();
+    let boot = bootstrap(&hub, "cccccc");
+    ask_and_approve(&hub, &boot, "m3");
+    let (ok, token, err) = fetch_agent_token(&boot, "m3");
+    assert!(ok, "{err}");
+    let agent = kubeconfig_with_token(&hub, "agent-m3.kubeconfig", token.trim());
+    let reads: [&[&str]; 4] = [
+        &[
+            "get",
+            "healthreports.networking.flotilla.io",
+            "-n",
+            "flotilla-es-m3",
+        ],
+        &[
+            "get",
+            "serviceexports.multicluster.x-k8s.io",
+            "-n",
+            "flotilla-es-m3",
+        ],
+        &[
+            "get",
+            "endpointslices.discovery.k8s.io",
+            "-n",
+            "flotilla-es-m3",
+        ],
+        &["get", "works.work.flotilla.io", "-n", "flotilla-es-m3"],
+    ];
+    // What the agent may read, per read above.
+    let allowed = |agent: &Path| -> Vec<bool> { reads.iter().map(|r| kc(agent, r).0).collect() };
+    assert_eq!(allowed(&agent), [true; 4], "approval grants the agent all");
+
+    // The cluster as an older hub approved it.
+    hub.ok_stdin(&["replace", "-f", "-"], OLD_AGENT_ROLE);
+    eventually(
+        &hub,
+        Duration::from_secs(20),
+        "the old Role in force",
+        || allowed(&agent) == [false, false, false, true],
+    );
+
+    // The upgraded hub starts: no approval, and the agent's same token reads them again.
+    hub.restart();
+    eventually(
+        &hub,
+        Duration::from_secs(30),
+        "the agent's Role re-applied at start",
+        || allowed(&agent) == [true; 4],
+    );
+    let role = hub.ok(&[
+        "get",
+        "role",
+        "flotilla-agent",
+        "-n",
+        "flotilla-es-m3",
+        "-o",
+        "json",
+    ]);
+    let role: serde_json::Value = serde_json::from_str(&role).expect("Role JSON");
+    assert_eq!(
+        role["rules"].as_array().map(Vec::len),
+        Some(8),
+        "the Role as approval writes it: {role}"
     );
 }
 
