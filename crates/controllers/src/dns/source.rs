@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flotilla_dns::geo::GeoTable;
-use flotilla_dns::snapshot::{Snapshot, SnapshotHandle, SnapshotOptions};
+use flotilla_dns::snapshot::{SnapshotBuilder, SnapshotHandle, SnapshotOptions};
 use k8s_openapi::jiff::Timestamp;
 use kube::Client;
 use tokio::sync::Notify;
@@ -50,17 +50,18 @@ impl SourceOptions {
 /// `Ok` only if every watch ended). Fails at once if the zone cannot be served.
 pub async fn run(hub: Client, options: SourceOptions, handle: SnapshotHandle) -> Result<()> {
     // A zone the snapshot builder refuses is the caller's mistake: say so now, not per change.
-    Snapshot::empty(&options.zone).map_err(|source| Error::Snapshot {
-        zone: options.zone.clone(),
-        source,
-    })?;
+    let mut builder =
+        SnapshotBuilder::new(&options.zone, options.geo.clone(), options.snapshot.clone())
+            .map_err(|source| Error::Snapshot {
+                zone: options.zone.clone(),
+                source,
+            })?;
     let changed = Arc::new(Notify::new());
     let (stores, feeds) = watch(&hub, changed.clone());
     let rebuild = async {
         if !stores.ready().await {
             return;
         }
-        let mut last = None;
         let mut tick = tokio::time::interval(EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -69,15 +70,13 @@ pub async fn run(hub: Client, options: SourceOptions, handle: SnapshotHandle) ->
                 _ = tick.tick() => {}
             }
             let fleet = fleet_of(&stores.world(), Timestamp::now());
-            if last.as_ref() == Some(&fleet) {
-                continue;
-            }
-            match Snapshot::build(&options.zone, &fleet, &options.geo, &options.snapshot) {
-                Ok(snapshot) => {
+            // Only the services that changed since the last fleet are redone; `None`: none did.
+            match builder.update(&fleet) {
+                Ok(Some(snapshot)) => {
                     tracing::debug!(zone = %options.zone, services = fleet.services.len(), "DNS snapshot");
                     handle.store(snapshot);
-                    last = Some(fleet);
                 }
+                Ok(None) => {}
                 // Keep answering the last good snapshot; the next change is tried again.
                 Err(e) => {
                     tracing::warn!(zone = %options.zone, error = %e, "cannot build the DNS snapshot")
