@@ -76,7 +76,8 @@ impl Zones {
     pub(crate) fn pick(&self, name: &[u8]) -> &SnapshotHandle {
         if self.entries.len() > 1 {
             for (zone, handle) in self.entries.iter() {
-                if zone_offset(name, zone).is_some() {
+                // the byte compare turns most other zones away before the label walk
+                if name.ends_with(zone) && zone_offset(name, zone).is_some() {
                     return handle;
                 }
             }

@@ -165,3 +165,50 @@ fn kdig(addr: SocketAddr) {
         "{nodata}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serves_several_zones_on_the_same_sockets() {
+    use flotilla_dns::zones::Zones;
+    let fleet_zone = SnapshotHandle::new(build(&fleet(3, Verdict::Healthy)));
+    let clusterset = SnapshotHandle::new(Snapshot::empty("clusterset.local").unwrap());
+    let zones = Zones::new([fleet_zone, clusterset.clone()]).unwrap();
+    let server = Server::bind("127.0.0.1:0".parse().unwrap(), zones).unwrap();
+    let addr = server.local_addr();
+    let task = tokio::spawn(server.run());
+
+    for zone in ["fleet.test.", "clusterset.local."] {
+        let soa = tokio::task::spawn_blocking(move || udp_ask(addr, zone, RecordType::SOA))
+            .await
+            .unwrap();
+        assert_eq!(soa.answers.len(), 1, "{zone}");
+        assert_eq!(soa.answers[0].name.to_ascii(), zone);
+    }
+    let name = "db.shop.svc.clusterset.local.";
+    assert_eq!(
+        tcp_ask(addr, name, RecordType::A)
+            .await
+            .metadata
+            .response_code,
+        ResponseCode::NXDomain
+    );
+    // a snapshot swapped into one zone's handle is answered; the other zone is untouched
+    let options = SnapshotOptions {
+        service_suffix: Some("svc".into()),
+        scoped_names: false,
+        ..SnapshotOptions::default()
+    };
+    let mut db = fleet(2, Verdict::Healthy);
+    db.services[0].name = "db".into();
+    clusterset
+        .store(Snapshot::build("clusterset.local", &db, &GeoTable::default(), &options).unwrap());
+    assert_eq!(tcp_ask(addr, name, RecordType::A).await.answers.len(), 2);
+    let web =
+        tokio::task::spawn_blocking(move || udp_ask(addr, "web.shop.fleet.test.", RecordType::A));
+    assert_eq!(web.await.unwrap().answers.len(), 3);
+    let outside = tokio::task::spawn_blocking(move || udp_ask(addr, "local.", RecordType::SOA));
+    assert_eq!(
+        outside.await.unwrap().metadata.response_code,
+        ResponseCode::Refused
+    );
+    task.abort();
+}
