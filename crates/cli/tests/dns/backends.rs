@@ -1,6 +1,7 @@
 //! The members' "load balancers": one small HTTP server per cluster on a loopback address
 //! (127.0.0.11, .12, .13), all on the Service's port, which the test kills, restarts, or makes
-//! answer 503 to chosen probe sources (a voter's `--probe-source`) only.
+//! answer 503 to chosen probe sources (a voter's `--probe-source`) only. [`three_tls`] serves
+//! the same over TLS, with a self-signed certificate made for the run.
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
@@ -13,16 +14,19 @@ use std::time::Duration;
 pub(crate) struct Backend {
     pub(crate) addr: SocketAddr,
     refuse: Arc<Mutex<Vec<IpAddr>>>,
+    /// Serves HTTPS with this configuration; plain HTTP without.
+    tls: Option<Arc<rustls::ServerConfig>>,
     running: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
 }
 
 impl Backend {
     /// Serves on `addr` (which must be free).
-    fn start(listener: TcpListener) -> Backend {
+    fn start(listener: TcpListener, tls: Option<Arc<rustls::ServerConfig>>) -> Backend {
         let addr = listener.local_addr().expect("backend address");
         let mut backend = Backend {
             addr,
             refuse: Arc::default(),
+            tls,
             running: None,
         };
         backend.run(listener);
@@ -35,13 +39,15 @@ impl Backend {
             .expect("nonblocking listener");
         let stop = Arc::new(AtomicBool::new(false));
         let refuse = self.refuse.clone();
+        let tls = self.tls.clone();
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
             while !flag.load(Ordering::SeqCst) {
                 match listener.accept() {
                     Ok((stream, peer)) => {
                         let fail = refuse.lock().expect("refuse list").contains(&peer.ip());
-                        std::thread::spawn(move || answer(stream, fail));
+                        let tls = tls.clone();
+                        std::thread::spawn(move || serve(stream, tls, fail));
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
                 }
@@ -82,9 +88,25 @@ impl Drop for Backend {
     }
 }
 
-fn answer(mut stream: TcpStream, fail: bool) {
+fn serve(stream: TcpStream, tls: Option<Arc<rustls::ServerConfig>>, fail: bool) {
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    match tls {
+        None => answer(stream, fail),
+        Some(config) => {
+            let Ok(conn) = rustls::ServerConnection::new(config) else {
+                return;
+            };
+            let mut tls = rustls::StreamOwned::new(conn, stream);
+            answer(&mut tls, fail);
+            tls.conn.send_close_notify();
+            let _ = tls.flush();
+        }
+    }
+}
+
+/// Reads one request's head and answers 200, or 503 when `fail`.
+fn answer(mut stream: impl Read + Write, fail: bool) {
     let mut request = Vec::new();
     let mut buf = [0u8; 1024];
     while !request.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -107,6 +129,32 @@ fn answer(mut stream: TcpStream, fail: bool) {
 
 /// Three backends on 127.0.0.11, .12 and .13, sharing one free port.
 pub(crate) fn three() -> (u16, Vec<Backend>) {
+    three_with(None)
+}
+
+/// Three HTTPS backends on 127.0.0.11, .12 and .13, sharing one free port, with one
+/// self-signed certificate for the three addresses (the voters do not verify it).
+pub(crate) fn three_tls() -> (u16, Vec<Backend>) {
+    let key = rcgen::generate_simple_self_signed(
+        crate::ALL
+            .iter()
+            .map(|ip| ip.to_string())
+            .collect::<Vec<_>>(),
+    )
+    .expect("a self-signed certificate");
+    let der = rustls::pki_types::PrivatePkcs8KeyDer::from(key.signing_key.serialize_der());
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("TLS versions")
+    .with_no_client_auth()
+    .with_single_cert(vec![key.cert.der().clone()], der.into())
+    .expect("the TLS server configuration");
+    three_with(Some(Arc::new(config)))
+}
+
+fn three_with(tls: Option<Arc<rustls::ServerConfig>>) -> (u16, Vec<Backend>) {
     for _ in 0..50 {
         let first = TcpListener::bind("127.0.0.11:0").expect("bind 127.0.0.11");
         let port = first.local_addr().expect("address").port();
@@ -117,7 +165,7 @@ pub(crate) fn three() -> (u16, Vec<Backend>) {
         if others.len() == 2 {
             let backends = std::iter::once(first)
                 .chain(others)
-                .map(Backend::start)
+                .map(|l| Backend::start(l, tls.clone()))
                 .collect();
             return (port, backends);
         }

@@ -1,15 +1,17 @@
 //! Global DNS end to end on three real members: a LoadBalancer Service propagated to all three
 //! gets fleet names the hub answers (`serve --dns-listen --dns-zone`), judged by the quorum
-//! votes of the three pull agents, each probing from its own `--probe-source` address. The
-//! members have no load-balancer controller: the test writes each member Service's
-//! `status.loadBalancer.ingress` (127.0.0.11, .12, .13) where it runs small HTTP servers it
-//! kills or makes answer 503 to one voter only. Asked with `kdig`.
+//! votes of three voters, each probing from its own `--probe-source` address: the pull agents
+//! of member-1 and member-2, and the hub itself for member-3, joined in push mode. The members
+//! have no load-balancer controller: the test writes each member Service's
+//! `status.loadBalancer.ingress` (127.0.0.11, .12, .13) where it runs small HTTP(S) servers it
+//! kills or makes answer 503 to chosen voters only. Asked with `kdig`.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod backends;
 mod fleet_file;
+mod https;
 mod kdig;
 mod names;
 mod standalone;
@@ -29,11 +31,16 @@ use flotilla_testkit::Members;
 /// The zone the hub answers for.
 const ZONE: &str = "fleet.test";
 /// The members, their regions, their voters' probe sources and their endpoints' addresses.
+/// member-3 ([`PUSH`]) is joined in push mode: the hub votes for it from its `--probe-source`.
 const MEMBERS: [(&str, &str, &str, &str); 3] = [
     ("member-1", "eu", "127.0.0.2", "127.0.0.11"),
     ("member-2", "eu", "127.0.0.3", "127.0.0.12"),
     ("member-3", "ap", "127.0.0.4", "127.0.0.13"),
 ];
+/// The member joined in push mode.
+pub(crate) const PUSH: &str = "member-3";
+/// The GlobalServices' `ttlSeconds`: short, so the test of what caching clients see is quick.
+pub(crate) const TTL: u32 = 3;
 /// The geo table of the hub: client networks per region, and distances between regions.
 const GEO: &str = "10.1.0.0/16 eu\n10.3.0.0/16 ap\n10.9.0.0/16 us\ndistance eu ap 10\ndistance us eu 3\ndistance us ap 8\n";
 
@@ -91,11 +98,44 @@ impl Fleet {
 
     /// The GlobalService's status, for failure messages and assertions.
     pub(crate) fn status(&self) -> String {
+        self.status_of("web")
+    }
+
+    /// The status of the GlobalService `demo/name`.
+    pub(crate) fn status_of(&self, name: &str) -> String {
         let out = self
             .hub
-            .kubectl(&["get", "globalservice", "web", "-n", "demo", "-o", "json"]);
+            .kubectl(&["get", "globalservice", name, "-n", "demo", "-o", "json"]);
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
-        format!("GlobalService status: {}", v["status"])
+        format!("GlobalService {name} status: {}", v["status"])
+    }
+
+    /// Writes `ip` as the ingress address of the member Service `demo/name` in `cluster`, once
+    /// the hub has propagated it there (no load-balancer controller in the members: the test is it).
+    pub(crate) fn set_ingress(&self, name: &str, cluster: &str, ip: &str) {
+        let m = self.member(cluster);
+        eventually(
+            &self.hub,
+            Duration::from_secs(60),
+            &format!("Service {name} in {cluster}"),
+            || kc(&m, &["get", "svc", name, "-n", "demo"]).0,
+        );
+        let patch = format!(r#"{{"status":{{"loadBalancer":{{"ingress":[{{"ip":"{ip}"}}]}}}}}}"#);
+        let (ok, _, err) = kc(
+            &m,
+            &[
+                "patch",
+                "svc",
+                name,
+                "-n",
+                "demo",
+                "--subresource=status",
+                "--type=merge",
+                "-p",
+                &patch,
+            ],
+        );
+        assert!(ok, "setting {cluster}'s ingress of {name}: {err}");
     }
 
     /// Sets the GlobalService's strategy (JSON of `spec.strategy`).
@@ -116,7 +156,9 @@ impl Fleet {
 /// The three endpoints' addresses, sorted.
 pub(crate) const ALL: [&str; 3] = ["127.0.0.11", "127.0.0.12", "127.0.0.13"];
 
-fn service(port: u16) -> String {
+/// A LoadBalancer Service `demo/name` on `port`, its GlobalService probing with `protocol` on
+/// `/healthz`, propagated to the three members.
+pub(crate) fn service(name: &str, port: u16, protocol: &str) -> String {
     format!(
         r#"apiVersion: v1
 kind: Namespace
@@ -124,20 +166,20 @@ metadata: {{name: demo}}
 ---
 apiVersion: v1
 kind: Service
-metadata: {{name: web, namespace: demo}}
+metadata: {{name: {name}, namespace: demo}}
 spec:
   type: LoadBalancer
-  selector: {{app: web}}
+  selector: {{app: {name}}}
   ports:
   - {{name: http, port: {port}, protocol: TCP, targetPort: 8080}}
 ---
 apiVersion: networking.flotilla.io/v1alpha1
 kind: GlobalService
-metadata: {{name: web, namespace: demo}}
+metadata: {{name: {name}, namespace: demo}}
 spec:
-  ttlSeconds: 5
+  ttlSeconds: {TTL}
   healthCheck:
-    protocol: HTTP
+    protocol: {protocol}
     path: /healthz
     intervalSeconds: 1
     timeoutSeconds: 1
@@ -146,10 +188,10 @@ spec:
 ---
 apiVersion: policy.flotilla.io/v1alpha1
 kind: PropagationPolicy
-metadata: {{name: web, namespace: demo}}
+metadata: {{name: {name}, namespace: demo}}
 spec:
   resourceSelectors:
-  - {{apiVersion: v1, kind: Service, name: web}}
+  - {{apiVersion: v1, kind: Service, name: {name}}}
   placement:
     clusterAffinity: {{clusterNames: [member-1, member-2, member-3]}}
     replicaScheduling: {{replicaSchedulingType: Duplicated}}
@@ -207,7 +249,8 @@ fn agent(hub: &Hub, cluster: &str, region: &str, source: &str, member: &Path) ->
     .expect("start flotilla agent")
 }
 
-/// The hub, three voting agents, the propagated Service with its members' ingress addresses set.
+/// The hub (voting for member-3 from 127.0.0.4), two voting agents and member-3 joined in push
+/// mode, the propagated Service with its members' ingress addresses set.
 fn up() -> Fleet {
     kdig::require_kdig();
     let members = Members::shared(3).expect("member clusters (scripts/members build)");
@@ -224,15 +267,31 @@ fn up() -> Fleet {
         ZONE,
         "--dns-geo-file",
         geo.path().to_str().expect("temp path"),
+        "--probe-source",
+        MEMBERS[2].2,
     ]);
     let (port, backends) = backends::three();
     let mut agents: Vec<Proc> = MEMBERS
         .iter()
+        .filter(|(c, ..)| *c != PUSH)
         .map(|(c, region, source, _)| {
             let m = members.member(c).expect("member").kubeconfig.clone();
             agent(&hub, c, region, source, &m)
         })
         .collect();
+    let push = members.member(PUSH).expect("member").kubeconfig.clone();
+    let joined = flotilla_ok(
+        &hub,
+        &[
+            "join",
+            PUSH,
+            "--member-kubeconfig",
+            push.to_str().expect("kubeconfig path"),
+            "--region",
+            "ap",
+        ],
+    );
+    assert!(joined.contains("Push"), "{joined}");
     for (c, ..) in MEMBERS {
         eventually(&hub, Duration::from_secs(60), &format!("{c} Ready"), || {
             for a in agents.iter_mut() {
@@ -252,32 +311,11 @@ fn up() -> Fleet {
         dns,
         _geo: geo,
     };
-    fleet.hub.ok_stdin(&["apply", "-f", "-"], &service(port));
+    fleet
+        .hub
+        .ok_stdin(&["apply", "-f", "-"], &service("web", port, "HTTP"));
     for (c, _, _, ip) in MEMBERS {
-        let m = fleet.member(c);
-        eventually(
-            &fleet.hub,
-            Duration::from_secs(60),
-            &format!("Service web in {c}"),
-            || kc(&m, &["get", "svc", "web", "-n", "demo"]).0,
-        );
-        // No load-balancer controller in the members: the test is it.
-        let patch = format!(r#"{{"status":{{"loadBalancer":{{"ingress":[{{"ip":"{ip}"}}]}}}}}}"#);
-        let (ok, _, err) = kc(
-            &m,
-            &[
-                "patch",
-                "svc",
-                "web",
-                "-n",
-                "demo",
-                "--subresource=status",
-                "--type=merge",
-                "-p",
-                &patch,
-            ],
-        );
-        assert!(ok, "setting {c}'s ingress: {err}");
+        fleet.set_ingress("web", c, ip);
     }
     fleet
 }
@@ -289,13 +327,16 @@ fn a_federated_service_is_answered_by_quorum_health() {
     names::rcodes_and_srv(&fleet);
     names::hub_service_shows_the_name(&fleet);
     voting::status_shows_the_votes(&fleet);
+    voting::the_hub_votes_for_its_push_member(&fleet);
     voting::one_voter_is_not_a_majority(&fleet);
     voting::a_killed_endpoint_leaves_in_time(&mut fleet);
     voting::scoped_names_widen_when_down(&mut fleet);
     voting::all_down_is_fail_open(&mut fleet);
+    https::probes_speak_tls(&fleet);
     strategies::failover(&mut fleet);
     strategies::weighted(&fleet);
     strategies::geo(&fleet);
     strategies::local_first(&fleet);
     standalone::a_dns_process_answers_the_same(&mut fleet);
+    standalone::restarts_keep_answering(&mut fleet);
 }

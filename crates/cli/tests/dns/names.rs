@@ -13,7 +13,7 @@ pub(crate) fn fleet_names_resolve(f: &Fleet) {
     let reply = must(f.dns, &format!("web.demo.{ZONE}"), "A", &[]);
     assert_eq!(reply.status, "NOERROR");
     assert!(
-        reply.answer.iter().all(|r| r.ttl == 5),
+        reply.answer.iter().all(|r| r.ttl == crate::TTL),
         "the GlobalService's ttlSeconds: {}",
         reply.text
     );

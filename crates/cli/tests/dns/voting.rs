@@ -5,13 +5,18 @@ use std::time::{Duration, Instant};
 
 use crate::common::fleet::eventually;
 use crate::kdig::must;
-use crate::{Fleet, ALL, ZONE};
+use crate::{Fleet, ALL, PUSH, TTL, ZONE};
 
 /// The GlobalService's endpoints as (address, votesUp, votesDown, verdict), sorted.
 fn votes(f: &Fleet) -> Vec<(String, u64, u64, String)> {
+    votes_of(f, "web")
+}
+
+/// The endpoints of the GlobalService `demo/name` as (address, votesUp, votesDown, verdict), sorted.
+pub(crate) fn votes_of(f: &Fleet, name: &str) -> Vec<(String, u64, u64, String)> {
     let out = f
         .hub
-        .kubectl(&["get", "globalservice", "web", "-n", "demo", "-o", "json"]);
+        .kubectl(&["get", "globalservice", name, "-n", "demo", "-o", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
     let mut list: Vec<_> = v["status"]["endpoints"]
         .as_array()
@@ -67,6 +72,56 @@ pub(crate) fn status_shows_the_votes(f: &Fleet) {
     }
 }
 
+/// The push member's votes are the hub's: no agent runs for it, yet its HealthReport is
+/// written, from the hub's `--probe-source` (an endpoint answering 503 to that address only is
+/// down in that report alone), and its vote counts in the GlobalService's status.
+pub(crate) fn the_hub_votes_for_its_push_member(f: &Fleet) {
+    let mode = f
+        .hub
+        .ok(&["get", "cluster", PUSH, "-o", "jsonpath={.spec.syncMode}"]);
+    assert_eq!(mode.trim(), "Push", "{PUSH} is joined in push mode");
+    let (_, _, hub_source, _) = crate::MEMBERS[2];
+    let report = |cluster: &str| {
+        f.hub.ok(&[
+            "get",
+            "healthreport",
+            "endpoints",
+            "-n",
+            &format!("flotilla-es-{cluster}"),
+            "-o",
+            "jsonpath={.status.down}/{.status.results[?(@.address==\"127.0.0.11\")].up}",
+        ])
+    };
+    f.backends[0].fail_for(&[hub_source]);
+    eventually(
+        &f.hub,
+        Duration::from_secs(15),
+        "the hub's report for the push member sees 127.0.0.11 down",
+        || report(PUSH).trim() == "1/false",
+    );
+    // Only the hub's probes get 503: the agents' reports still see it up.
+    for (cluster, ..) in &crate::MEMBERS[..2] {
+        assert_eq!(report(cluster).trim(), "0/true", "{cluster}'s HealthReport");
+    }
+    eventually(
+        &f.hub,
+        Duration::from_secs(15),
+        "the hub's down vote in the GlobalService",
+        || vote_of(f, "127.0.0.11").is_some_and(|(up, down, _)| up == 2 && down == 1),
+    );
+    assert_eq!(f.ips("web.demo"), ALL, "one vote of three: {}", f.status());
+    f.backends[0].fail_for(&[]);
+    eventually(
+        &f.hub,
+        Duration::from_secs(15),
+        "the hub sees 127.0.0.11 up again",
+        || {
+            report(PUSH).trim() == "0/true"
+                && vote_of(f, "127.0.0.11").is_some_and(|(up, down, _)| up == 3 && down == 0)
+        },
+    );
+}
+
 /// One voter that gets 503 (its probe source only) does not remove the endpoint; two do; it
 /// returns when they see it up again.
 pub(crate) fn one_voter_is_not_a_majority(f: &Fleet) {
@@ -108,21 +163,57 @@ pub(crate) fn one_voter_is_not_a_majority(f: &Fleet) {
 }
 
 /// A killed endpoint leaves the answers within intervalSeconds × failureThreshold + 1 s
-/// (1 × 2 + 1 here), and comes back when it answers again.
+/// (1 × 2 + 1 here), and comes back when it answers again. Every answer carries the
+/// GlobalService's TTL, so a client honouring it stops using the dead address at most that
+/// bound + TTL after the death: the test asks without pause until well past that instant,
+/// and the last answer holding the address, plus its TTL, must end before it.
 pub(crate) fn a_killed_endpoint_leaves_in_time(f: &mut Fleet) {
     f.wait_ips("web.demo", &ALL, Duration::from_secs(15));
+    let dead = "127.0.0.12";
     let bound = Duration::from_secs(3);
+    let ttl = Duration::from_secs(TTL.into());
+    let name = format!("web.demo.{ZONE}");
     f.backends[1].kill();
     let killed = Instant::now();
-    f.wait_ips(
-        "web.demo",
-        &["127.0.0.11", "127.0.0.13"],
-        Duration::from_secs(15),
-    );
-    let took = killed.elapsed();
+    let watch_until = killed + bound + ttl + Duration::from_secs(2);
+    // When the first answer without the dead address came, and until when a client caching
+    // the answers could still use it.
+    let mut left: Option<Duration> = None;
+    let mut cached_until = killed;
+    let mut answers = 0;
+    while Instant::now() < watch_until {
+        let reply = must(f.dns, &name, "A", &[]);
+        let at = Instant::now();
+        answers += 1;
+        assert!(
+            !reply.answer.is_empty() && reply.answer.iter().all(|r| r.ttl == TTL),
+            "every answer carries ttlSeconds {TTL}: {}",
+            reply.text
+        );
+        if reply.ips().iter().any(|ip| ip == dead) {
+            cached_until = cached_until.max(at + Duration::from_secs(reply.answer[0].ttl.into()));
+        } else {
+            assert_eq!(reply.ips(), ["127.0.0.11", "127.0.0.13"], "{}", reply.text);
+            left.get_or_insert(at - killed);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let took = left.unwrap_or_else(|| {
+        panic!(
+            "{dead} still answered {:?} after it stopped ({answers} answers)\n{}",
+            watch_until - killed,
+            f.status()
+        )
+    });
     assert!(
         took <= bound,
-        "127.0.0.12 left the answers {took:?} after it stopped, more than {bound:?}"
+        "{dead} left the answers {took:?} after it stopped, more than {bound:?}"
+    );
+    let stale = cached_until - killed;
+    assert!(
+        stale <= bound + ttl,
+        "a client honouring the TTL could use {dead} {stale:?} after it stopped, more than \
+         {bound:?} + the TTL {ttl:?}: an answer held it late (or it came back) ({answers} answers)"
     );
     f.backends[1].restart();
     f.wait_ips("web.demo", &ALL, Duration::from_secs(15));
