@@ -185,8 +185,9 @@ pub fn render(s: &Section) -> String {
             "A verdict change is timed end to end through the static fleet: the {:.1} MB fleet file \
              is replaced (written beside it, renamed over it) with one endpoint's verdict \
              changed, and the service's name is asked about every millisecond from the rename \
-             until the answer shows it; `flotilla dns --fleet-file` looks at the file every \
-             50 ms, then parses it and builds and swaps in a new snapshot.\n",
+             until the answer shows it; `flotilla dns --fleet-file` looks at the file's \
+             metadata every 5 ms, then parses it and redoes only the services that changed \
+             (a new snapshot sharing everything else with the old one) and swaps it in.\n",
             t.file_bytes as f64 / 1e6
         );
     } else {

@@ -3,7 +3,7 @@
 //!
 //! The verdict change goes the whole way a static fleet's does: the fleet file is replaced
 //! (written beside it, then renamed over it) with one endpoint Unhealthy; `flotilla dns
-//! --fleet-file` notices the new file, parses it, builds a new snapshot and swaps it in; the
+//! --fleet-file` notices the new file, parses it, updates its snapshot and swaps it in; the
 //! benchmark asks for the service's global name about every millisecond from the rename on,
 //! until the endpoint's address is gone from the answer. Then the endpoint is made Healthy
 //! again and timed until its address is back. Each change is a different service.
