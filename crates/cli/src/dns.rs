@@ -58,6 +58,12 @@ pub async fn run(args: DnsArgs, shutdown: impl std::future::Future<Output = ()>)
         clusterset::zones(&handle, clusterset.as_ref())?,
     )?;
     tracing::info!(address = %server.local_addr(), zone = %args.zone, "flotilla DNS is serving");
+    // Nothing is answered before the fleet is read: no NXDOMAIN for its names at a restart. A
+    // fleet file feeds no clusterset zone.
+    let fed = match args.fleet_file {
+        Some(_) => clusterset::fed(&handle, None),
+        None => clusterset::fed(&handle, clusterset.as_ref()),
+    };
     let feeding = async {
         match (&args.kubeconfig, &args.fleet_file) {
             (Some(kubeconfig), _) => {
@@ -75,7 +81,11 @@ pub async fn run(args: DnsArgs, shutdown: impl std::future::Future<Output = ()>)
         }
     };
     tokio::select! {
-        r = server.run() => r.context("the DNS server stopped")?,
+        r = async {
+            fed.await;
+            tracing::info!("answering from the fleet");
+            server.run().await
+        } => r.context("the DNS server stopped")?,
         r = feeding => r?,
         _ = shutdown => {}
     }

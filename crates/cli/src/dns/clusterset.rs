@@ -51,6 +51,33 @@ pub fn zones(handle: &SnapshotHandle, clusterset: Option<&Clusterset>) -> Result
     Zones::new(handles).context("cannot answer the fleet and clusterset zones together")
 }
 
+/// Resolves once the fleet zone's `handle` and the clusterset zone's hold their first snapshot
+/// from the hub (their sources store one as soon as their watches have listed everything, even
+/// an empty fleet). A server runs only after it: until then queries wait in its sockets instead
+/// of getting NXDOMAIN from the empty zones for names not read yet (a restart would otherwise
+/// deny the fleet's names for a moment). The handles are read now, before anything feeds them.
+pub fn fed(
+    handle: &SnapshotHandle,
+    clusterset: Option<&Clusterset>,
+) -> impl std::future::Future<Output = ()> {
+    let handles: Vec<SnapshotHandle> = std::iter::once(handle.clone())
+        .chain(clusterset.map(|c| c.handle.clone()))
+        .collect();
+    let empty: Vec<_> = handles.iter().map(SnapshotHandle::load).collect();
+    async move {
+        while handles
+            .iter()
+            .zip(&empty)
+            .any(|(h, first)| std::sync::Arc::ptr_eq(&h.load(), first))
+        {
+            tokio::time::sleep(FED_POLL).await;
+        }
+    }
+}
+
+/// How often [`fed`] looks at the handles.
+const FED_POLL: std::time::Duration = std::time::Duration::from_millis(5);
+
 /// Keeps the clusterset zone current from the hub's watches; never returns without one.
 pub async fn follow(hub: kube::Client, clusterset: Option<Clusterset>) -> Result<()> {
     let Some(Clusterset { zone, handle }) = clusterset else {

@@ -95,6 +95,8 @@ pub(super) async fn serve(bound: Option<Bound>, kubeconfig: &Path) -> Result<()>
     else {
         return std::future::pending().await;
     };
+    // Nothing is answered before the hub's fleet is read: no NXDOMAIN for its names at a restart.
+    let fed = clusterset::fed(&handle, clusterset.as_ref());
     let feeding = async {
         let hub = crate::fleet::hub_client(Some(kubeconfig))
             .await
@@ -106,7 +108,11 @@ pub(super) async fn serve(bound: Option<Bound>, kubeconfig: &Path) -> Result<()>
         .map(|_| ())
     };
     tokio::select! {
-        r = server.run() => r.context("the DNS server stopped"),
+        r = async {
+            fed.await;
+            tracing::info!("the hub's DNS answers from its fleet");
+            server.run().await
+        } => r.context("the DNS server stopped"),
         r = feeding => r,
     }
 }
