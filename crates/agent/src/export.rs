@@ -17,8 +17,6 @@
 
 pub mod mirror;
 
-use std::fmt::Debug;
-use std::hash::Hash;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,13 +24,12 @@ use flotilla_apis::multicluster::{
     ServiceExport, MANAGED_BY, MANAGED_BY_LABEL, SERVICE_NAMESPACE_LABEL, SOURCE_CLUSTER_LABEL,
 };
 use flotilla_apis::names::execution_namespace;
-use futures::StreamExt;
+use flotilla_watch::feed;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{watcher, WatchStreamExt};
+use kube::runtime::watcher;
 use kube::{Api, Client, Resource, ResourceExt};
-use serde::de::DeserializeOwned;
 use tokio::sync::Notify;
 
 use self::mirror::{desired, requested, CONTENT_HASH_ANNOTATION, KUBE_SERVICE_NAME_LABEL};
@@ -109,28 +106,6 @@ pub async fn run_with(hub: Client, member: Client, cluster: &str, options: Optio
         _ = slice_feed => {},
         _ = passes => {},
     }
-}
-
-/// Keeps a store of `api`'s objects (those `config` selects), waking `changed` on each event.
-async fn feed<K>(
-    api: Api<K>,
-    config: watcher::Config,
-    writer: reflector::store::Writer<K>,
-    changed: Arc<Notify>,
-) where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
-    K::DynamicType: Default + Eq + Hash + Clone,
-{
-    watcher(api, config)
-        .default_backoff()
-        .reflect(writer)
-        .for_each(|event| {
-            if event.is_ok() {
-                changed.notify_one();
-            }
-            futures::future::ready(())
-        })
-        .await;
 }
 
 /// One pass: writes the copies that are missing or changed, deletes those nothing asks for.

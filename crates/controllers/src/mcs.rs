@@ -30,20 +30,17 @@
 pub mod plan;
 mod write;
 
-use std::fmt::Debug;
-use std::hash::Hash;
 use std::sync::Arc;
 use std::time::Duration;
 
 use flotilla_apis::multicluster::{ServiceExport, ServiceImport, SOURCE_CLUSTER_LABEL};
 use flotilla_apis::work::v1alpha1::{ResourceBinding, Work};
-use futures::StreamExt;
+use flotilla_watch::feed;
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::runtime::reflector::{self, Store};
-use kube::runtime::{watcher, WatchStreamExt};
-use kube::{Api, Client, Resource};
-use serde::de::DeserializeOwned;
+use kube::runtime::watcher;
+use kube::{Api, Client};
 use tokio::sync::Notify;
 
 /// Field manager of the MCS controller's writes.
@@ -111,29 +108,6 @@ pub async fn run(hub: Client) {
         _ = feed(Api::<Work>::all(hub.clone()), all(), ww, c()) => {},
         _ = passes => {},
     }
-}
-
-/// Keeps a store of `api`'s objects (those `config` selects), waking `changed` on each event.
-async fn feed<K>(
-    api: Api<K>,
-    config: watcher::Config,
-    writer: reflector::store::Writer<K>,
-    changed: Arc<Notify>,
-) where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
-    K::DynamicType: Default + Eq + Hash + Clone,
-{
-    watcher(api, config)
-        .default_backoff()
-        .modify(|o: &mut K| o.meta_mut().managed_fields = None)
-        .reflect(writer)
-        .for_each(|event| {
-            if event.is_ok() {
-                changed.notify_one();
-            }
-            futures::future::ready(())
-        })
-        .await;
 }
 
 #[cfg(test)]

@@ -70,10 +70,7 @@ pub async fn feed_on_change<K>(
         .await;
 }
 
-/// Drops what no controller reads from an object kept in a store: its managedFields.
-pub fn lean<K: Resource>(o: &mut K) {
-    o.meta_mut().managed_fields = None;
-}
+pub use flotilla_watch::lean;
 
 /// A kube-runtime controller over `api` (like `Controller::new`), whose store keeps objects
 /// [`lean`].

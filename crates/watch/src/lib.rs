@@ -1,0 +1,48 @@
+//! Watch feeds shared by the hub's controllers and the member agent.
+//!
+//! A feed keeps a kube-runtime reflector store filled from one API (hub or member) and wakes
+//! whoever reconciles from that store after every event, so a controller that recomputes
+//! everything from its stores needs no per-object queue. Stores keep objects [`lean`]: no
+//! reader needs `metadata.managedFields`, and with several field managers per object they are
+//! a large part of what a store holds.
+//!
+//! Between `flotilla-apis` (types, no I/O) and the crates that run loops: the agent and the
+//! controllers both depend on it, neither on the other.
+#![deny(missing_docs)]
+
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::sync::Arc;
+
+use futures::StreamExt;
+use kube::runtime::reflector::store::Writer;
+use kube::runtime::{watcher, WatchStreamExt};
+use kube::{Api, Resource};
+use serde::de::DeserializeOwned;
+use tokio::sync::Notify;
+
+/// Keeps `writer`'s store filled with `api`'s objects that `config` selects (watching with
+/// kube's default backoff, so a lost connection is retried), kept [`lean`], and wakes `changed`
+/// after every event. Runs until dropped.
+pub async fn feed<K>(api: Api<K>, config: watcher::Config, writer: Writer<K>, changed: Arc<Notify>)
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone,
+{
+    watcher(api, config)
+        .default_backoff()
+        .modify(lean::<K>)
+        .reflect(writer)
+        .for_each(|event| {
+            if event.is_ok() {
+                changed.notify_one();
+            }
+            futures::future::ready(())
+        })
+        .await;
+}
+
+/// Drops what no reader of a store needs from an object kept there: its managedFields.
+pub fn lean<K: Resource>(o: &mut K) {
+    o.meta_mut().managed_fields = None;
+}
