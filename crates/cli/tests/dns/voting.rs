@@ -210,6 +210,7 @@ pub(crate) fn a_killed_endpoint_leaves_in_time(f: &mut Fleet) {
         "{dead} left the answers {took:?} after it stopped, more than {bound:?}"
     );
     let stale = cached_until - killed;
+    println!("{dead} left the answers {took:?} after it stopped; cached at most {stale:?} ({answers} answers)");
     assert!(
         stale <= bound + ttl,
         "a client honouring the TTL could use {dead} {stale:?} after it stopped, more than \
