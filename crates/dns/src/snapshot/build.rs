@@ -114,6 +114,13 @@ pub(super) fn full<'a>(
         builder.clusters.has_networks[index as usize] |= !cluster.networks.is_empty();
     }
     builder.clusters_grew = false;
+    // each service's global name, a name per region and per cluster, and per named port
+    let expected: usize = fleet
+        .services
+        .iter()
+        .map(|s| 1 + 2 * s.endpoints.len() * usize::from(builder.scoped) + s.ports.len())
+        .sum();
+    builder.table.names.reserve(expected);
     let local_nets = local_nets(fleet);
     let serial = serial(options);
     let (soa_negative, glue) = builder.apex(zone, options, serial)?;

@@ -61,6 +61,17 @@ impl Names {
         Arc::make_mut(&mut self.shards[shard_of(name)])
     }
 
+    /// Makes room for about `names` names in all, so that a full build does not grow (and
+    /// leave behind) each shard's table several times over.
+    pub(crate) fn reserve(&mut self, names: usize) {
+        // a shard's share, plus three standard deviations of how names fall into shards
+        let share = names / SHARDS;
+        let each = share + 3 * (share as f64).sqrt() as usize;
+        for shard in self.shards.iter_mut() {
+            Arc::make_mut(shard).reserve(each);
+        }
+    }
+
     /// Gives each shard's table the smallest size that holds its names (after a full build).
     pub(crate) fn shrink(&mut self) {
         for shard in self.shards.iter_mut() {
