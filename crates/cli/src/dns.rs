@@ -222,7 +222,7 @@ fn load_fleet(file: &Path, builder: &mut SnapshotBuilder) -> Result<Option<Snaps
             .with_context(|| format!("the fleet file {} is no fleet JSON", file.display()))?
     };
     builder
-        .update(&fleet)
+        .update_owned(fleet)
         .with_context(|| format!("the fleet in {} cannot be served", file.display()))
 }
 

@@ -4,6 +4,7 @@
 //! (the names each service added, how many names lie below each name), so that
 //! [`super::SnapshotBuilder`] can redo only the services that changed.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::net::IpAddr;
 
@@ -12,7 +13,7 @@ use tracing::warn;
 use super::names::Names;
 use super::rrset::NO_CLUSTER;
 use super::{AddrSet, Node, Pick, Rrset, ServiceNode, Snapshot, SnapshotOptions};
-use crate::fleet::{Fleet, FleetService, Strategy};
+use crate::fleet::{ClusterInfo, Fleet, FleetService, Strategy};
 use crate::geo::{ip_bits, GeoTable, UNKNOWN_DISTANCE};
 use crate::hash::FastBuild;
 use crate::wire::{self, TYPE_CNAME, TYPE_NS, TYPE_SOA, TYPE_SRV};
@@ -70,7 +71,16 @@ impl Snapshot {
         geo: &GeoTable,
         options: &SnapshotOptions,
     ) -> Result<Snapshot> {
-        Ok(full(zone, fleet, geo, options, &mut |_, _| {})?.0)
+        let services: Vec<&FleetService> = fleet.services.iter().collect();
+        Ok(full(
+            zone,
+            &fleet.clusters,
+            services,
+            geo,
+            options,
+            &mut |_, _| {},
+        )?
+        .0)
     }
 }
 
@@ -94,9 +104,13 @@ pub(super) fn serial(options: &SnapshotOptions) -> u32 {
 
 /// Builds everything from `fleet`; `added` hears of each service with the data names it added
 /// (see [`Table::log`]). Returns the snapshot and the builder's state.
-pub(super) fn full<'a>(
+///
+/// Services given by value are dropped as soon as they are added, so the fleet's memory goes as
+/// the snapshot's grows.
+pub(super) fn full<'a, S: Borrow<FleetService>>(
     zone: &str,
-    fleet: &Fleet,
+    clusters: &[ClusterInfo],
+    services: Vec<S>,
     geo: &'a GeoTable,
     options: &SnapshotOptions,
     added: &mut dyn FnMut(&FleetService, &[u8]),
@@ -109,24 +123,24 @@ pub(super) fn full<'a>(
         Table::default(),
         Clusters::default(),
     )?;
-    for cluster in &fleet.clusters {
+    for cluster in clusters {
         let index = builder.cluster(&cluster.name, cluster.region.as_deref());
         builder.clusters.has_networks[index as usize] |= !cluster.networks.is_empty();
     }
     builder.clusters_grew = false;
     // each service's global name, a name per region and per cluster, and per named port
-    let expected: usize = fleet
-        .services
+    let expected: usize = services
         .iter()
+        .map(Borrow::borrow)
         .map(|s| 1 + 2 * s.endpoints.len() * usize::from(builder.scoped) + s.ports.len())
         .sum();
     builder.table.names.reserve(expected);
-    let local_nets = local_nets(fleet);
+    let local_nets = local_nets(clusters);
     let serial = serial(options);
     let (soa_negative, glue) = builder.apex(zone, options, serial)?;
-    for service in &fleet.services {
-        builder.add(service);
-        added(service, &builder.table.log);
+    for service in services {
+        builder.add(service.borrow());
+        added(service.borrow(), &builder.table.log);
     }
     builder.table.names.shrink();
     let snapshot = Snapshot {
@@ -143,10 +157,10 @@ pub(super) fn full<'a>(
 }
 
 /// Member networks, longest prefix first: (address bits, width, prefix length, cluster index).
-fn local_nets(fleet: &Fleet) -> Vec<(u128, u8, u8, u16)> {
+fn local_nets(fleet: &[ClusterInfo]) -> Vec<(u128, u8, u8, u16)> {
     let mut clusters = Clusters::default();
     let mut nets = Vec::new();
-    for cluster in &fleet.clusters {
+    for cluster in fleet {
         let index = clusters.get_or_add(&cluster.name, None, &mut false);
         for net in &cluster.networks {
             let (bits, width) = ip_bits(net.network());

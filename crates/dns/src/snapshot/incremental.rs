@@ -78,38 +78,70 @@ impl SnapshotBuilder {
     /// first call always builds). Errors leave the builder as if the call had not happened but
     /// the next call builds in full.
     pub fn update(&mut self, fleet: &Fleet) -> Result<Option<Snapshot>> {
-        let clusters_key = clusters_key(&fleet.clusters);
-        let Some(mut state) = self.state.take() else {
-            return self.full(fleet, clusters_key).map(Some);
-        };
-        if state.clusters_key != clusters_key {
-            return self.full(fleet, clusters_key).map(Some);
-        }
-        let Some(diff) = diff(&mut state, fleet) else {
-            return self.full(fleet, clusters_key).map(Some);
-        };
-        if diff.changed.is_empty() && diff.removed.is_empty() && diff.order == state.order {
-            self.state = Some(state);
-            return Ok(None);
-        }
-        if state.full_only {
-            return self.full(fleet, clusters_key).map(Some);
-        }
-        state.order = diff.order;
-        match self.apply(state, &diff)? {
-            Some(snapshot) => Ok(Some(snapshot)),
-            None => self.full(fleet, clusters_key).map(Some),
+        match self.try_incremental(&fleet.clusters, &fleet.services)? {
+            Outcome::Done(snapshot) => Ok(snapshot.map(|s| *s)),
+            Outcome::Full(key) => {
+                let services: Vec<&FleetService> = fleet.services.iter().collect();
+                self.full(&fleet.clusters, services, key).map(Some)
+            }
         }
     }
 
+    /// [`SnapshotBuilder::update`] taking the fleet: a full build drops each service once it is
+    /// added, so the fleet and the new snapshot are not both whole in memory at once.
+    pub fn update_owned(&mut self, fleet: Fleet) -> Result<Option<Snapshot>> {
+        let Fleet { clusters, services } = fleet;
+        match self.try_incremental(&clusters, &services)? {
+            Outcome::Done(snapshot) => Ok(snapshot.map(|s| *s)),
+            Outcome::Full(key) => self.full(&clusters, services, key).map(Some),
+        }
+    }
+
+    /// The update without a full build, if it can do without one.
+    fn try_incremental(
+        &mut self,
+        clusters: &[ClusterInfo],
+        services: &[FleetService],
+    ) -> Result<Outcome> {
+        let clusters_key = clusters_key(clusters);
+        let Some(mut state) = self.state.take() else {
+            return Ok(Outcome::Full(clusters_key));
+        };
+        if state.clusters_key != clusters_key {
+            return Ok(Outcome::Full(clusters_key));
+        }
+        let Some(diff) = diff(&mut state, services) else {
+            return Ok(Outcome::Full(clusters_key));
+        };
+        if diff.changed.is_empty() && diff.removed.is_empty() && diff.order == state.order {
+            self.state = Some(state);
+            return Ok(Outcome::Done(None));
+        }
+        if state.full_only {
+            return Ok(Outcome::Full(clusters_key));
+        }
+        state.order = diff.order;
+        Ok(match self.apply(state, &diff)? {
+            Some(snapshot) => Outcome::Done(Some(Box::new(snapshot))),
+            None => Outcome::Full(clusters_key),
+        })
+    }
+
     /// Builds everything and remembers it.
-    fn full(&mut self, fleet: &Fleet, clusters_key: u64) -> Result<Snapshot> {
+    fn full<S: std::borrow::Borrow<FleetService>>(
+        &mut self,
+        clusters: &[ClusterInfo],
+        fleet: Vec<S>,
+        clusters_key: u64,
+    ) -> Result<Snapshot> {
+        let count = fleet.len();
         let mut services = HashMap::<u64, Known, FastBuild>::default();
-        services.reserve(fleet.services.len());
+        services.reserve(count);
         let mut repeated = false;
         let mut order = DefaultHasher::new();
         let (snapshot, builder) = build::full(
             &self.zone,
+            clusters,
             fleet,
             &self.geo,
             &self.options,
@@ -124,7 +156,7 @@ impl SnapshotBuilder {
             },
         )?;
         let full_only = repeated || builder.table.conflict || builder.clusters_grew;
-        tracing::debug!(zone = %self.zone, services = fleet.services.len(), full_only,
+        tracing::debug!(zone = %self.zone, services = count, full_only,
                         "DNS snapshot built in full");
         self.state = Some(State {
             last: snapshot.clone(),
@@ -192,6 +224,13 @@ impl SnapshotBuilder {
     }
 }
 
+/// What [`SnapshotBuilder::try_incremental`] came to: a result, or that a full build must decide
+/// (with the clusters' fingerprint).
+enum Outcome {
+    Done(Option<Box<Snapshot>>),
+    Full(u64),
+}
+
 /// Services of a new fleet that are new or changed (with their fingerprints), and the services
 /// it no longer has.
 struct Diff<'f> {
@@ -202,13 +241,13 @@ struct Diff<'f> {
 }
 
 /// Compares `fleet` with what `state` knows; `None` if a service appears twice.
-fn diff<'f>(state: &mut State, fleet: &'f Fleet) -> Option<Diff<'f>> {
+fn diff<'f>(state: &mut State, services: &'f [FleetService]) -> Option<Diff<'f>> {
     state.epoch = state.epoch.wrapping_add(1);
     let epoch = state.epoch;
     let mut changed = Vec::new();
     let mut added = HashMap::<u64, (), FastBuild>::default();
     let mut order = DefaultHasher::new();
-    for service in &fleet.services {
+    for service in services {
         let key = key(service);
         let fingerprint = fingerprint(service);
         (key, fingerprint).hash(&mut order);

@@ -272,3 +272,22 @@ fn a_new_serial_is_carried_by_an_update() {
     let apex = crate::wire::name_to_wire(ZONE).unwrap();
     assert!(matches!(next.names.get(&apex), Some(Node::Static(_))));
 }
+
+#[test]
+fn a_fleet_given_by_value_builds_the_same() {
+    let mut b = builder();
+    let mut f = fleet(12);
+    let first = b.update_owned(f.clone()).unwrap().unwrap();
+    assert!(same(&first, &full(&f)));
+    f.services[4].endpoints[0].verdict = Verdict::Unhealthy;
+    assert!(same(
+        &b.update_owned(f.clone()).unwrap().unwrap(),
+        &full(&f)
+    ));
+    f.clusters.pop(); // a full build again
+    assert!(same(
+        &b.update_owned(f.clone()).unwrap().unwrap(),
+        &full(&f)
+    ));
+    assert!(b.update(&f).unwrap().is_none());
+}
