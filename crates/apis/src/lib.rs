@@ -166,9 +166,41 @@ pub fn crds() -> Result<Vec<Value>> {
     ]
     .into_iter()
     .map(|(name, crd)| {
-        serde_json::to_value(crd).map_err(|source| Error::SerializeCrd { name, source })
+        let mut crd =
+            serde_json::to_value(crd).map_err(|source| Error::SerializeCrd { name, source })?;
+        if SPEC_OPTIONAL.contains(&name) {
+            spec_optional(&mut crd);
+        }
+        Ok(crd)
     })
     .collect()
+}
+
+/// Kinds whose every spec field has a default: users write them without a `spec` (a bare
+/// `ServiceExport`, as KEP-1645 shows it; a `GlobalService` keeping every default), and the
+/// hub fills in `spec: {}` so clients that expect one can read it.
+const SPEC_OPTIONAL: [&str; 2] = [
+    "serviceexports.multicluster.x-k8s.io",
+    "globalservices.networking.flotilla.io",
+];
+
+/// Drops `spec` from the required fields of every version's schema and defaults it to `{}`.
+fn spec_optional(crd: &mut Value) {
+    let versions = crd["spec"]["versions"].as_array_mut().into_iter().flatten();
+    for version in versions {
+        let schema = &mut version["schema"]["openAPIV3Schema"];
+        if let Some(required) = schema["required"].as_array_mut() {
+            required.retain(|field| field != "spec");
+            if required.is_empty() {
+                if let Some(obj) = schema.as_object_mut() {
+                    obj.remove("required");
+                }
+            }
+        }
+        if let Some(spec) = schema["properties"]["spec"].as_object_mut() {
+            spec.insert("default".into(), Value::Object(Default::default()));
+        }
+    }
 }
 
 #[cfg(test)]
