@@ -13,6 +13,7 @@ mod backends;
 mod fleet_file;
 mod https;
 mod kdig;
+mod mcs;
 mod names;
 mod standalone;
 mod strategies;
@@ -337,6 +338,7 @@ fn a_federated_service_is_answered_by_quorum_health() {
     strategies::weighted(&fleet);
     strategies::geo(&fleet);
     strategies::local_first(&fleet);
+    mcs::an_export_is_imported_and_answered(&fleet);
     standalone::a_dns_process_answers_the_same(&mut fleet);
     standalone::restarts_keep_answering(&mut fleet);
 }
