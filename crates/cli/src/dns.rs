@@ -33,8 +33,9 @@ pub struct DnsArgs {
     /// The zone answered for, as the hub's `serve --dns-zone` names it (e.g. fleet.example.com).
     #[arg(long, value_name = "ZONE", value_parser = parse_zone)]
     zone: String,
-    /// A file mapping client networks to regions (`CIDR REGION` lines) and the distances between
-    /// regions (`distance REGION REGION N` lines), for GlobalServices with the Geo strategy.
+    /// A file mapping client networks to regions (`CIDR REGION` lines, or a MaxMind DB:
+    /// `maxmind FILE.mmdb` with `country CODE REGION` / `continent CODE REGION` lines) and the
+    /// distances between regions (`distance REGION REGION N` lines), for the Geo strategy.
     #[arg(long, value_name = "FILE")]
     geo_file: Option<PathBuf>,
     /// The multi-cluster services zone answered beside ZONE on the same sockets:
@@ -131,7 +132,9 @@ pub fn read_geo(file: Option<&Path>) -> Result<GeoTable> {
     };
     let text = std::fs::read_to_string(file)
         .with_context(|| format!("cannot read the geo file {}", file.display()))?;
-    GeoTable::parse(&text).with_context(|| format!("the geo file {} is not valid", file.display()))
+    let dir = file.parent().unwrap_or(Path::new("."));
+    GeoTable::parse_in(&text, dir)
+        .with_context(|| format!("the geo file {} is not valid", file.display()))
 }
 
 /// A handle holding the zone's apex only, answered until the first fleet arrives.

@@ -7,9 +7,21 @@
 //! distance eu-west us-east 80      # distance REGION_A REGION_B N (symmetric)
 //! ```
 //! A region is at distance 0 from itself; a pair without a `distance` line is far ([`UNKNOWN_DISTANCE`]).
+//!
+//! A MaxMind DB (GeoLite2/GeoIP2 Country or City, `.mmdb`) can place clients too, its countries and
+//! continents mapped to regions (see [`maxmind`]):
+//! ```text
+//! maxmind  /var/lib/GeoIP/GeoLite2-Country.mmdb     # relative paths: from the geo file's folder
+//! country  DE  eu-central                            # country ISO code → region
+//! continent EU eu-west                               # continent code → region (after countries)
+//! ```
+//! Lines of the file win over the database's networks of the same prefix; longer prefixes win.
+
+mod maxmind;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::path::{Path, PathBuf};
 
 use ipnet::IpNet;
 
@@ -65,9 +77,16 @@ pub(crate) fn ip_bits(ip: IpAddr) -> (u128, u8) {
 }
 
 impl GeoTable {
-    /// Reads a geo file's text.
+    /// Reads a geo file's text; `maxmind` paths are taken from the working directory.
     pub fn parse(text: &str) -> Result<GeoTable> {
+        GeoTable::parse_in(text, Path::new("."))
+    }
+
+    /// Reads a geo file's text; relative `maxmind` paths are taken from `dir` (the file's folder).
+    pub fn parse_in(text: &str, dir: &Path) -> Result<GeoTable> {
         let mut table = GeoTable::default();
+        let mut databases: Vec<(usize, PathBuf)> = Vec::new();
+        let mut names = maxmind::RegionNames::default();
         for (index, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -79,6 +98,17 @@ impl GeoTable {
             };
             let fields: Vec<&str> = line.split_whitespace().collect();
             match fields.as_slice() {
+                ["maxmind", path] => databases.push((index + 1, dir.join(path))),
+                ["country", code, region] => {
+                    names
+                        .countries
+                        .insert(code.to_ascii_uppercase(), region.to_string());
+                }
+                ["continent", code, region] => {
+                    names
+                        .continents
+                        .insert(code.to_ascii_uppercase(), region.to_string());
+                }
                 ["distance", a, b, n] => {
                     let n: u32 = n.parse().map_err(|e| err(format!("distance {n:?}: {e}")))?;
                     let (a, b) = (table.intern(a), table.intern(b));
@@ -101,12 +131,36 @@ impl GeoTable {
                 }
                 _ => {
                     return Err(err(format!(
-                        "expected `CIDR REGION` or `distance REGION_A REGION_B N`, got {line:?}"
+                        "expected `CIDR REGION`, `distance REGION_A REGION_B N`, `maxmind FILE`, \
+                         `country CODE REGION` or `continent CODE REGION`, got {line:?}"
                     )))
                 }
             }
         }
+        for (line, path) in databases {
+            maxmind::import(&mut table, &path, &names).map_err(|message| Error::ParseGeo {
+                line,
+                message: format!("MaxMind DB {}: {message}", path.display()),
+            })?;
+        }
         Ok(table)
+    }
+
+    /// Adds `net` → `region` unless the table already has a line for exactly that prefix.
+    fn insert_absent(&mut self, net: IpNet, region: &str) {
+        let (bits, width) = ip_bits(net.network());
+        let len = net.prefix_len();
+        let map = if width == 32 { &self.v4 } else { &self.v6 };
+        if map.map.contains_key(&(len, mask(bits, len, width))) {
+            return;
+        }
+        let region = self.intern(region);
+        let map = if width == 32 {
+            &mut self.v4
+        } else {
+            &mut self.v6
+        };
+        map.insert_width(len, bits, region, width);
     }
 
     fn intern(&mut self, region: &str) -> u32 {

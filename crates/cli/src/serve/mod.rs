@@ -96,9 +96,10 @@ pub struct ServeArgs {
     #[arg(long, value_name = "NAME", default_value = crate::dns::clusterset::DEFAULT_ZONE,
           value_parser = crate::dns::clusterset::parse_clusterset_zone)]
     clusterset_zone: String,
-    /// With --dns-listen: a file mapping client networks to regions (`CIDR REGION` lines) and
-    /// the distances between regions (`distance REGION REGION N` lines), for GlobalServices
-    /// with the Geo strategy.
+    /// With --dns-listen: a file mapping client networks to regions (`CIDR REGION` lines, or a
+    /// MaxMind DB: `maxmind FILE.mmdb` with `country CODE REGION` / `continent CODE REGION`
+    /// lines) and the distances between regions (`distance REGION REGION N` lines), for
+    /// GlobalServices with the Geo strategy.
     #[arg(long, value_name = "FILE")]
     dns_geo_file: Option<PathBuf>,
     /// The source address the hub's probes of service endpoints use when it votes for its push

@@ -13,6 +13,7 @@ mod backends;
 mod fleet_file;
 mod https;
 mod kdig;
+mod maxmind;
 mod mcs;
 mod names;
 mod standalone;
