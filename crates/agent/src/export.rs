@@ -1,5 +1,6 @@
 //! The agent's side of multi-cluster services (KEP-1645): mirroring the member's EndpointSlices
-//! of exported Services to the hub.
+//! of exported Services to the hub. The pull agent runs it; for a push member, the hub's push
+//! worker does.
 //!
 //! The hub's MCS controller writes an export request into this cluster's execution namespace
 //! for every exported Service the cluster runs: a `ServiceExport` named `<ns>.<name>`,

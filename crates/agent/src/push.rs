@@ -201,6 +201,8 @@ async fn work(
         _ = Delivery::run(hub.clone(), member.clone(), &cluster, delivery) => {}
         // The hub votes for a push member: its probes come from the hub's --probe-source.
         _ = probe::run(hub.clone(), &cluster, voting) => {}
+        // ...and reports the member's EndpointSlices of Services the hub exports (MCS).
+        _ = crate::export::run(hub.clone(), member.clone(), &cluster) => {}
         r = heartbeat::run(hub, member, &cluster, beat) => {
             if let Err(e) = r {
                 tracing::warn!(%cluster, error = %e, "push worker stopped");

@@ -3,7 +3,7 @@
 //! EndpointSlices beside it, and `<svc>.<ns>.svc.clusterset.local` answers their ready
 //! addresses. The members run KWOK, so the Deployment's pods become ready with addresses and
 //! each member's EndpointSlice controller lists them; the pull agents (member-1, member-2)
-//! export them to the hub.
+//! export them to the hub, and the hub's push worker does for member-3.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -14,8 +14,9 @@ use crate::Fleet;
 
 /// The exported service's DNS name.
 const NAME: &str = "api.demo.svc.clusterset.local";
-/// The exporting clusters (pull members, whose agents report their slices).
-const EXPORTERS: [&str; 2] = ["member-1", "member-2"];
+/// The exporting clusters: two pull members (their agents report their slices) and the push
+/// member (the hub's push worker reports them).
+const EXPORTERS: [&str; 3] = ["member-1", "member-2", "member-3"];
 
 fn manifests() -> &'static str {
     r#"apiVersion: apps/v1
@@ -45,7 +46,7 @@ spec:
   - {apiVersion: apps/v1, kind: Deployment, name: api}
   - {apiVersion: v1, kind: Service, name: api}
   placement:
-    clusterAffinity: {clusterNames: [member-1, member-2]}
+    clusterAffinity: {clusterNames: [member-1, member-2, member-3]}
     replicaScheduling: {replicaSchedulingType: Duplicated}
 ---
 apiVersion: multicluster.x-k8s.io/v1alpha1
