@@ -14,6 +14,12 @@ const NAME: &str = "secure";
 
 pub(crate) fn probes_speak_tls(f: &Fleet) {
     let (port, tls) = backends::three_tls();
+    // Someone else's DNSEndpoint of the same name is never overwritten.
+    let theirs = r#"{"apiVersion": "externaldns.k8s.io/v1alpha1", "kind": "DNSEndpoint",
+        "metadata": {"name": "secure", "namespace": "demo"},
+        "spec": {"endpoints": [{"dnsName": "secure.example.org", "recordType": "A",
+                                "targets": ["198.51.100.1"]}]}}"#;
+    f.hub.ok_stdin(&["create", "-f", "-"], theirs);
     f.hub
         .ok_stdin(&["apply", "-f", "-"], &crate::service(NAME, port, "HTTPS"));
     for (c, _, _, ip) in MEMBERS {
@@ -21,6 +27,21 @@ pub(crate) fn probes_speak_tls(f: &Fleet) {
     }
     let name = format!("{NAME}.demo");
     f.wait_ips(&name, &ALL, Duration::from_secs(60));
+    std::thread::sleep(Duration::from_secs(2));
+    let kept = f.hub.ok(&[
+        "get",
+        "dnsendpoint",
+        NAME,
+        "-n",
+        "demo",
+        "-o",
+        "jsonpath={.spec.endpoints[*].dnsName} {.metadata.ownerReferences}",
+    ]);
+    assert_eq!(
+        kept.trim(),
+        "secure.example.org",
+        "their DNSEndpoint is kept as it was"
+    );
     let healthy = |want: usize| {
         let v = votes_of(f, NAME);
         v.len() == 3

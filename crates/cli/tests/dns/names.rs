@@ -100,4 +100,34 @@ pub(crate) fn hub_service_shows_the_name(f: &Fleet) {
         "jsonpath={.status.loadBalancer.ingress[*].hostname}",
     ]);
     assert_eq!(hostname.trim(), name);
+
+    // external-dns gets the same records: a DNSEndpoint owned by the Service.
+    eventually(
+        &f.hub,
+        Duration::from_secs(30),
+        "the DNSEndpoint of web with the global name's three addresses",
+        || {
+            let out = f
+                .hub
+                .kubectl(&["get", "dnsendpoint", "web", "-n", "demo", "-o", "json"]);
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+            let owned = v["metadata"]["ownerReferences"][0]["kind"] == "Service";
+            let global = v["spec"]["endpoints"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|e| e["dnsName"] == name.as_str() && e["recordType"] == "A");
+            owned
+                && global.is_some_and(|e| {
+                    let mut t: Vec<&str> = e["targets"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|t| t.as_str())
+                        .collect();
+                    t.sort();
+                    t == ALL
+                })
+        },
+    );
 }

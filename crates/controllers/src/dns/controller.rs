@@ -10,6 +10,7 @@
 //! - a Warning Event `FailOpen` on the hub Service when it starts failing open, and the
 //!   gauges `flotilla_dns_fail_open_services` and `flotilla_dns_unhealthy_endpoints`;
 //! - a `DNSEndpoint` named after the Service, owned by it, with its records for external-dns
+//!   (never over one of that name that someone else wrote: that is logged once and left alone)
 //!   ([`desired::records`]); one whose Service is no longer federated is deleted.
 
 pub mod desired;
@@ -63,6 +64,9 @@ struct Context {
     /// Services failing open in the last round (`namespace/name`), for the Event on a change.
     failing_open: BTreeSet<String>,
     first_round: bool,
+    /// DNSEndpoints of federated Services' names that someone else wrote (`namespace/name`),
+    /// left alone and said once.
+    foreign: std::sync::Mutex<BTreeSet<String>>,
 }
 
 /// Runs until dropped (returns `Ok` only if every watch ended).
@@ -91,6 +95,7 @@ pub async fn run(hub: Client, options: ControllerOptions) -> Result<()> {
         recorder,
         failing_open: BTreeSet::new(),
         first_round: true,
+        foreign: Default::default(),
     };
     let rounds = async {
         if !ctx.stores.ready().await || ctx.dns_endpoints.wait_until_ready().await.is_err() {
@@ -283,6 +288,22 @@ async fn write_dns_endpoint(ctx: &Context, j: &Judged) -> Result<()> {
     if records.is_empty() {
         if current.is_some_and(|c| managed(&c)) {
             return delete(&api, ns, name).await;
+        }
+        return Ok(());
+    }
+    if let Some(c) = current.as_ref().filter(|c| !managed(c)) {
+        // Someone else's DNSEndpoint of the same name: never overwrite it.
+        let key = format!("{ns}/{name}");
+        let new = ctx
+            .foreign
+            .lock()
+            .map(|mut f| f.insert(key))
+            .unwrap_or(false);
+        if new {
+            tracing::warn!(
+                namespace = %ns, name = %name, owner = ?c.owner_references().first().map(|o| &o.name),
+                "a DNSEndpoint of this name exists and flotilla did not write it: the fleet name is not published to external-dns for this Service until it is removed"
+            );
         }
         return Ok(());
     }
