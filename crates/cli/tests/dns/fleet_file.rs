@@ -1,7 +1,7 @@
 //! Without members: the DNS flags are checked in one line, and `flotilla dns --fleet-file`
 //! serves a fleet described in a file, following its changes.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::net::IpAddr;
 use std::path::Path;
 use std::process::Command;
@@ -74,24 +74,8 @@ fn a_fleet_file_is_served_and_followed() {
         ]),
     );
     let port = crate::backends::free_dns_port();
-    let listen = format!("127.0.0.1:{port}");
-    let args: Vec<&OsStr> = vec![
-        "dns".as_ref(),
-        "--fleet-file".as_ref(),
-        file.as_os_str(),
-        "--listen".as_ref(),
-        listen.as_ref(),
-        "--zone".as_ref(),
-        "Bench.Test.".as_ref(),
-    ];
-    let mut dns = Proc::start(
-        "flotilla dns",
-        Path::new(crate::common::FLOTILLA),
-        &args,
-        "info",
-        &dir.path().join("dns.log"),
-    )
-    .expect("start flotilla dns");
+    let args = dns_args(&file, port, "Bench.Test.", &[]);
+    let mut dns = start_dns(dir.path(), &args);
     let until = |want: &[&str], within: Duration| {
         let deadline = Instant::now() + within;
         loop {
@@ -133,6 +117,34 @@ fn a_fleet_file_is_served_and_followed() {
     write(&file, &fleet(&[("c3", "192.0.2.3", Verdict::Healthy)]));
     until(&["192.0.2.3"], Duration::from_secs(5));
     dns.stop().expect("stops on SIGTERM");
+}
+
+/// The arguments of `flotilla dns --fleet-file FILE --listen 127.0.0.1:PORT --zone ZONE`, then `more`.
+pub(crate) fn dns_args(file: &Path, port: u16, zone: &str, more: &[&OsStr]) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec![
+        "dns".into(),
+        "--fleet-file".into(),
+        file.into(),
+        "--listen".into(),
+        format!("127.0.0.1:{port}").into(),
+        "--zone".into(),
+        zone.into(),
+    ];
+    args.extend(more.iter().map(|a| a.to_os_string()));
+    args
+}
+
+/// Starts `flotilla` with `args`, its log `dns.log` in `dir`.
+pub(crate) fn start_dns(dir: &Path, args: &[OsString]) -> Proc {
+    let args: Vec<&OsStr> = args.iter().map(OsString::as_os_str).collect();
+    Proc::start(
+        "flotilla dns",
+        Path::new(crate::common::FLOTILLA),
+        &args,
+        "info",
+        &dir.join("dns.log"),
+    )
+    .expect("start flotilla dns")
 }
 
 fn flotilla(args: &[&str]) -> std::process::Output {

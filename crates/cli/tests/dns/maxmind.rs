@@ -1,15 +1,13 @@
 //! Without members: `flotilla dns --geo-file` with a MaxMind DB places clients by their EDNS
 //! Client Subnet for the Geo strategy, its countries and continents mapped to regions.
 
-use std::ffi::OsStr;
 use std::net::IpAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use flotilla_dns::fleet::{ClusterInfo, Endpoint, Fleet, FleetService, Strategy, Verdict};
-use flotilla_testkit::process::Proc;
-
+use crate::fleet_file::{dns_args, start_dns};
 use crate::kdig::ask;
+use flotilla_dns::fleet::{ClusterInfo, Endpoint, Fleet, FleetService, Strategy, Verdict};
 
 /// Clusters, their regions and their endpoints' addresses.
 const CLUSTERS: [(&str, &str, &str); 3] = [
@@ -81,26 +79,13 @@ fn a_maxmind_geo_file_places_clients() {
     let file = dir.path().join("fleet.json");
     std::fs::write(&file, serde_json::to_vec(&fleet()).expect("JSON")).expect("write fleet");
     let port = crate::backends::free_dns_port();
-    let listen = format!("127.0.0.1:{port}");
-    let args: Vec<&OsStr> = vec![
-        "dns".as_ref(),
-        "--fleet-file".as_ref(),
-        file.as_os_str(),
-        "--geo-file".as_ref(),
-        geo.as_os_str(),
-        "--listen".as_ref(),
-        listen.as_ref(),
-        "--zone".as_ref(),
-        "geo.test".as_ref(),
-    ];
-    let mut dns = Proc::start(
-        "flotilla dns",
-        Path::new(crate::common::FLOTILLA),
-        &args,
-        "info",
-        &dir.path().join("dns.log"),
-    )
-    .expect("start flotilla dns");
+    let args = dns_args(
+        &file,
+        port,
+        "geo.test",
+        &["--geo-file".as_ref(), geo.as_os_str()],
+    );
+    let mut dns = start_dns(dir.path(), &args);
     let deadline = Instant::now() + Duration::from_secs(10);
     while from(port, "10.1.0.0/24").is_empty() {
         dns.check_alive().expect("flotilla dns running");

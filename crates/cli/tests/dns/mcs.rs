@@ -55,24 +55,27 @@ metadata: {name: api, namespace: demo}
 "#
 }
 
+/// `kubectl get endpointslices -n demo -l SELECTOR -o OUTPUT` in `cluster`; None if it failed.
+fn slices(f: &Fleet, cluster: &str, selector: &str, output: &str) -> Option<String> {
+    let args = [
+        "get",
+        "endpointslices",
+        "-n",
+        "demo",
+        "-l",
+        selector,
+        "-o",
+        output,
+    ];
+    let (ok, out, _) = kc(&f.member(cluster), &args);
+    ok.then_some(out)
+}
+
 /// The ready addresses of the member's own EndpointSlices of `demo/api`.
 fn member_addresses(f: &Fleet, cluster: &str) -> BTreeSet<String> {
-    let (ok, out, _) = kc(
-        &f.member(cluster),
-        &[
-            "get",
-            "endpointslices",
-            "-n",
-            "demo",
-            "-l",
-            "kubernetes.io/service-name=api",
-            "-o",
-            "json",
-        ],
-    );
-    if !ok {
+    let Some(out) = slices(f, cluster, "kubernetes.io/service-name=api", "json") else {
         return BTreeSet::new();
-    }
+    };
     let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
     let mut ips = BTreeSet::new();
     for slice in v["items"].as_array().into_iter().flatten() {
@@ -90,22 +93,15 @@ fn member_addresses(f: &Fleet, cluster: &str) -> BTreeSet<String> {
 
 /// Names of the EndpointSlice copies in `cluster`'s `demo` namespace, by source cluster label.
 fn imported_slices(f: &Fleet, cluster: &str) -> Vec<String> {
-    let (ok, out, _) = kc(
-        &f.member(cluster),
-        &[
-            "get",
-            "endpointslices",
-            "-n",
-            "demo",
-            "-l",
-            "multicluster.kubernetes.io/service-name=api",
-            "-o",
-            "jsonpath={range .items[*]}{.metadata.labels.multicluster\\.kubernetes\\.io/source-cluster}/{.metadata.name}{\"\\n\"}{end}",
-        ],
-    );
-    if !ok {
+    let output = "jsonpath={range .items[*]}{.metadata.labels.multicluster\\.kubernetes\\.io/source-cluster}/{.metadata.name}{\"\\n\"}{end}";
+    let Some(out) = slices(
+        f,
+        cluster,
+        "multicluster.kubernetes.io/service-name=api",
+        output,
+    ) else {
         return Vec::new();
-    }
+    };
     let mut names: Vec<String> = out.lines().map(str::to_string).collect();
     names.sort();
     names
