@@ -191,6 +191,33 @@ pub(crate) fn clusterset_name_answers(f: &Fleet) {
     assert_eq!(other.status, "NXDOMAIN", "{}", other.text);
 }
 
+/// Scaling the Deployment down to one replica: each member's slices shrink, and so do the
+/// imported copies and the clusterset answers.
+pub(crate) fn endpoint_changes_follow(f: &Fleet) {
+    f.hub
+        .ok(&["scale", "deployment", "api", "-n", "shop", "--replicas=1"]);
+    for c in MEMBERS {
+        eventually(
+            &f.hub,
+            WITHIN,
+            &format!("1 ready pod of api in {c}"),
+            || own_addresses(f, c).len() == 1,
+        );
+    }
+    let want: Vec<String> = MEMBERS
+        .iter()
+        .flat_map(|c| own_addresses(f, c))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    eventually(&f.hub, WITHIN, &format!("{NAME} answers {want:?}"), || {
+        ask(f.dns, NAME, "A", &[])
+            .map(|r| r.ips())
+            .unwrap_or_default()
+            == want
+    });
+}
+
 /// An override giving member-2's Service another port: Conflict=True (PortConflict), the
 /// import keeps the hub Service's port; removing the override clears it.
 pub(crate) fn a_port_override_is_a_conflict(f: &Fleet) {

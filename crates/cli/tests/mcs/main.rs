@@ -138,6 +138,7 @@ fn service_exports_become_imports_everywhere() {
     let fleet = up();
     exports::export_imports_everywhere(&fleet);
     exports::clusterset_name_answers(&fleet);
+    exports::endpoint_changes_follow(&fleet);
     exports::a_port_override_is_a_conflict(&fleet);
     exports::unexport_removes_everything(&fleet);
 }
