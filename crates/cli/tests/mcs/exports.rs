@@ -74,8 +74,13 @@ fn slices(f: &Fleet, cluster: &str, selector: &str) -> Vec<serde_json::Value> {
 
 /// The ready addresses of the member's own slices of `shop/api`.
 fn own_addresses(f: &Fleet, cluster: &str) -> BTreeSet<String> {
+    addresses(f, cluster, "kubernetes.io/service-name=api")
+}
+
+/// The ready addresses of the slices matching `selector` in `cluster`.
+fn addresses(f: &Fleet, cluster: &str, selector: &str) -> BTreeSet<String> {
     let mut ips = BTreeSet::new();
-    for s in slices(f, cluster, "kubernetes.io/service-name=api") {
+    for s in slices(f, cluster, selector) {
         for ep in s["endpoints"].as_array().into_iter().flatten() {
             if ep["conditions"]["ready"].as_bool() == Some(false) {
                 continue;
@@ -216,6 +221,17 @@ pub(crate) fn endpoint_changes_follow(f: &Fleet) {
             .unwrap_or_default()
             == want
     });
+    for c in MEMBERS {
+        eventually(
+            &f.hub,
+            WITHIN,
+            &format!("{c}'s imported slices list {want:?}"),
+            || {
+                let got = addresses(f, c, "multicluster.kubernetes.io/service-name=api");
+                got.into_iter().collect::<Vec<_>>() == want
+            },
+        );
+    }
 }
 
 /// An override giving member-2's Service another port: Conflict=True (PortConflict), the
