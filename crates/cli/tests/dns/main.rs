@@ -339,7 +339,11 @@ fn a_federated_service_is_answered_by_quorum_health() {
     strategies::weighted(&fleet);
     strategies::geo(&fleet);
     strategies::local_first(&fleet);
-    mcs::an_export_is_imported_and_answered(&fleet);
+    mcs::export_imports_everywhere(&fleet);
+    mcs::clusterset_name_answers(&fleet);
+    mcs::endpoint_changes_follow(&fleet);
+    mcs::a_port_override_is_a_conflict(&fleet);
+    mcs::unexport_removes_everything(&fleet);
     standalone::a_dns_process_answers_the_same(&mut fleet);
     standalone::restarts_keep_answering(&mut fleet);
 }

@@ -3,7 +3,8 @@
 //! EndpointSlices beside it, and `<svc>.<ns>.svc.clusterset.local` answers their ready
 //! addresses. The members run KWOK, so the Deployment's pods become ready with addresses and
 //! each member's EndpointSlice controller lists them; the pull agents (member-1, member-2)
-//! export them to the hub, and the hub's push worker does for member-3.
+//! export them to the hub, and the hub's push worker does for member-3. The steps: export →
+//! imports and slices, the clusterset name, endpoint changes, a conflict, unexport.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -12,16 +13,20 @@ use crate::common::fleet::{condition, eventually, kc};
 use crate::kdig::{ask, must};
 use crate::Fleet;
 
-/// The exported service's DNS name.
-const NAME: &str = "api.demo.svc.clusterset.local";
-/// The exporting clusters: two pull members (their agents report their slices) and the push
-/// member (the hub's push worker reports them).
-const EXPORTERS: [&str; 3] = ["member-1", "member-2", "member-3"];
+/// The exporting clusters: two pull members and the push member.
+const MEMBERS: [&str; 3] = ["member-1", "member-2", "member-3"];
 
-fn manifests() -> &'static str {
-    r#"apiVersion: apps/v1
+/// The exported service's clusterset name.
+const NAME: &str = "api.shop.svc.clusterset.local";
+const WITHIN: Duration = Duration::from_secs(90);
+
+const MANIFESTS: &str = r#"apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: apps/v1
 kind: Deployment
-metadata: {name: api, namespace: demo}
+metadata: {name: api, namespace: shop}
 spec:
   replicas: 2
   selector: {matchLabels: {app: api}}
@@ -32,7 +37,7 @@ spec:
 ---
 apiVersion: v1
 kind: Service
-metadata: {name: api, namespace: demo}
+metadata: {name: api, namespace: shop}
 spec:
   selector: {app: api}
   ports:
@@ -40,7 +45,7 @@ spec:
 ---
 apiVersion: policy.flotilla.io/v1alpha1
 kind: PropagationPolicy
-metadata: {name: api, namespace: demo}
+metadata: {name: api, namespace: shop}
 spec:
   resourceSelectors:
   - {apiVersion: apps/v1, kind: Deployment, name: api}
@@ -51,134 +56,148 @@ spec:
 ---
 apiVersion: multicluster.x-k8s.io/v1alpha1
 kind: ServiceExport
-metadata: {name: api, namespace: demo}
-"#
-}
+metadata: {name: api, namespace: shop}
+"#;
 
-/// `kubectl get endpointslices -n demo -l SELECTOR -o OUTPUT` in `cluster`; None if it failed.
-fn slices(f: &Fleet, cluster: &str, selector: &str, output: &str) -> Option<String> {
-    let args = [
-        "get",
-        "endpointslices",
-        "-n",
-        "demo",
-        "-l",
-        selector,
-        "-o",
-        output,
-    ];
-    let (ok, out, _) = kc(&f.member(cluster), &args);
-    ok.then_some(out)
-}
-
-/// The ready addresses of the member's own EndpointSlices of `demo/api`.
-fn member_addresses(f: &Fleet, cluster: &str) -> BTreeSet<String> {
-    let Some(out) = slices(f, cluster, "kubernetes.io/service-name=api", "json") else {
-        return BTreeSet::new();
-    };
+/// `kubectl get endpointslices -n shop -l SELECTOR -o json` items in `cluster`.
+fn slices(f: &Fleet, cluster: &str, selector: &str) -> Vec<serde_json::Value> {
+    let (ok, out, _) = kc(
+        &f.member(cluster),
+        &[
+            "get",
+            "endpointslices",
+            "-n",
+            "shop",
+            "-l",
+            selector,
+            "-o",
+            "json",
+        ],
+    );
+    if !ok {
+        return Vec::new();
+    }
     let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+    v["items"].as_array().cloned().unwrap_or_default()
+}
+
+/// The ready addresses of the member's own slices of `shop/api`.
+fn own_addresses(f: &Fleet, cluster: &str) -> BTreeSet<String> {
+    addresses(f, cluster, "kubernetes.io/service-name=api")
+}
+
+/// The ready addresses of the slices matching `selector` in `cluster`.
+fn addresses(f: &Fleet, cluster: &str, selector: &str) -> BTreeSet<String> {
     let mut ips = BTreeSet::new();
-    for slice in v["items"].as_array().into_iter().flatten() {
-        for ep in slice["endpoints"].as_array().into_iter().flatten() {
+    for s in slices(f, cluster, selector) {
+        for ep in s["endpoints"].as_array().into_iter().flatten() {
             if ep["conditions"]["ready"].as_bool() == Some(false) {
                 continue;
             }
             for a in ep["addresses"].as_array().into_iter().flatten() {
-                ips.extend(a.as_str().map(str::to_string));
+                ips.extend(a.as_str().map(str::to_owned));
             }
         }
     }
     ips
 }
 
-/// Names of the EndpointSlice copies in `cluster`'s `demo` namespace, by source cluster label.
-fn imported_slices(f: &Fleet, cluster: &str) -> Vec<String> {
-    let output = "jsonpath={range .items[*]}{.metadata.labels.multicluster\\.kubernetes\\.io/source-cluster}/{.metadata.name}{\"\\n\"}{end}";
-    let Some(out) = slices(
-        f,
-        cluster,
-        "multicluster.kubernetes.io/service-name=api",
-        output,
-    ) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = out.lines().map(str::to_string).collect();
-    names.sort();
-    names
+/// `(source cluster, name)` of the imported slices in `cluster`.
+fn imported(f: &Fleet, cluster: &str) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> =
+        slices(f, cluster, "multicluster.kubernetes.io/service-name=api")
+            .iter()
+            .map(|s| {
+                let m = &s["metadata"];
+                (
+                    m["labels"]["multicluster.kubernetes.io/source-cluster"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned(),
+                    m["name"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect();
+    v.sort();
+    v
 }
 
-fn clusterset_ips(f: &Fleet) -> Vec<String> {
-    ask(f.dns, NAME, "A", &[])
-        .map(|r| r.ips())
-        .unwrap_or_default()
+fn hub_import(f: &Fleet) -> serde_json::Value {
+    let out = f
+        .hub
+        .kubectl(&["get", "serviceimport", "api", "-n", "shop", "-o", "json"]);
+    serde_json::from_slice(&out.stdout).unwrap_or_default()
 }
 
-/// Export → import on the hub and in the members → slices → `clusterset.local` answers;
-/// unexport → all gone, NXDOMAIN.
-pub(crate) fn an_export_is_imported_and_answered(f: &Fleet) {
-    f.hub.ok_stdin(&["apply", "-f", "-"], manifests());
-    let within = Duration::from_secs(90);
-
-    // Each exporting member's own slices list its two ready pods.
-    for c in EXPORTERS {
+/// Export → hub import (ports, type, clusters), Valid, and the import with every exporter's
+/// slices (`<cluster>.<slice>`, source-cluster label) in every member.
+pub(crate) fn export_imports_everywhere(f: &Fleet) {
+    f.hub.ok_stdin(&["apply", "-f", "-"], MANIFESTS);
+    for c in MEMBERS {
         eventually(
             &f.hub,
-            within,
-            &format!("2 ready endpoints of api in {c}"),
-            || member_addresses(f, c).len() == 2,
+            WITHIN,
+            &format!("2 ready pods of api in {c}"),
+            || own_addresses(f, c).len() == 2,
         );
     }
-
-    // The hub's ServiceImport: the Service's ports, ClusterSetIP, both exporters.
-    eventually(&f.hub, within, "ServiceImport demo/api on the hub", || {
-        let out = f
-            .hub
-            .kubectl(&["get", "serviceimport", "api", "-n", "demo", "-o", "json"]);
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
-        let mut clusters: Vec<&str> = v["status"]["clusters"]
+    eventually(&f.hub, WITHIN, "ServiceImport shop/api on the hub", || {
+        let v = hub_import(f);
+        let clusters: BTreeSet<&str> = v["status"]["clusters"]
             .as_array()
             .into_iter()
             .flatten()
             .filter_map(|c| c["cluster"].as_str())
             .collect();
-        clusters.sort();
-        clusters == EXPORTERS
+        clusters == MEMBERS.into_iter().collect()
             && v["spec"]["type"] == "ClusterSetIP"
+            && v["spec"]["ports"].as_array().map(Vec::len) == Some(1)
             && v["spec"]["ports"][0]["name"] == "http"
             && v["spec"]["ports"][0]["port"] == 80
+            && v["spec"]["ports"][0]["protocol"] == "TCP"
     });
-    eventually(&f.hub, within, "the export Valid", || {
-        condition(&f.hub, "serviceexport/api", Some("demo"), "Valid") == "True"
+    eventually(&f.hub, WITHIN, "the export Valid, no Conflict", || {
+        condition(&f.hub, "serviceexport/api", Some("shop"), "Valid") == "True"
+            && condition(&f.hub, "serviceexport/api", Some("shop"), "Conflict") == "False"
     });
-
-    // Every member of the namespace (the web Service reaches all three) gets the import and
-    // both exporters' slices, named after their source cluster.
-    for (c, ..) in crate::MEMBERS {
+    for c in MEMBERS {
         eventually(
             &f.hub,
-            within,
+            WITHIN,
             &format!("the import and slices in {c}"),
             || {
-                let (has_import, _, _) =
-                    kc(&f.member(c), &["get", "serviceimport", "api", "-n", "demo"]);
-                let slices = imported_slices(f, c);
-                has_import
-                    && EXPORTERS
+                let (has, out, _) = kc(
+                    &f.member(c),
+                    &["get", "serviceimport", "api", "-n", "shop", "-o", "json"],
+                );
+                let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+                let got = imported(f, c);
+                has && v["spec"]["ports"][0]["port"] == 80
+                    && MEMBERS.iter().all(|e| {
+                        got.iter()
+                            .any(|(src, name)| src == e && name.starts_with(&format!("{e}.")))
+                    })
+                    && got
                         .iter()
-                        .all(|e| slices.iter().any(|s| s.starts_with(&format!("{e}/{e}."))))
+                        .all(|(src, name)| name.starts_with(&format!("{src}.")))
             },
         );
     }
+}
 
-    // clusterset.local answers the exporters' ready addresses.
-    let want: Vec<String> = EXPORTERS
+/// `api.shop.svc.clusterset.local` answers every exporter's ready addresses, TTL 5.
+pub(crate) fn clusterset_name_answers(f: &Fleet) {
+    let want: Vec<String> = MEMBERS
         .iter()
-        .flat_map(|c| member_addresses(f, c))
+        .flat_map(|c| own_addresses(f, c))
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    eventually(&f.hub, within, &format!("{NAME} answers {want:?}"), || {
-        clusterset_ips(f) == want
+    eventually(&f.hub, WITHIN, &format!("{NAME} answers {want:?}"), || {
+        ask(f.dns, NAME, "A", &[])
+            .map(|r| r.ips())
+            .unwrap_or_default()
+            == want
     });
     let reply = must(f.dns, NAME, "A", &[]);
     assert!(reply.answer.iter().all(|r| r.ttl == 5), "{}", reply.text);
@@ -196,31 +215,131 @@ pub(crate) fn an_export_is_imported_and_answered(f: &Fleet) {
     );
     let soa = must(f.dns, "clusterset.local", "SOA", &[]);
     assert_eq!(soa.status, "NOERROR", "{}", soa.text);
-    let other = must(f.dns, "nothere.demo.svc.clusterset.local", "A", &[]);
+    let other = must(f.dns, "nothere.shop.svc.clusterset.local", "A", &[]);
     assert_eq!(other.status, "NXDOMAIN", "{}", other.text);
+}
 
-    // Unexport: the import leaves the hub and the members, the name leaves DNS.
+/// Scaling the Deployment down to one replica: each member's slices shrink, and so do the
+/// imported copies and the clusterset answers.
+pub(crate) fn endpoint_changes_follow(f: &Fleet) {
+    f.hub
+        .ok(&["scale", "deployment", "api", "-n", "shop", "--replicas=1"]);
+    for c in MEMBERS {
+        eventually(
+            &f.hub,
+            WITHIN,
+            &format!("1 ready pod of api in {c}"),
+            || own_addresses(f, c).len() == 1,
+        );
+    }
+    let want: Vec<String> = MEMBERS
+        .iter()
+        .flat_map(|c| own_addresses(f, c))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    eventually(&f.hub, WITHIN, &format!("{NAME} answers {want:?}"), || {
+        ask(f.dns, NAME, "A", &[])
+            .map(|r| r.ips())
+            .unwrap_or_default()
+            == want
+    });
+    for c in MEMBERS {
+        eventually(
+            &f.hub,
+            WITHIN,
+            &format!("{c}'s imported slices list {want:?}"),
+            || {
+                let got = addresses(f, c, "multicluster.kubernetes.io/service-name=api");
+                got.into_iter().collect::<Vec<_>>() == want
+            },
+        );
+    }
+}
+
+/// An override giving member-2's Service another port: Conflict=True (PortConflict), the
+/// import keeps the hub Service's port; removing the override clears it.
+pub(crate) fn a_port_override_is_a_conflict(f: &Fleet) {
+    f.hub.ok_stdin(
+        &["apply", "-f", "-"],
+        r#"apiVersion: policy.flotilla.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: api-port, namespace: shop}
+spec:
+  resourceSelectors:
+  - {apiVersion: v1, kind: Service, name: api}
+  overrideRules:
+  - targetCluster: {clusterNames: [member-2]}
+    overriders:
+      plaintext:
+      - {path: /spec/ports/0/port, operator: replace, value: 8081}
+"#,
+    );
+    eventually(&f.hub, WITHIN, "member-2's Service on 8081", || {
+        let (_, out, _) = kc(
+            &f.member("member-2"),
+            &[
+                "get",
+                "svc",
+                "api",
+                "-n",
+                "shop",
+                "-o",
+                "jsonpath={.spec.ports[0].port}",
+            ],
+        );
+        out.trim() == "8081"
+    });
+    eventually(&f.hub, WITHIN, "Conflict=True", || {
+        condition(&f.hub, "serviceexport/api", Some("shop"), "Conflict") == "True"
+    });
+    let reason = f.hub.kubectl(&[
+        "get",
+        "serviceexport",
+        "api",
+        "-n",
+        "shop",
+        "-o",
+        "jsonpath={.status.conditions[?(@.type==\"Conflict\")].reason}",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&reason.stdout).trim(),
+        "PortConflict"
+    );
+    assert_eq!(hub_import(f)["spec"]["ports"][0]["port"], 80);
+    f.hub
+        .ok(&["delete", "overridepolicy", "api-port", "-n", "shop"]);
+    eventually(&f.hub, WITHIN, "Conflict=False again", || {
+        condition(&f.hub, "serviceexport/api", Some("shop"), "Conflict") == "False"
+    });
+}
+
+/// Deleting the ServiceExport removes the import and the slices everywhere, and the name.
+pub(crate) fn unexport_removes_everything(f: &Fleet) {
     f.hub.ok(&[
         "delete",
         "serviceexport",
         "api",
         "-n",
-        "demo",
+        "shop",
         "--wait=false",
     ]);
-    eventually(&f.hub, within, "the import gone everywhere", || {
-        let hub_gone = !f
-            .hub
-            .kubectl(&["get", "serviceimport", "api", "-n", "demo"])
-            .status
-            .success();
-        hub_gone
-            && crate::MEMBERS.iter().all(|(c, ..)| {
-                !kc(&f.member(c), &["get", "serviceimport", "api", "-n", "demo"]).0
-                    && imported_slices(f, c).is_empty()
-            })
-    });
-    eventually(&f.hub, within, &format!("{NAME} NXDOMAIN"), || {
+    eventually(
+        &f.hub,
+        WITHIN,
+        "the import and slices gone everywhere",
+        || {
+            !f.hub
+                .kubectl(&["get", "serviceimport", "api", "-n", "shop"])
+                .status
+                .success()
+                && MEMBERS.iter().all(|c| {
+                    !kc(&f.member(c), &["get", "serviceimport", "api", "-n", "shop"]).0
+                        && imported(f, c).is_empty()
+                })
+        },
+    );
+    eventually(&f.hub, WITHIN, &format!("{NAME} NXDOMAIN"), || {
         ask(f.dns, NAME, "A", &[]).is_some_and(|r| r.status == "NXDOMAIN")
     });
 }
