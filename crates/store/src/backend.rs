@@ -42,6 +42,11 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// longer holds all of them.
     async fn events_after(&self, after: Revision, limit: usize) -> Result<Vec<Event>>;
 
+    /// The latest revision committed by anyone sharing the database.
+    async fn current_revision(&self) -> Result<Revision> {
+        Ok(self.shared().revision())
+    }
+
     /// Drop the read connections (the writer has already stopped).
     fn close_reads(&self);
 }

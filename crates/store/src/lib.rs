@@ -20,8 +20,11 @@
 //! [`redact_url`]. Both sit behind one private trait; both run one writer that group-commits queued
 //! writes in one transaction, and both are held to the same contract by [`conformance`].
 //!
-//! The watch feed is process-local: it sees commits made through this process's [`Store`]. A
-//! database shared by several processes needs the NATS relay planned in ARCHITECTURE.md.
+//! # Replicas
+//! Several processes may share one PostgreSQL database ([`OpenOptions::nats`]): commits are
+//! serialized by a row lock, so revisions commit in order; each replica announces its commits
+//! on NATS and follows the others' (reading the event log for anything it missed), so every
+//! replica's watch feed carries every commit, in revision order, exactly once.
 #![deny(missing_docs)]
 
 mod backend;
@@ -41,7 +44,7 @@ use bytes::Bytes;
 
 pub use error::{Error, Result, Source};
 pub use postgres::url::redact_url;
-pub use store::Store;
+pub use store::{OpenOptions, Store};
 pub use watch::WatchStream;
 
 /// A position in the store's history. 0 is the empty store; the first write is 1.

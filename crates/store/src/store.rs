@@ -24,12 +24,23 @@ impl Store {
     /// Open a store: `sqlite:PATH` (the file is created if absent; its directory must exist)
     /// or `postgres://user:pw@host:port/db` (tables are created if absent).
     pub async fn open(url: &str) -> Result<Store> {
+        Store::open_with(url, OpenOptions::default()).await
+    }
+
+    /// [`Store::open`] with options: `options.nats` makes a PostgreSQL store one replica of
+    /// several sharing the database (see [`OpenOptions`]).
+    pub async fn open_with(url: &str, options: OpenOptions) -> Result<Store> {
+        if options.nats.is_some() && url.starts_with("sqlite:") {
+            return Err(Error::ParseUrl {
+                url: "sqlite: with NATS (replicas need a shared postgres:// database)".into(),
+            });
+        }
         let inner: Arc<dyn Backend> = if let Some(path) = url.strip_prefix("sqlite:") {
             // Accept `sqlite://PATH` too, as other tools write it.
             let path = path.strip_prefix("//").unwrap_or(path);
             Arc::new(sqlite::Sqlite::open(path).await?)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            Arc::new(postgres::Postgres::open(url).await?)
+            Arc::new(postgres::Postgres::open(url, options.nats.as_deref()).await?)
         } else {
             let scheme = url.split_once(':').map_or(url, |(s, _)| s);
             return Err(Error::ParseUrl {
@@ -47,6 +58,15 @@ impl Store {
     /// The revision history has been compacted to (0 if never). Cheap: an atomic load.
     pub fn compacted_revision(&self) -> Revision {
         self.inner.shared().compacted()
+    }
+
+    /// The latest revision committed by anyone sharing the database: for a replica of several
+    /// (opened with [`OpenOptions::nats`]) it asks the database, since other replicas commit
+    /// too; otherwise it is [`Store::revision`]. A read that must see every write acknowledged
+    /// so far, by any replica, waits for this revision.
+    pub async fn current_revision(&self) -> Result<Revision> {
+        self.inner.shared().check_open()?;
+        self.inner.current_revision().await
     }
 
     /// The current record of `key`, if present.
@@ -196,4 +216,13 @@ impl std::fmt::Debug for Store {
             .field("compacted_revision", &self.compacted_revision())
             .finish_non_exhaustive()
     }
+}
+
+/// Options of [`Store::open_with`].
+#[derive(Clone, Debug, Default)]
+pub struct OpenOptions {
+    /// `nats://HOST:PORT`: this store is one of several replicas sharing a PostgreSQL
+    /// database. Each announces its commits on NATS and follows the others', so watches on
+    /// every replica see every commit. Refused for SQLite.
+    pub nats: Option<String>,
 }

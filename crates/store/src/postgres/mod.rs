@@ -32,7 +32,7 @@ pub(crate) struct Postgres {
 }
 
 impl Postgres {
-    pub(crate) async fn open(url: &str) -> Result<Postgres> {
+    pub(crate) async fn open(url: &str, _nats: Option<&str>) -> Result<Postgres> {
         let target = Target::new(url)?;
         let writer = PgConn::connect(&target).await?;
         let (revision, compacted) = conn::migrate(&writer).await?;
