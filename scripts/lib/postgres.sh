@@ -1,9 +1,11 @@
 # shellcheck shell=bash
 # Throwaway PostgreSQL servers for tests, sourced by scripts/test.
 #
-#   pg_start DIR   install PostgreSQL (and openssl) from Debian packages if absent, then start two
+#   pg_start DIR [plain]
+#                  install PostgreSQL (and openssl) from Debian packages if absent, then start two
 #                  servers on 127.0.0.1 on free ports (unix sockets inside DIR), each with a database
-#                  `flotilla`, and export what the tests read:
+#                  `flotilla`, and export what the tests read (with `plain`, only the first server
+#                  and only FLOTILLA_TEST_POSTGRES_URL: scripts/ha):
 #                    FLOTILLA_TEST_POSTGRES_URL              the plaintext server (no TLS at all):
 #                                                            postgres://postgres@127.0.0.1:PORT/flotilla
 #                    FLOTILLA_TEST_POSTGRES_TLS_URL          the TLS server, same form (trust auth for
@@ -158,6 +160,7 @@ pg_start() {
   port=$(_pg_instance "$bin" "$dir/plain" "" "") || return 1
   export FLOTILLA_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/flotilla"
   _pg_say "$("$bin/postgres" --version) is up without TLS: $FLOTILLA_TEST_POSTGRES_URL"
+  [ "${2:-}" = plain ] && return 0
 
   local certs="$dir/certs"
   _pg_certs "$certs" || return 1
