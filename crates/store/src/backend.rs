@@ -6,12 +6,13 @@
 //! pool, plus a writer that drains [`Request`]s and reports commits through [`Shared`]. The
 //! contract logic (closing, watch replay and catch-up, auto compaction) lives above it, once.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Weak};
 
 use async_trait::async_trait;
 use parking_lot::Mutex;
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{broadcast, mpsc, watch, Notify};
 
 use crate::batch::Request;
 use crate::keys::Range;
@@ -59,6 +60,24 @@ pub(crate) struct Shared {
     writer: Mutex<Option<mpsc::Sender<Request>>>,
     writer_done: watch::Receiver<()>,
     events: Mutex<Option<broadcast::Sender<Arc<[Event]>>>>,
+    order: Mutex<Order>,
+    /// Woken when a batch waits for earlier revisions only the database can give (replicas).
+    gap: Notify,
+}
+
+/// How committed batches reach the broadcast.
+///
+/// A process alone on its database commits in revision order and broadcasts as it commits.
+/// A replica of several also broadcasts what the others committed, learned later and from
+/// elsewhere (see `postgres::peers`): it keeps the broadcast in revision order by holding a
+/// batch that does not follow the last one sent until the revisions before it arrive.
+struct Order {
+    /// Whether to hold batches for missing revisions (replica mode).
+    strict: bool,
+    /// The last revision broadcast.
+    sent: Revision,
+    /// Batches held, by first revision: `(last revision, events)`.
+    held: BTreeMap<Revision, (Revision, Vec<Event>)>,
 }
 
 /// What the writer owns: its request queue, the signal that it has stopped (dropped when the
@@ -92,7 +111,12 @@ impl Reporter {
 
 impl Shared {
     /// Counters as loaded from the database at open.
-    pub(crate) fn new(revision: Revision, compacted: Revision) -> (Arc<Shared>, WriterEnd) {
+    /// `strict`: this process is one replica of several (see [`Order`]).
+    pub(crate) fn new(
+        revision: Revision,
+        compacted: Revision,
+        strict: bool,
+    ) -> (Arc<Shared>, WriterEnd) {
         let (tx, requests) = mpsc::channel(QUEUE);
         let (done, writer_done) = watch::channel(());
         let (events, _) = broadcast::channel(BROADCAST);
@@ -103,6 +127,12 @@ impl Shared {
             writer: Mutex::new(Some(tx)),
             writer_done,
             events: Mutex::new(Some(events)),
+            order: Mutex::new(Order {
+                strict,
+                sent: revision,
+                held: BTreeMap::new(),
+            }),
+            gap: Notify::new(),
         });
         let report = Reporter(Arc::downgrade(&shared));
         (
@@ -150,15 +180,80 @@ impl Shared {
             .map(broadcast::Sender::subscribe)
     }
 
-    fn committed(&self, last: Revision, events: Vec<Event>) {
+    /// Hand committed events to live watchers (and advance the counter). In strict order a
+    /// batch after a hole is held until the hole is filled, and what was already sent is
+    /// dropped, so every revision is broadcast once, in order.
+    pub(crate) fn committed(&self, last: Revision, events: Vec<Event>) {
         if events.is_empty() {
             return;
         }
         self.revision.fetch_max(last, Ordering::AcqRel);
+        let mut order = self.order.lock();
+        if !order.strict {
+            order.sent = order.sent.max(last);
+            self.send(events);
+            return;
+        }
+        let first = events[0].revision;
+        if first > order.sent + 1 {
+            let held = order.held.entry(first).or_insert((last, Vec::new()));
+            if held.1.len() < events.len() {
+                *held = (last, events);
+            }
+            drop(order);
+            self.gap.notify_one();
+            return;
+        }
+        self.send_after(&mut order, last, events);
+        let order = &mut *order;
+        while let Some(entry) = order.held.first_entry() {
+            if *entry.key() > order.sent + 1 {
+                break;
+            }
+            let (last, events) = entry.remove();
+            self.send_after(order, last, events);
+        }
+    }
+
+    /// Broadcast the part of `events` after what was sent.
+    fn send_after(&self, order: &mut Order, last: Revision, mut events: Vec<Event>) {
+        if last <= order.sent {
+            return;
+        }
+        let sent = order.sent;
+        events.retain(|e| e.revision > sent);
+        order.sent = last;
+        self.send(events);
+    }
+
+    fn send(&self, events: Vec<Event>) {
         if let Some(tx) = self.events.lock().as_ref() {
             // An error only means nobody is watching right now.
             let _ = tx.send(events.into());
         }
+    }
+
+    /// Give up on revisions up to `revision` (compacted away before this replica read them):
+    /// the broadcast goes on after it, and watchers that needed them find out from the log.
+    pub(crate) fn skip_to(&self, revision: Revision) {
+        let mut order = self.order.lock();
+        order.sent = order.sent.max(revision);
+        self.revision.fetch_max(revision, Ordering::AcqRel);
+    }
+
+    /// The last revision broadcast to live watchers.
+    pub(crate) fn sent(&self) -> Revision {
+        self.order.lock().sent
+    }
+
+    /// The last revision of the held batches, if a hole keeps any from the broadcast.
+    pub(crate) fn held_until(&self) -> Option<Revision> {
+        self.order.lock().held.values().map(|(last, _)| *last).max()
+    }
+
+    /// Wait until a batch is held for a hole.
+    pub(crate) async fn hole(&self) {
+        self.gap.notified().await;
     }
 
     fn compacted_to(&self, revision: Revision) {

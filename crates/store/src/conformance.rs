@@ -20,7 +20,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::StreamExt;
 
-use crate::{Event, Record, Render, Revision, Store, WatchStream};
+use crate::{Event, OpenOptions, Record, Render, Revision, Store, WatchStream};
 
 /// Run every case, each against a store opened on a fresh URL from `fresh_url` (e.g. a new
 /// file in a temporary directory, or a newly created PostgreSQL database). Runs on the
@@ -30,6 +30,17 @@ where
     F: Fn() -> Fut,
     Fut: Future<Output = String>,
 {
+    run_all_with(fresh_url, OpenOptions::default()).await;
+}
+
+/// [`run_all`] with every store opened with `options`, e.g. as a replica of several
+/// ([`OpenOptions::nats`]), where watches follow the database rather than the writer.
+pub async fn run_all_with<F, Fut>(fresh_url: F, options: OpenOptions)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = String>,
+{
+    *OPTIONS.lock() = options;
     macro_rules! case {
         ($name:literal, $f:expr) => {{
             eprintln!("conformance: {} ...", $name);
@@ -57,9 +68,14 @@ where
 
 // === helpers shared by the cases ===
 
+/// How the cases open stores (set by [`run_all_with`]).
+static OPTIONS: parking_lot::Mutex<OpenOptions> =
+    parking_lot::Mutex::new(OpenOptions { nats: None });
+
 /// Open a store on `url`, or panic saying so.
 async fn open(url: &str) -> Store {
-    match Store::open(url).await {
+    let options = OPTIONS.lock().clone();
+    match Store::open_with(url, options).await {
         Ok(s) => s,
         Err(e) => panic!(
             "opening the store failed: {e} ({:?})",

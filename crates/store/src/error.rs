@@ -103,6 +103,12 @@ pub enum Error {
         #[source]
         source: Source,
     },
+    /// The NATS connection replicas announce commits on cannot be set up.
+    #[error("NATS: {detail}")]
+    Nats {
+        /// What went wrong.
+        detail: String,
+    },
     /// Starting the writer thread failed.
     #[error("starting the store's writer thread")]
     SpawnWriter {

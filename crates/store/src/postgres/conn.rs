@@ -124,8 +124,20 @@ pub(super) async fn prepare<C: tokio_postgres::GenericClient>(
     Ok(s)
 }
 
-/// Create the tables if absent; the stored `(revision, compacted)` counters.
-pub(super) async fn migrate(conn: &PgConn) -> Result<(Revision, Revision)> {
+/// What [`migrate`] reads back.
+pub(super) struct Opened {
+    pub revision: Revision,
+    pub compacted: Revision,
+    /// The database's own id, made at its first open: names its NATS subjects, so that
+    /// databases sharing a NATS server do not hear each other.
+    pub uid: String,
+}
+
+/// One row `(id = 1, uid)`: the database's id.
+const INSTANCE: &str = "flotilla_instance";
+
+/// Create the tables if absent; the stored counters and the database's id.
+pub(super) async fn migrate(conn: &PgConn) -> Result<Opened> {
     let err = |e| Error::Migrate {
         source: Error::source_of(e),
     };
@@ -152,6 +164,12 @@ pub(super) async fn migrate(conn: &PgConn) -> Result<(Revision, Revision)> {
                  compacted BIGINT NOT NULL
              );
              INSERT INTO {META} (id, revision, compacted) VALUES (1, 0, 0)
+                 ON CONFLICT (id) DO NOTHING;
+             CREATE TABLE IF NOT EXISTS {INSTANCE} (
+                 id INT PRIMARY KEY,
+                 uid TEXT NOT NULL
+             );
+             INSERT INTO {INSTANCE} (id, uid) VALUES (1, gen_random_uuid()::TEXT)
                  ON CONFLICT (id) DO NOTHING;"
         ))
         .await
@@ -161,7 +179,16 @@ pub(super) async fn migrate(conn: &PgConn) -> Result<(Revision, Revision)> {
         .query_one(&crate::sql::counters(), &[])
         .await
         .map_err(err)?;
-    Ok((row.get(0), row.get(1)))
+    let uid = conn
+        .client
+        .query_one(&format!("SELECT uid FROM {INSTANCE} WHERE id = 1"), &[])
+        .await
+        .map_err(err)?;
+    Ok(Opened {
+        revision: row.get(0),
+        compacted: row.get(1),
+        uid: uid.get(0),
+    })
 }
 
 /// A stored key back into a `String`; keys are only ever written from `&str`.

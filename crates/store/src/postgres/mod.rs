@@ -6,6 +6,7 @@
 //! learned and watchers get every committed revision either way.
 
 mod conn;
+mod peers;
 mod read;
 mod settle;
 mod tls;
@@ -29,24 +30,55 @@ pub(crate) struct Postgres {
     shared: Arc<Shared>,
     target: Target,
     readers: Arc<Pool<PgConn>>,
+    /// One replica of several (`nats` given at open).
+    replica: bool,
 }
 
 impl Postgres {
-    pub(crate) async fn open(url: &str, _nats: Option<&str>) -> Result<Postgres> {
+    /// Open the store; with `nats`, as one replica of several sharing the database
+    /// ([`peers`]).
+    pub(crate) async fn open(url: &str, nats: Option<&str>) -> Result<Postgres> {
         let target = Target::new(url)?;
         let writer = PgConn::connect(&target).await?;
-        let (revision, compacted) = conn::migrate(&writer).await?;
+        let conn::Opened {
+            revision,
+            compacted,
+            uid,
+        } = conn::migrate(&writer).await?;
         let mut readers = Vec::with_capacity(READERS);
         for _ in 0..READERS {
             readers.push(PgConn::connect(&target).await?);
         }
-        let (shared, end) = Shared::new(revision, compacted);
-        tokio::spawn(writer::run(writer, target.clone(), end, revision));
-        tracing::info!(host = %target.host, revision, compacted, "opened PostgreSQL store");
+        let (shared, end) = Shared::new(revision, compacted, nats.is_some());
+        let announcer = match nats {
+            Some(url) => {
+                let client = peers::connect(url).await?;
+                let follower = PgConn::connect(&target).await?;
+                tokio::spawn(peers::follow(
+                    Arc::downgrade(&shared),
+                    client.clone(),
+                    uid.clone(),
+                    follower,
+                    target.clone(),
+                ));
+                Some(peers::Announcer::new(client, &uid))
+            }
+            None => None,
+        };
+        let replica = announcer.is_some();
+        tokio::spawn(writer::run(
+            writer,
+            target.clone(),
+            end,
+            revision,
+            announcer,
+        ));
+        tracing::info!(host = %target.host, revision, compacted, replica, "opened PostgreSQL store");
         Ok(Postgres {
             shared,
             target,
             readers: Pool::new(readers),
+            replica,
         })
     }
 
@@ -78,6 +110,14 @@ impl Backend for Postgres {
 
     async fn events_after(&self, after: Revision, limit: usize) -> Result<Vec<Event>> {
         read::events_after(&mut *self.reader().await?, after, limit).await
+    }
+
+    async fn current_revision(&self) -> Result<Revision> {
+        if !self.replica {
+            return Ok(self.shared.revision());
+        }
+        let current = read::revision(&mut *self.reader().await?).await?;
+        Ok(current.max(self.shared.revision()))
     }
 
     fn close_reads(&self) {

@@ -92,6 +92,13 @@ pub(super) async fn list(
     })
 }
 
+/// The revision counter: the last revision committed by anyone.
+pub(super) async fn revision(conn: &mut PgConn) -> Result<Revision> {
+    let stmt = conn.prepared(&sql::revision()).await.map_err(query_err)?;
+    let row = conn.client.query_one(&stmt, &[]).await.map_err(query_err)?;
+    Ok(row.get(0))
+}
+
 pub(super) async fn events_after(
     conn: &mut PgConn,
     after: Revision,

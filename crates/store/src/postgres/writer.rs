@@ -21,6 +21,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::Statement;
 
 use super::conn::{decode_key, PgConn, PgError, Target};
+use super::peers::Announcer;
 use super::settle::{self, Feed};
 use crate::backend::{Reporter, WriterEnd};
 use crate::batch::{self, Op, Plan, Step};
@@ -29,7 +30,13 @@ use crate::{Error, Record, Result, Revision};
 
 /// Run until every request sender is gone and the queue is drained. `revision` is the last
 /// revision committed when the store opened.
-pub(super) async fn run(mut conn: PgConn, target: Target, end: WriterEnd, revision: Revision) {
+pub(super) async fn run(
+    mut conn: PgConn,
+    target: Target,
+    end: WriterEnd,
+    revision: Revision,
+    announcer: Option<Announcer>,
+) {
     let WriterEnd {
         mut requests,
         done,
@@ -59,7 +66,12 @@ pub(super) async fn run(mut conn: PgConn, target: Target, end: WriterEnd, revisi
             };
             match step {
                 Step::Writes(writes) => match ready {
-                    Ok(()) => write_group(&mut conn, &target, &mut feed, writes).await,
+                    Ok(()) => {
+                        let committed = write_group(&mut conn, &target, &mut feed, writes).await;
+                        if let (Some(last), Some(a)) = (committed, &announcer) {
+                            a.announce(last).await;
+                        }
+                    }
                     Err(e) => {
                         let (_, replies): (Vec<_>, Vec<_>) = writes.into_iter().unzip();
                         let n = replies.len();
@@ -81,24 +93,28 @@ pub(super) async fn run(mut conn: PgConn, target: Target, end: WriterEnd, revisi
     drop(done);
 }
 
+/// Commit one group; the last revision it committed, if it (knowingly) committed any.
 async fn write_group(
     conn: &mut PgConn,
     target: &Target,
     feed: &mut Feed,
     writes: Vec<(Op, oneshot::Sender<Result<Record>>)>,
-) {
+) -> Option<Revision> {
     let keys = batch::keys(&writes);
     let (ops, replies): (Vec<_>, Vec<_>) = writes.into_iter().unzip();
     let n = replies.len();
     match commit_group(conn, &keys, ops).await {
         Ok(plan) => {
+            let committed = !plan.log.is_empty();
             let events = plan.log.into_iter().map(|e| e.event).collect();
             feed.committed(plan.last, events);
             batch::answer(replies, plan.results);
+            committed.then_some(plan.last)
         }
         Err(Failed::RolledBack(e)) => {
             tracing::error!(error = %e, writes = n, "PostgreSQL write transaction failed; rolled back");
             batch::answer(replies, vec![Err(e); n]);
+            None
         }
         Err(Failed::Unknown { plan, error }) => {
             tracing::warn!(
@@ -108,9 +124,11 @@ async fn write_group(
                 "the connection to PostgreSQL was lost while committing; checking whether the \
                  transaction committed"
             );
+            let mut last = None;
             let results = match feed.settle(conn, target).await {
                 Ok(events) if settle::committed(&plan, &events) => {
                     tracing::info!(revision = plan.last, "the lost commit had committed");
+                    last = Some(plan.last);
                     plan.results
                 }
                 Ok(_) => {
@@ -131,6 +149,7 @@ async fn write_group(
                 }
             };
             batch::answer(replies, results);
+            last
         }
     }
 }

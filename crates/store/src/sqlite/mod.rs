@@ -48,7 +48,7 @@ impl Sqlite {
             .collect::<Result<_>>()?;
         let (stop_checkpoints, checkpoints_stopped) = std::sync::mpsc::channel::<()>();
         checkpoint::spawn(schema::open_checkpointer(path)?, checkpoints_stopped)?;
-        let (shared, end) = Shared::new(revision, compacted);
+        let (shared, end) = Shared::new(revision, compacted, false);
         std::thread::Builder::new()
             .name("flotilla-store-sqlite-writer".into())
             .spawn(move || {

@@ -138,3 +138,67 @@ pub fn init_tracing() {
         .with_test_writer()
         .try_init();
 }
+
+/// A nats-server of its own on a free loopback port, killed when dropped.
+pub struct Nats {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl Nats {
+    /// Start one, or panic saying how to install it.
+    pub fn start() -> Nats {
+        let bin = [
+            "nats-server",
+            "/usr/sbin/nats-server",
+            "/usr/bin/nats-server",
+        ]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "nats-server is not installed: run scripts/test (it installs it), or \
+                     `apt-get install nats-server`"
+            )
+        });
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = std::process::Command::new(bin)
+            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("starting nats-server");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "nats-server did not listen on {port}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Nats {
+            child,
+            url: format!("nats://127.0.0.1:{port}"),
+        }
+    }
+
+    /// Stop it now (SIGKILL).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

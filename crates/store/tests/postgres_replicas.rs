@@ -1,0 +1,218 @@
+//! Several stores on one PostgreSQL database, as hub replicas run: each opened with NATS, each
+//! writing, each watching. On a real PostgreSQL (`FLOTILLA_TEST_POSTGRES_URL`; scripts/test
+//! starts it) and a real nats-server (started here).
+//!
+//! The promise under test: a watch on any replica carries every commit of every replica, in
+//! revision order, exactly once; a read that must be current sees writes acknowledged by
+//! another replica; and when the announcements are lost (NATS gone), nothing else is.
+
+mod support;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+
+use flotilla_store::{Event, OpenOptions, Revision, Store, WatchStream};
+use support::{Database, Nats};
+
+async fn replica(url: &str, nats: &str) -> Store {
+    Store::open_with(
+        url,
+        OpenOptions {
+            nats: Some(nats.to_owned()),
+        },
+    )
+    .await
+    .expect("open a replica")
+}
+
+fn value(tag: &str) -> flotilla_store::Render {
+    let tag = tag.to_owned();
+    Box::new(move |rev| Bytes::from(format!("{tag}@{rev}")))
+}
+
+/// Take events from `watch` until one at `until`, failing after `secs`.
+async fn collect(watch: &mut WatchStream, until: Revision, secs: u64) -> Vec<Event> {
+    let mut out: Vec<Event> = Vec::new();
+    let got = tokio::time::timeout(Duration::from_secs(secs), async {
+        while out.last().is_none_or(|e| e.revision < until) {
+            match watch.next().await {
+                Some(Ok(e)) => out.push(e),
+                Some(Err(e)) => panic!("watch failed after {} events: {e}", out.len()),
+                None => panic!("watch ended after {} events", out.len()),
+            }
+        }
+    })
+    .await;
+    assert!(
+        got.is_ok(),
+        "the watch had {} events (last {:?}) after {secs}s, waiting for revision {until}",
+        out.len(),
+        out.last().map(|e| e.revision)
+    );
+    out
+}
+
+/// Revisions `from + 1, from + 2, …`, each once.
+fn assert_consecutive(events: &[Event], from: Revision, who: &str) {
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(
+            e.revision,
+            from + 1 + i as Revision,
+            "{who}: event {i} breaks the sequence (gap or duplicate)"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_replica_watches_every_commit_in_order_once() {
+    support::init_tracing();
+    let server = support::env(support::PLAIN);
+    let db = Database::create(&server, "replicas", None).await;
+    let nats = Nats::start();
+    let stores = [
+        replica(&db.url(), &nats.url).await,
+        replica(&db.url(), &nats.url).await,
+        replica(&db.url(), &nats.url).await,
+    ];
+    // Four writers per replica, interleaving: creates, then an update of each key. The
+    // watchers follow live while they write (a watch read only afterwards would replay the log
+    // and prove nothing about the live feed).
+    let per_writer = 60;
+    let total = 3 * 4 * per_writer as Revision * 2;
+    let watchers: Vec<_> = stores
+        .iter()
+        .map(|s| {
+            let mut watch = s.watch(0);
+            tokio::spawn(async move { collect(&mut watch, total, 90).await })
+        })
+        .collect();
+    let mut tasks = Vec::new();
+    for (r, store) in stores.iter().enumerate() {
+        for w in 0..4 {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut acked = Vec::new();
+                for i in 0..per_writer {
+                    let key = format!("/k/{r}/{w}/{i}");
+                    let rec = store.create(&key, value("v1")).await.expect("create");
+                    let rec = store
+                        .update(&key, rec.mod_revision, value("v2"))
+                        .await
+                        .expect("update");
+                    acked.push(rec);
+                }
+                acked
+            }));
+        }
+    }
+    let mut acked = HashMap::new();
+    for t in tasks {
+        for rec in t.await.expect("writer task") {
+            acked.insert(rec.key.clone(), rec);
+        }
+    }
+    for (i, watcher) in watchers.into_iter().enumerate() {
+        let events = watcher.await.expect("watcher task");
+        assert_consecutive(&events, 0, &format!("replica {i}"));
+        assert_eq!(events.len() as Revision, total, "replica {i}: event count");
+        // Each acknowledged write is the event at its revision.
+        let by_rev: HashMap<Revision, &Event> = events.iter().map(|e| (e.revision, e)).collect();
+        for rec in acked.values() {
+            let e = by_rev[&rec.mod_revision];
+            assert_eq!(e.key, rec.key, "replica {i}: event at {}", rec.mod_revision);
+            assert_eq!(
+                e.value, rec.value,
+                "replica {i}: value at {}",
+                rec.mod_revision
+            );
+        }
+    }
+    // Reads that must be current see every write, whoever made it.
+    for (i, store) in stores.iter().enumerate() {
+        let current = store.current_revision().await.expect("current revision");
+        assert_eq!(current, total, "replica {i}: current_revision");
+    }
+    for s in &stores {
+        s.close().await;
+    }
+    db.drop_now().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commits_arrive_without_nats_and_a_late_watch_resumes_anywhere() {
+    support::init_tracing();
+    let server = support::env(support::PLAIN);
+    let db = Database::create(&server, "replicas_nonats", None).await;
+    let mut nats = Nats::start();
+    let a = replica(&db.url(), &nats.url).await;
+    let b = replica(&db.url(), &nats.url).await;
+    let mut on_a = a.watch(0);
+    // The watch is live (its replay of the empty log is done) before b writes.
+    let live = tokio::spawn(async move {
+        let first = collect(&mut on_a, 1, 10).await;
+        (on_a, first)
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    b.create("/x/1", value("one"))
+        .await
+        .expect("create through b");
+    let (on_a, first) = live.await.expect("watch task");
+    assert_eq!(first[0].key, "/x/1");
+
+    // With NATS gone, announcements are lost: replicas still learn of commits by polling the
+    // counter, and a replica's own commit after a hole is held until the hole is filled.
+    nats.kill();
+    let mut on_a = on_a;
+    let live = tokio::spawn(async move { collect(&mut on_a, 21, 15).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut last = 1;
+    for i in 0..20 {
+        let store = if i % 2 == 0 { &b } else { &a };
+        last = store
+            .create(&format!("/x/n{i}"), value("n"))
+            .await
+            .expect("create without NATS")
+            .mod_revision;
+    }
+    assert_eq!(last, 21);
+    let rest = live.await.expect("watch task");
+    assert_consecutive(&rest, 1, "replica a without NATS");
+
+    // A watcher that was on b resumes on a from its last revision, missing nothing.
+    let mut on_b = b.watch(0);
+    let seen = collect(&mut on_b, 5, 10).await;
+    drop(on_b);
+    b.close().await;
+    let mut resumed = a.watch(seen.last().expect("events").revision);
+    let after = collect(&mut resumed, last, 10).await;
+    assert_consecutive(&after, 5, "resumed on a");
+    a.close().await;
+    db.drop_now().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformance_suite_holds_for_a_replica() {
+    support::init_tracing();
+    let server = support::env(support::PLAIN);
+    let nats = Nats::start();
+    let created = std::sync::Mutex::new(Vec::new());
+    flotilla_store::conformance::run_all_with(
+        || async {
+            let db = Database::create(&server, "replica_conf", None).await;
+            let url = db.url();
+            created.lock().unwrap().push(db);
+            url
+        },
+        OpenOptions {
+            nats: Some(nats.url.clone()),
+        },
+    )
+    .await;
+    let dbs: Vec<Database> = std::mem::take(&mut *created.lock().unwrap());
+    for db in dbs {
+        db.drop_now().await;
+    }
+}
