@@ -234,9 +234,17 @@ impl Cache {
         }
     }
 
-    /// Wait until every write the store acknowledged so far is visible (consistent read).
+    /// Wait until every write this process's store acknowledged so far is visible (after a
+    /// write, to answer with what was written).
     pub async fn sync(&self) -> Result<()> {
         self.wait_for(self.store.revision()).await
+    }
+
+    /// Wait until every write acknowledged so far by anyone is visible, including other hub
+    /// replicas sharing the database (a consistent read; alone on the database, as
+    /// [`Cache::sync`]).
+    pub async fn sync_current(&self) -> Result<()> {
+        self.wait_for(self.store.current_revision().await?).await
     }
 
     /// One object.

@@ -126,7 +126,7 @@ async fn start(api: &Arc<Api>, q: &Query, prefix: &str) -> Result<Subscription> 
     };
     match (q.send_initial_events, rv) {
         (Some(true), None) => {
-            api.cache.sync().await?;
+            api.cache.sync_current().await?;
             api.cache.subscribe(prefix, None)
         }
         (Some(true), Some(rv)) => {
@@ -134,7 +134,7 @@ async fn start(api: &Arc<Api>, q: &Query, prefix: &str) -> Result<Subscription> 
             api.cache.subscribe(prefix, None)
         }
         (Some(false), None) => {
-            api.cache.sync().await?;
+            api.cache.sync_current().await?;
             api.cache.subscribe(prefix, Some(api.cache.revision()))
         }
         (Some(false), Some(0)) => api.cache.subscribe(prefix, Some(api.cache.revision())),
@@ -142,12 +142,10 @@ async fn start(api: &Arc<Api>, q: &Query, prefix: &str) -> Result<Subscription> 
         // `/watch/` path, which kube-apiserver does not default either.
         (_, None | Some(0)) => api.cache.subscribe(prefix, None),
         (_, Some(rv)) => {
-            if rv > api.cache.revision() {
-                return Err(ApiError::timeout(format!(
-                    "Too large resource version: {rv}, current: {}",
-                    api.cache.revision()
-                )));
-            }
+            // A revision this replica has not applied yet (a client resuming here a watch
+            // another hub replica served) is waited for briefly, as kube-apiserver waits for
+            // its cache; past that, "Too large resource version".
+            api.cache.wait_for(rv).await?;
             api.cache.subscribe_replaying(prefix, Some(rv)).await
         }
     }

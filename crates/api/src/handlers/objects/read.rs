@@ -30,7 +30,7 @@ pub(crate) async fn fresh_enough(api: &Api, resource_version: Option<&str>) -> R
         Some("0") => return Ok(()),
         Some(rv) if !rv.is_empty() => crate::meta::parse_rv(rv)
             .ok_or_else(|| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?,
-        _ => api.store.revision(),
+        _ => api.store.current_revision().await?,
     };
     api.cache.wait_for(want).await
 }
@@ -84,7 +84,7 @@ pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resul
         if t.rv == paging::LATEST {
             // An inconsistent continuation: the rest at the latest revision (its own pages
             // are then consistent with each other again).
-            api.cache.sync().await?;
+            api.cache.sync_current().await?;
             from_cache(api, &prefix, Some(&t.start), limit, &filter)
         } else {
             match from_store(api, &prefix, t.rv, Some(t.start.clone()), limit, &filter).await {
