@@ -24,6 +24,10 @@ pub struct Config {
     pub admin_token: AdminToken,
     /// `host:port` clients use (discovery's serverAddressByClientCIDRs, token issuer).
     pub advertise_address: String,
+    /// The `iss` of service-account tokens, which verification requires too; `None`:
+    /// `https://ADVERTISE_ADDRESS`. Replicas sharing one identity share one issuer, so that any
+    /// replica accepts the tokens of any other.
+    pub service_account_issuer: Option<String>,
     /// The PEM file holding the key that signs service-account tokens, generated there at first
     /// start (normally [`crate::access::signing_key::FILE_NAME`] in the data directory).
     pub signing_key_file: PathBuf,
@@ -86,8 +90,11 @@ impl Api {
     /// flotilla's own kinds.
     pub async fn start(config: Config, store: Store) -> Result<Arc<Api>> {
         let signer = signing_key::load_or_generate(&config.signing_key_file)?;
-        let mut authority =
-            TokenAuthority::new(format!("https://{}", config.advertise_address), signer);
+        let issuer = config
+            .service_account_issuer
+            .clone()
+            .unwrap_or_else(|| format!("https://{}", config.advertise_address));
+        let mut authority = TokenAuthority::new(issuer, signer);
         if let Some(max) = config.max_token_expiration {
             authority =
                 authority.with_max_expiration(i64::try_from(max.as_secs()).unwrap_or(i64::MAX));
@@ -170,6 +177,7 @@ impl Api {
         let config = Config {
             admin_token: AdminToken::new("test"),
             advertise_address: "127.0.0.1:6443".into(),
+            service_account_issuer: None,
             signing_key_file: dir.join("signing-key.pem"),
             max_token_expiration: None,
             compaction_interval: std::time::Duration::from_secs(300),

@@ -3,6 +3,7 @@
 mod controllers;
 pub(crate) mod dns;
 mod files;
+mod identity;
 pub(crate) mod pki;
 
 use std::net::{IpAddr, SocketAddr};
@@ -25,9 +26,26 @@ pub struct ServeArgs {
     // Its value may hold a password: never shown in --help.
     #[arg(long, env = "FLOTILLA_STORE", hide_env_values = true)]
     store: Option<String>,
-    /// Extra names or IPs for the serving certificate (repeatable).
+    /// Run as one replica of several sharing the PostgreSQL store: announce this replica's
+    /// commits on this NATS server and follow the others', so every replica's watches carry
+    /// every write. Needs a postgres:// --store and an identity key (--identity-key-file).
+    #[arg(long, value_name = "nats://HOST:PORT", env = "FLOTILLA_NATS")]
+    nats: Option<String>,
+    /// A file holding the identity key: secret text of 32 bytes or more (e.g. `head -c 48
+    /// /dev/urandom | base64`), the same for every replica on one PostgreSQL store. The replicas
+    /// then share the CA, the admin token and the service-account signing key, kept in the
+    /// store encrypted with it: the first replica creates them, the others load them. The
+    /// environment variable FLOTILLA_IDENTITY_KEY may hold the key text itself instead.
+    #[arg(long, value_name = "FILE", env = "FLOTILLA_IDENTITY_KEY_FILE")]
+    identity_key_file: Option<PathBuf>,
+    /// Extra names or IPs for the serving certificate (repeatable), e.g. the name of the
+    /// balancer in front of the replicas.
     #[arg(long = "tls-san")]
     tls_san: Vec<String>,
+    /// The issuer (`iss`) of service-account tokens; default `https://LISTEN-ADDRESS`. Replicas
+    /// sharing an identity take the first replica's, so give the balancer's URL on it.
+    #[arg(long, value_name = "URL")]
+    service_account_issuer: Option<String>,
     /// The longest a service-account token lives (`kubectl create token`, agents' credentials):
     /// a request for longer gets this long, as with kube-apiserver's flag. Between 1h and 2^32
     /// seconds; 0 for no cap. Agents renew their tokens at half-life.
@@ -130,6 +148,25 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             flotilla_store::redact_url(&store_url)
         );
     }
+    let postgres = store_url.starts_with("postgres://") || store_url.starts_with("postgresql://");
+    let key_text = std::env::var_os("FLOTILLA_IDENTITY_KEY");
+    let identity_key = identity::IdentityKey::from_args(
+        args.identity_key_file.as_deref(),
+        key_text.as_ref().map(|t| t.as_encoded_bytes()),
+    )?;
+    if args.nats.is_some() && !postgres {
+        bail!(
+            "--nats needs a PostgreSQL store that every replica shares: add --store \
+             postgres://USER@HOST:PORT/DB"
+        );
+    }
+    if args.nats.is_some() && identity_key.is_none() {
+        bail!(
+            "--nats needs an identity key: give --identity-key-file FILE (or FLOTILLA_IDENTITY_KEY \
+             with the key text), the same on every replica, so they share one CA, admin token \
+             and signing key"
+        );
+    }
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| {
@@ -150,6 +187,53 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         format!("{host}:{}", addr.port())
     };
 
+    let options = flotilla_store::OpenOptions {
+        nats: args.nats.clone(),
+    };
+    let store = flotilla_store::Store::open_with(&store_url, options)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot open the store {}",
+                flotilla_store::redact_url(&store_url)
+            )
+        })?;
+    let own_issuer = args
+        .service_account_issuer
+        .clone()
+        .unwrap_or_else(|| format!("https://{advertise}"));
+    let issuer = match (&identity_key, postgres) {
+        (Some(key), true) => {
+            let shared = identity::establish(&store, key, &dir, &own_issuer).await?;
+            if let Some(given) = args
+                .service_account_issuer
+                .as_ref()
+                .filter(|g| **g != shared)
+            {
+                bail!(
+                    "--service-account-issuer {given} differs from {shared}, the issuer the \
+                     replicas on this store share: drop the flag or give {shared}"
+                );
+            }
+            shared
+        }
+        (None, true) => {
+            tracing::warn!(
+                "no identity key (--identity-key-file or FLOTILLA_IDENTITY_KEY): this hub keeps \
+                 its CA, admin token and signing key in its data directory, so other replicas on \
+                 this store will not accept its tokens nor share its CA"
+            );
+            own_issuer
+        }
+        (Some(_), false) => {
+            tracing::warn!(
+                "the identity key is unused: only replicas on a PostgreSQL store share an identity"
+            );
+            own_issuer
+        }
+        (None, false) => own_issuer,
+    };
+
     let creds = pki::ensure(&dir, &host, &args.tls_san)?;
     let kubeconfig = dir.join("admin.kubeconfig");
     pki::write_kubeconfig(
@@ -159,18 +243,11 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         &creds.admin_token,
     )?;
 
-    let store = flotilla_store::Store::open(&store_url)
-        .await
-        .with_context(|| {
-            format!(
-                "cannot open the store {}",
-                flotilla_store::redact_url(&store_url)
-            )
-        })?;
     let api = flotilla_api::Api::start(
         flotilla_api::Config {
             admin_token: flotilla_api::auth::AdminToken::new(&creds.admin_token),
             advertise_address: advertise.clone(),
+            service_account_issuer: Some(issuer),
             signing_key_file: dir.join(flotilla_api::access::signing_key::FILE_NAME),
             max_token_expiration: Some(args.service_account_max_token_expiration)
                 .filter(|d| !d.is_zero()),

@@ -35,12 +35,17 @@ pub(crate) fn write_private(path: &Path, data: &str) -> Result<()> {
     Ok(())
 }
 
-/// Load or create the CA and admin token in `dir`; issue a fresh serving certificate for `host`
-/// (plus localhost and `extra` SANs) signed by the CA, so clients trusting the CA keep working
-/// across restarts and address changes.
-pub fn ensure(dir: &Path, host: &str, extra: &[String]) -> Result<Credentials> {
-    let ca_crt = dir.join("ca.crt");
-    let ca_key = dir.join("ca.key");
+/// The CA certificate's file name in the data directory (PEM, public).
+pub(crate) const CA_CERT: &str = "ca.crt";
+/// The CA key's file name in the data directory (PEM, mode 0600).
+pub(crate) const CA_KEY: &str = "ca.key";
+/// The admin token's file name in the data directory (mode 0600).
+pub(crate) const ADMIN_TOKEN: &str = "admin.token";
+
+/// Create the CA and the admin token in `dir` where they are missing; keep them where present.
+pub(crate) fn ensure_authority(dir: &Path) -> Result<()> {
+    let ca_crt = dir.join(CA_CERT);
+    let ca_key = dir.join(CA_KEY);
     if !ca_crt.exists() || !ca_key.exists() {
         let key = KeyPair::generate().context("generating the CA key")?;
         let mut params = CertificateParams::new(Vec::<String>::new())?;
@@ -59,6 +64,27 @@ pub fn ensure(dir: &Path, host: &str, extra: &[String]) -> Result<Credentials> {
         write_private(&ca_key, &key.serialize_pem())?;
         tracing::info!(path = %ca_crt.display(), "created a new certificate authority");
     }
+    let token_path = dir.join(ADMIN_TOKEN);
+    match fs::read_to_string(&token_path) {
+        Ok(t) if !t.trim().is_empty() => {}
+        _ => {
+            use rand::RngCore;
+            let mut b = [0u8; 32];
+            rand::thread_rng().fill_bytes(&mut b);
+            let t: String = b.iter().map(|x| format!("{x:02x}")).collect();
+            write_private(&token_path, &t)?;
+        }
+    }
+    Ok(())
+}
+
+/// Load or create the CA and admin token in `dir`; issue a fresh serving certificate for `host`
+/// (plus localhost and `extra` SANs) signed by the CA, so clients trusting the CA keep working
+/// across restarts and address changes (and every replica sharing the CA serves its own).
+pub fn ensure(dir: &Path, host: &str, extra: &[String]) -> Result<Credentials> {
+    ensure_authority(dir)?;
+    let ca_crt = dir.join(CA_CERT);
+    let ca_key = dir.join(CA_KEY);
     let ca_pem =
         fs::read_to_string(&ca_crt).with_context(|| format!("reading {}", ca_crt.display()))?;
     let ca_key_pem =
@@ -95,18 +121,11 @@ pub fn ensure(dir: &Path, host: &str, extra: &[String]) -> Result<Credentials> {
     let key = KeyPair::generate()?;
     let cert = params.signed_by(&key, &issuer)?;
 
-    let token_path = dir.join("admin.token");
-    let admin_token = match fs::read_to_string(&token_path) {
-        Ok(t) if !t.trim().is_empty() => t.trim().to_string(),
-        _ => {
-            use rand::RngCore;
-            let mut b = [0u8; 32];
-            rand::thread_rng().fill_bytes(&mut b);
-            let t: String = b.iter().map(|x| format!("{x:02x}")).collect();
-            write_private(&token_path, &t)?;
-            t
-        }
-    };
+    let token_path = dir.join(ADMIN_TOKEN);
+    let admin_token = fs::read_to_string(&token_path)
+        .with_context(|| format!("reading {}", token_path.display()))?
+        .trim()
+        .to_string();
 
     let certs = vec![cert.der().clone()];
     let key_der = rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der())
