@@ -20,6 +20,7 @@ pub mod apply;
 pub mod auth;
 pub mod cache;
 pub mod error;
+pub mod fence;
 pub mod flowcontrol;
 pub mod handlers;
 pub mod lifecycle;

@@ -111,10 +111,12 @@ async fn route(
         .authenticate(&api.cache, authorization.as_ref())
         .await?;
     let user = api.access.impersonate(&api.cache, user, req.headers())?;
+    let fence = crate::fence::parse(req.headers())?;
     let info = RequestInfo::parse(req.method(), &path, query.watch)
         .with_field_selector(query.field_selector.as_deref());
     *flow = api.flowcontrol.classify(&user, &info);
     api.access.authorize(&api.cache, &user, &info).await?;
+    crate::fence::check(&api.cache, &info, fence.as_ref()).await?;
 
     if !info.is_resource_request {
         return discovery::serve_non_resource(api, &path, accept.as_deref());

@@ -21,3 +21,74 @@ async fn an_oversized_body_is_refused_in_kube_apiservers_words() {
         "Request entity too large: limit is 3145728"
     );
 }
+
+/// One request through the handler, as the admin; the status code and body.
+async fn send(
+    api: &Arc<Api>,
+    method: &str,
+    path: &str,
+    fence: Option<&str>,
+    body: serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let mut req = Request::builder()
+        .method(method)
+        .uri(path)
+        .header(http::header::AUTHORIZATION, "Bearer test")
+        .header(http::header::CONTENT_TYPE, "application/json");
+    if let Some(f) = fence {
+        req = req.header(crate::fence::HEADER, f);
+    }
+    let req = req.body(Body::from(body.to_string())).unwrap();
+    let resp = handle(api.clone(), req).await;
+    let code = resp.status().as_u16();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (code, serde_json::from_slice(&bytes).unwrap_or_default())
+}
+
+#[tokio::test]
+async fn a_write_under_a_lease_the_writer_no_longer_holds_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let api = Api::for_tests(dir.path()).await;
+    let ns = serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": "flotilla-system"}});
+    let (code, _) = send(&api, "POST", "/api/v1/namespaces", None, ns).await;
+    assert!(code == 201 || code == 409, "namespace: {code}");
+    let now = k8s_openapi::jiff::Timestamp::now().to_string();
+    let lease = serde_json::json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+        "metadata": {"name": "flotilla-shard-0", "namespace": "flotilla-system"},
+        "spec": {"holderIdentity": "a", "leaseDurationSeconds": 10, "renewTime": now}});
+    let leases = "/apis/coordination.k8s.io/v1/namespaces/flotilla-system/leases";
+    // Leases themselves are never fenced (that is how they are taken over).
+    let (code, _) = send(&api, "POST", leases, Some("flotilla-shard-0=b"), lease).await;
+    assert_eq!(code, 201);
+    let cm = |name: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": "default"}})
+    };
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let (code, _) = send(&api, "POST", cms, Some("flotilla-shard-0=a"), cm("by-a")).await;
+    assert_eq!(code, 201, "the holder writes");
+    let (code, status) = send(&api, "POST", cms, Some("flotilla-shard-0=b"), cm("by-b")).await;
+    assert_eq!(code, 409, "{status}");
+    assert_eq!(status["reason"], "Conflict");
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"a\" holds it"),
+        "{status}"
+    );
+    let (code, _) = send(&api, "POST", cms, Some("flotilla-shard-9=a"), cm("by-a-9")).await;
+    assert_eq!(code, 409, "a lease that does not exist fences too");
+    let (code, _) = send(
+        &api,
+        "GET",
+        &format!("{cms}/by-b"),
+        None,
+        serde_json::json!(null),
+    )
+    .await;
+    assert_eq!(code, 404, "nothing of the refused write is stored");
+    let (code, _) = send(&api, "POST", cms, Some("no-holder"), cm("bad")).await;
+    assert_eq!(code, 400, "a malformed fence");
+}
