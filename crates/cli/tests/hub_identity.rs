@@ -13,10 +13,14 @@ use std::time::{Duration, Instant};
 use common::{kubectl_bin, Hub, FLOTILLA};
 
 fn fresh_database() -> String {
+    fresh_database_named("hub_identity")
+}
+
+fn fresh_database_named(prefix: &str) -> String {
     let url = std::env::var("FLOTILLA_TEST_POSTGRES_URL").unwrap_or_else(|_| {
         panic!("FLOTILLA_TEST_POSTGRES_URL is not set: run scripts/test, which starts PostgreSQL on 127.0.0.1 and sets it")
     });
-    let db = format!("hub_identity_{}", std::process::id());
+    let db = format!("{prefix}_{}", std::process::id());
     let out = Command::new("psql")
         .arg(&url)
         .args([
@@ -204,6 +208,60 @@ fn replicas_with_one_key_share_one_identity() {
             "{secret} written with a wrong key"
         );
     }
+}
+
+/// With --nats, replicas started together: a service account created through replica 1 after
+/// both started, and its token, work on replica 2 too.
+#[test]
+fn replicas_on_nats_accept_each_others_new_tokens() {
+    let nats = std::env::var("FLOTILLA_TEST_NATS_URL").unwrap_or_else(|_| {
+        panic!("FLOTILLA_TEST_NATS_URL is not set: run scripts/test, which starts nats-server (Debian package nats-server) and sets it")
+    });
+    let store = fresh_database_named("hub_identity_nats");
+    let keys = tempfile::tempdir().unwrap();
+    let key = key_file(
+        keys.path(),
+        "identity.key",
+        "Zq8Lm2Nv4Bx6Cz1Ak3Sj5Dh7Fg9Hl0Qw2Er4Ty6Ui8Op0As",
+    );
+    let args = [
+        "--store",
+        &store,
+        "--nats",
+        &nats,
+        "--identity-key-file",
+        key.to_str().unwrap(),
+        "--no-controllers",
+    ];
+    let one = Hub::start_with(&args);
+    let two = Hub::start_with(&args);
+    one.ok(&["create", "serviceaccount", "later", "-n", "default"]);
+    let token = one.ok(&["create", "token", "later", "-n", "default"]);
+    let at_two = keys.path().join("later-at-two.kubeconfig");
+    rewrite_kubeconfig(&one.kubeconfig, &at_two, &two.server(), Some(token.trim()));
+    // Replica 2 learns of the service account through its watch feed: allow it a moment.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let who = loop {
+        let out = kubectl_bin(
+            "kubectl",
+            &at_two,
+            &[
+                "auth",
+                "whoami",
+                "-o",
+                "jsonpath={.status.userInfo.username}",
+            ],
+            None,
+        );
+        if out.status.success() || Instant::now() > deadline {
+            break stdout_of(
+                &out,
+                "kubectl auth whoami on replica 2 with a token of replica 1",
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(who, "system:serviceaccount:default:later");
 }
 
 /// --nats is refused without a PostgreSQL store or without an identity key, before anything
