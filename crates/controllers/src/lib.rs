@@ -21,6 +21,7 @@
 
 pub mod dns;
 mod error;
+pub mod fence;
 pub mod health;
 pub mod joining;
 pub mod mcs;
