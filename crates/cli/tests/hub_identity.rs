@@ -197,6 +197,19 @@ fn replicas_with_one_key_share_one_identity() {
         stderr.contains("identity key") && stderr.contains("--identity-key-file"),
         "{stderr}"
     );
+    // …and so does one given no key at all.
+    let out = serve_to_the_end(&[
+        "--data-dir",
+        data.path().to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--store",
+        &store,
+        "--no-controllers",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "started without the key: {stderr}");
+    assert!(stderr.contains("share an identity"), "{stderr}");
     for secret in [
         "ca.key",
         "admin.token",

@@ -91,6 +91,59 @@ impl Identity {
     }
 }
 
+/// The identity of this replica, by how it was started: shared through `store` when it is
+/// PostgreSQL (`postgres`) and a `key` is given (see [`establish`]), else its data directory's. Returns the
+/// service-account issuer: `given` (`--service-account-issuer`), else `own` (its address), or
+/// the shared one.
+pub(crate) async fn settle(
+    store: &Store,
+    postgres: bool,
+    key: Option<&IdentityKey>,
+    dir: &Path,
+    own: &str,
+    given: Option<&str>,
+) -> Result<String> {
+    let issuer = given.unwrap_or(own);
+    match (key, postgres) {
+        (Some(key), true) => {
+            let shared = establish(store, key, dir, issuer).await?;
+            if let Some(given) = given.filter(|g| *g != shared) {
+                bail!(
+                    "--service-account-issuer {given} differs from {shared}, the issuer the \
+                     replicas on this store share: drop the flag or give {shared}"
+                );
+            }
+            Ok(shared)
+        }
+        (None, true) => {
+            if store
+                .get(RECORD)
+                .await
+                .context("reading the shared identity from the store")?
+                .is_some()
+            {
+                bail!(
+                    "the replicas on this store share an identity: give this one their identity \
+                     key with --identity-key-file FILE or FLOTILLA_IDENTITY_KEY"
+                );
+            }
+            tracing::warn!(
+                "no identity key (--identity-key-file or FLOTILLA_IDENTITY_KEY): this hub keeps \
+                 its CA, admin token and signing key in its data directory, so other replicas on \
+                 this store will not accept its tokens nor share its CA"
+            );
+            Ok(issuer.to_string())
+        }
+        (Some(_), false) => {
+            tracing::warn!(
+                "the identity key is unused: only replicas on a PostgreSQL store share an identity"
+            );
+            Ok(issuer.to_string())
+        }
+        (None, false) => Ok(issuer.to_string()),
+    }
+}
+
 /// Make `dir` hold the identity shared through `store`: load it if a replica stored it, else
 /// store this data directory's (generated where missing) with `issuer`. Returns the shared
 /// issuer. Nothing is written to `dir` when the stored identity does not open.

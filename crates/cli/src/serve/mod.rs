@@ -198,41 +198,16 @@ pub async fn run(args: ServeArgs) -> Result<()> {
                 flotilla_store::redact_url(&store_url)
             )
         })?;
-    let own_issuer = args
-        .service_account_issuer
-        .clone()
-        .unwrap_or_else(|| format!("https://{advertise}"));
-    let issuer = match (&identity_key, postgres) {
-        (Some(key), true) => {
-            let shared = identity::establish(&store, key, &dir, &own_issuer).await?;
-            if let Some(given) = args
-                .service_account_issuer
-                .as_ref()
-                .filter(|g| **g != shared)
-            {
-                bail!(
-                    "--service-account-issuer {given} differs from {shared}, the issuer the \
-                     replicas on this store share: drop the flag or give {shared}"
-                );
-            }
-            shared
-        }
-        (None, true) => {
-            tracing::warn!(
-                "no identity key (--identity-key-file or FLOTILLA_IDENTITY_KEY): this hub keeps \
-                 its CA, admin token and signing key in its data directory, so other replicas on \
-                 this store will not accept its tokens nor share its CA"
-            );
-            own_issuer
-        }
-        (Some(_), false) => {
-            tracing::warn!(
-                "the identity key is unused: only replicas on a PostgreSQL store share an identity"
-            );
-            own_issuer
-        }
-        (None, false) => own_issuer,
-    };
+    let own_issuer = format!("https://{advertise}");
+    let issuer = identity::settle(
+        &store,
+        postgres,
+        identity_key.as_ref(),
+        &dir,
+        &own_issuer,
+        args.service_account_issuer.as_deref(),
+    )
+    .await?;
 
     let creds = pki::ensure(&dir, &host, &args.tls_san)?;
     let kubeconfig = dir.join("admin.kubeconfig");

@@ -171,3 +171,60 @@ async fn replicas_share_the_first_ones_identity() {
     assert!(e.contains("identity key"), "{e}");
     assert_eq!(fs::read_dir(&three).unwrap().count(), 0, "wrote files");
 }
+
+/// On a store holding a shared identity, a replica without the key, or with another issuer, is
+/// refused; with neither a key nor a shared identity, the data directory's identity stays.
+#[tokio::test]
+async fn settle_refuses_a_replica_that_would_not_share() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::open(&format!("sqlite:{}", tmp.path().join("db").display()))
+        .await
+        .unwrap();
+    let dir = tmp.path().join("d");
+    fs::create_dir(&dir).unwrap();
+    // `postgres` is what decides; the record and its reads are the same on SQLite.
+    let no_key = settle(&store, true, None, &dir, "https://me", None).await;
+    assert_eq!(no_key.unwrap(), "https://me");
+    let k = key(TEXT);
+    let shared = settle(
+        &store,
+        true,
+        Some(&k),
+        &dir,
+        "https://me",
+        Some("https://lb"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(shared, "https://lb");
+    let e = settle(&store, true, None, &dir, "https://me", None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--identity-key-file"), "{e}");
+    let e = settle(
+        &store,
+        true,
+        Some(&k),
+        &dir,
+        "https://me",
+        Some("https://other"),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("https://lb"), "{e}");
+    assert_eq!(
+        settle(&store, true, Some(&k), &dir, "https://me", None)
+            .await
+            .unwrap(),
+        "https://lb"
+    );
+    // SQLite: nothing shared, the own issuer.
+    assert_eq!(
+        settle(&store, false, Some(&k), &dir, "https://me", None)
+            .await
+            .unwrap(),
+        "https://me"
+    );
+}
