@@ -17,6 +17,8 @@
 //! * [`dns`]: global DNS for federated Services: the fleet and its verdicts from the voters'
 //!   reports, the DNS server's snapshot source, and the controller writing probe targets,
 //!   GlobalService status and DNSEndpoints.
+//! * [`shards`]: the work divided into shards, each worked by the process holding its Lease,
+//!   so any number of controller processes share it.
 #![deny(missing_docs)]
 
 pub mod dns;
@@ -30,6 +32,7 @@ pub mod namespace_defaults;
 pub mod propagation;
 pub mod registry;
 pub mod render;
+pub mod shards;
 pub mod tokens;
 
 pub use error::{Error, Result};

@@ -12,6 +12,10 @@
 //!   see down, so all are answered (fail open).
 //! - `flotilla_dns_unhealthy_endpoints`: endpoints of federated Services a strict majority of
 //!   the fresh voters sees down.
+//! - `flotilla_controller_shards_owned{identity}`: shards this controller process owns
+//!   ([`crate::shards`]).
+//! - `flotilla_controller_shard_transitions_total{identity,event}`: shard Leases `acquired`,
+//!   `released` (rebalance, shutdown) and `lost` (not renewed in time, or taken).
 
 use std::sync::OnceLock;
 
@@ -25,6 +29,17 @@ use prometheus_client::registry::Registry;
 struct ReconcileLabels {
     controller: &'static str,
     result: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct IdentityLabels {
+    identity: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TransitionLabels {
+    identity: String,
+    event: &'static str,
 }
 
 /// The counters; one set per process ([`metrics`]).
@@ -41,6 +56,8 @@ pub struct Metrics {
     pub dns_fail_open_services: Gauge,
     /// Endpoints of federated Services judged Unhealthy.
     pub dns_unhealthy_endpoints: Gauge,
+    shards_owned: Family<IdentityLabels, Gauge>,
+    shard_transitions: Family<TransitionLabels, Counter>,
 }
 
 impl Metrics {
@@ -49,6 +66,25 @@ impl Metrics {
         let result = if ok { "ok" } else { "error" };
         self.reconciles
             .get_or_create(&ReconcileLabels { controller, result })
+            .inc();
+    }
+
+    /// Sets how many shards `identity` owns.
+    pub fn shards_owned(&self, identity: &str, n: usize) {
+        self.shards_owned
+            .get_or_create(&IdentityLabels {
+                identity: identity.to_owned(),
+            })
+            .set(n as i64);
+    }
+
+    /// Counts a shard Lease `event` (`acquired`, `released`, `lost`) of `identity`.
+    pub fn shard_transition(&self, identity: &str, event: &'static str) {
+        self.shard_transitions
+            .get_or_create(&TransitionLabels {
+                identity: identity.to_owned(),
+                event,
+            })
             .inc();
     }
 }
@@ -91,6 +127,16 @@ pub fn register(registry: &mut Registry) {
         "flotilla_dns_unhealthy_endpoints",
         "Endpoints of federated Services a strict majority of fresh voters sees down",
         m.dns_unhealthy_endpoints.clone(),
+    );
+    registry.register(
+        "flotilla_controller_shards_owned",
+        "Shards this controller process owns, by process identity",
+        m.shards_owned.clone(),
+    );
+    registry.register(
+        "flotilla_controller_shard_transitions",
+        "Shard Leases acquired, released and lost, by process identity",
+        m.shard_transitions.clone(),
     );
 }
 
