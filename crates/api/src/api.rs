@@ -28,6 +28,10 @@ pub struct Config {
     /// `https://ADVERTISE_ADDRESS`. Replicas sharing one identity share one issuer, so that any
     /// replica accepts the tokens of any other.
     pub service_account_issuer: Option<String>,
+    /// One replica of several API servers on one store (`flotilla serve --nats`): Service,
+    /// Endpoints and EndpointSlice `default/kubernetes` are created naming the first replica
+    /// and not corrected to each replica's own address (replicas would overwrite each other's).
+    pub replica: bool,
     /// The PEM file holding the key that signs service-account tokens, generated there at first
     /// start (normally [`crate::access::signing_key::FILE_NAME`] in the data directory).
     pub signing_key_file: PathBuf,
@@ -178,6 +182,7 @@ impl Api {
             admin_token: AdminToken::new("test"),
             advertise_address: "127.0.0.1:6443".into(),
             service_account_issuer: None,
+            replica: false,
             signing_key_file: dir.join("signing-key.pem"),
             max_token_expiration: None,
             compaction_interval: std::time::Duration::from_secs(300),

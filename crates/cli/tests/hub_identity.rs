@@ -275,6 +275,27 @@ fn replicas_on_nats_accept_each_others_new_tokens() {
         std::thread::sleep(Duration::from_millis(100));
     };
     assert_eq!(who, "system:serviceaccount:default:later");
+
+    // The replicas do not fight over default/kubernetes: it names the first and stays put.
+    let endpoints = |hub: &Hub| {
+        hub.ok(&[
+            "get",
+            "endpoints",
+            "kubernetes",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.metadata.resourceVersion} {.subsets[0].ports[0].port}",
+        ])
+    };
+    let before = endpoints(&one);
+    let port = one.server().rsplit(':').next().unwrap().to_string();
+    assert!(
+        before.ends_with(&format!(" {port}")),
+        "{before} (replica 1 on {port})"
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(endpoints(&two), before, "default/kubernetes keeps changing");
 }
 
 /// --nats is refused without a PostgreSQL store or without an identity key, before anything

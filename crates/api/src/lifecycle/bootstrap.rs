@@ -6,6 +6,8 @@
 //! Level-triggered like kube-apiserver's endpoint reconciler: each object is created when
 //! missing and its owned fields put back when changed (a deleted one comes back at once, a
 //! changed one within the watch's delay), with a resync every [`RESYNC`] for good measure.
+//! Replicas of one hub on one store (`Config::replica`) only create them, naming the first
+//! replica, as each would otherwise overwrite the others' address with its own, endlessly.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -206,6 +208,10 @@ async fn ensure(api: &Arc<Api>, res: &ResourceInfo, kept: &Kept) -> crate::error
             Err(e) if e.code == 409 => Ok(()),
             Err(e) => Err(e),
         };
+    }
+    if api.config.replica {
+        // Every replica would put back its own address: the first one's stays.
+        return Ok(());
     }
     let r = guaranteed_update(api, Writer::Server, res, &key, NAME, false, |cur| {
         Ok(corrected(kept, cur).unwrap_or_else(|| cur.clone()))

@@ -17,6 +17,7 @@ async fn api(dir: &tempfile::TempDir) -> Arc<Api> {
         admin_token: crate::auth::AdminToken::new("test"),
         advertise_address: "127.0.0.1:6443".into(),
         service_account_issuer: None,
+        replica: false,
         signing_key_file: dir.path().join("signing-key.pem"),
         max_token_expiration: None,
         compaction_interval: std::time::Duration::from_secs(300),

@@ -223,6 +223,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             admin_token: flotilla_api::auth::AdminToken::new(&creds.admin_token),
             advertise_address: advertise.clone(),
             service_account_issuer: Some(issuer),
+            replica: args.nats.is_some(),
             signing_key_file: dir.join(flotilla_api::access::signing_key::FILE_NAME),
             max_token_expiration: Some(args.service_account_max_token_expiration)
                 .filter(|d| !d.is_zero()),
