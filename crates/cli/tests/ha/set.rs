@@ -170,11 +170,11 @@ impl HaSet {
             .unwrap_or_else(|e| panic!("create namespace {name} through replica 1: {e}"));
         for k in 1..=self.replicas {
             let api = Api::<Namespace>::all(self.client(k).await);
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
             while api.get_opt(name).await.ok().flatten().is_none() {
                 assert!(
                     std::time::Instant::now() < deadline,
-                    "namespace {name} made through replica 1 is not readable on replica {k} after 10 s"
+                    "namespace {name} made through replica 1 is not readable on replica {k} after 30 s"
                 );
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             }
