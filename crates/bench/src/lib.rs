@@ -23,6 +23,7 @@ mod client;
 mod dns;
 mod figures;
 mod fleet;
+mod ha;
 mod hub;
 mod kubeconfig;
 mod members;
@@ -83,6 +84,12 @@ enum What {
     /// change takes to show in its answers. Needs knotd and dnsperf (apt-get install knot
     /// dnsperf). Takes about 2 minutes (`--quick`: about 30 s).
     Dns(dns::DnsArgs),
+    /// Benchmark the active-active hub (issue 14): 3 `flotilla serve` replicas on one
+    /// PostgreSQL and nats-server started with scripts/ha — creates/s on 1 vs 3 replicas,
+    /// cross-replica watch delivery, watchers of a SIGKILLed replica resuming on another,
+    /// acknowledged writes lost, and controller takeover between two `flotilla controllers`.
+    /// Takes about 2 minutes (`--quick`: about 1).
+    Ha(ha::HaArgs),
 }
 
 /// Options of `flotilla bench api`.
@@ -147,6 +154,8 @@ pub async fn run(args: BenchArgs) -> Result<()> {
             .context("the scheduler benchmark panicked")?,
         // Stops the servers it started on Ctrl-C itself.
         What::Dns(a) => dns::run(a).await,
+        // Takes its replica set down on Ctrl-C itself.
+        What::Ha(a) => ha::run(a).await,
     }
 }
 

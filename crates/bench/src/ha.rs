@@ -1,0 +1,341 @@
+//! `flotilla bench ha`: the active-active hub of issue 14 — replicas of this binary sharing one
+//! PostgreSQL and one nats-server, started with the checkout's `scripts/ha` ([`set`]).
+//!
+//! In order, on one set of 3 replicas running the API plane only (`--no-controllers`):
+//! 1. creates/s of 16 closed-loop clients against replica-1 alone (the other two stopped),
+//!    then spread over all 3, and where the CPU went ([`load`], [`cpu`]);
+//! 2. cross-replica watch delivery: creates through replica-2 and -3, a watch on replica-1
+//!    ([`delivery`], [`watch`]);
+//! 3. and 4. replica-2 killed under its watchers and a writer: time to every watcher resumed
+//!    on replica-3, and acknowledged creates lost ([`failover`]);
+//! 5. controller takeover between two `flotilla controllers` processes, when this build has
+//!    that command ([`takeover`]).
+//!
+//! The set is taken down (`scripts/ha down`) at the end, on error and on Ctrl-C; the replicas'
+//! logs are kept when the run fails or with `--keep`. The figures are printed and appended to
+//! BENCHMARKS.md ([`report`]).
+
+mod cpu;
+mod delivery;
+mod failover;
+mod load;
+mod report;
+mod set;
+mod takeover;
+mod watch;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+use super::client::Client;
+use super::progress::Progress;
+use cpu::Usage;
+use set::HaSet;
+
+/// Options of `flotilla bench ha`.
+#[derive(Args, Debug)]
+pub struct HaArgs {
+    /// The flotilla checkout's scripts directory, where `ha` is.
+    #[arg(long, value_name = "DIR", default_value = "scripts")]
+    scripts: PathBuf,
+    /// Concurrent clients of the throughput runs.
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    clients: usize,
+    /// Creates per second in the watch-delivery and failover phases (open loop).
+    #[arg(long, value_name = "PER_SECOND", default_value_t = 200)]
+    rate: u64,
+    /// Watchers on the replica that is killed [default: 20; --quick: 5].
+    #[arg(long, value_name = "N")]
+    watchers: Option<usize>,
+    /// Run the replica set in this directory and keep the replicas' and controllers' logs there
+    /// [default: a temporary directory, removed at the end unless the run fails].
+    #[arg(long, value_name = "DIR")]
+    keep: Option<PathBuf>,
+    /// A short run (3 s throughput runs, about a minute and a half) that proves the tool works;
+    /// its figures are appended only with --output.
+    #[arg(long)]
+    quick: bool,
+    #[command(flatten)]
+    out: super::report::OutputArgs,
+}
+
+/// The settings of a run, resolved from the options.
+pub struct Plan {
+    clients: usize,
+    throughput: Duration,
+    warmup: Duration,
+    rate: u64,
+    delivery: Duration,
+    watchers: usize,
+    failover: failover::Shape,
+}
+
+/// Run the benchmark; the set it started is taken down when its future ends or is dropped.
+pub async fn run(a: HaArgs) -> Result<()> {
+    let script = set::find_script(&a.scripts)?;
+    if a.clients == 0 || a.rate == 0 || a.watchers == Some(0) {
+        bail!("--clients, --rate and --watchers must be at least 1");
+    }
+    let quick = a.quick;
+    let secs = |full: u64, short: f64| {
+        if quick {
+            Duration::from_secs_f64(short)
+        } else {
+            Duration::from_secs(full)
+        }
+    };
+    let watchers = a.watchers.unwrap_or(if quick { 5 } else { 20 });
+    let plan = Plan {
+        clients: a.clients,
+        throughput: secs(15, 3.0),
+        warmup: secs(3, 1.0),
+        rate: a.rate,
+        delivery: secs(10, 3.0),
+        watchers,
+        failover: failover::Shape {
+            watchers,
+            rate: a.rate,
+            duration: secs(15, 6.0),
+            kill_after: secs(5, 2.0),
+        },
+    };
+    super::report::warn_if_debug(quick);
+    let output = a.out.path(quick);
+    let when = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
+    let commit = super::report::commit();
+    let load_before = super::report::load_average();
+    let (base, temp) = match &a.keep {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            (std::fs::canonicalize(dir)?, None)
+        }
+        None => {
+            let t = tempfile::Builder::new()
+                .prefix("flotilla-bench-ha.")
+                .tempdir()
+                .context("cannot create a temporary directory")?;
+            (t.path().to_path_buf(), Some(t))
+        }
+    };
+
+    let measured = tokio::select! {
+        r = measure(&plan, &script, &base) => r,
+        _ = tokio::signal::ctrl_c() => Err(anyhow::anyhow!("interrupted; the replica set is taken down")),
+    };
+    let logs = base.join("logs");
+    let keep_logs = |e: anyhow::Error| {
+        if let Some(mut t) = temp {
+            t.disable_cleanup(true);
+        }
+        e.context(format!("the replicas' logs are kept in {}", logs.display()))
+    };
+    let measured = measured.map_err(keep_logs)?;
+    let build = super::report::build();
+    let section = report::Section {
+        when,
+        machine: super::report::machine(),
+        commit,
+        run: format!(
+            "{} scale, {build} build of flotilla {}; 1-minute load average {load_before} before \
+             the run, {} after it",
+            if quick { "quick" } else { "full" },
+            env!("CARGO_PKG_VERSION"),
+            super::report::load_average()
+        ),
+        plan,
+        measured,
+    };
+    super::report::publish(&report::render(&section), output.as_deref())?;
+    let failed: Vec<String> = [
+        ("1 replica", section.measured.one.as_ref().err()),
+        ("3 replicas", section.measured.three.as_ref().err()),
+        ("watch delivery", section.measured.delivery.as_ref().err()),
+        ("failover", section.measured.failover.as_ref().err()),
+        (
+            "takeover",
+            section
+                .measured
+                .takeover
+                .as_ref()
+                .err()
+                .filter(|e| !e.starts_with("not measured")),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(what, e)| e.map(|e| format!("{what}: {e}")))
+    .collect();
+    if !failed.is_empty() {
+        bail!(
+            "some phases failed; see the report above: {}",
+            failed.join("; ")
+        );
+    }
+    Ok(())
+}
+
+/// Start the set, run the phases, take it down.
+async fn measure(plan: &Plan, script: &Path, base: &Path) -> Result<report::Measured> {
+    let progress = Progress::new("ha");
+    let logs = base.join("logs");
+    let phase = progress.phase("scripts/ha up 3 (PostgreSQL, nats-server, 3 replicas)", 1);
+    let (script_owned, dir, logs_owned) = (script.to_path_buf(), base.join("set"), logs.clone());
+    let mut set =
+        tokio::task::spawn_blocking(move || HaSet::up(&script_owned, &dir, &logs_owned, 3, true))
+            .await
+            .context("starting the replica set")??;
+    phase.done(&format!(
+        "replica pids {}",
+        set.replicas
+            .iter()
+            .map(|r| r.pid.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let run = format!("ha-{:08x}", rand::random::<u32>());
+    let measured = phases(&mut set, plan, &run, &progress).await;
+    let down = tokio::task::spawn_blocking(move || set.down())
+        .await
+        .context("taking the replica set down")?;
+    let measured = measured?;
+    down?;
+    Ok(measured)
+}
+
+/// The phases in order; a failed phase is reported and the next one runs.
+async fn phases(
+    set: &mut HaSet,
+    plan: &Plan,
+    run: &str,
+    progress: &Progress,
+) -> Result<report::Measured> {
+    let text = |e: anyhow::Error| format!("{e:#}");
+    let one = throughput(set, plan, &[1], &format!("{run}-one"), progress)
+        .await
+        .map_err(text);
+    let three = throughput(set, plan, &[1, 2, 3], &format!("{run}-three"), progress)
+        .await
+        .map_err(text);
+
+    let clients: Vec<Client> = set.replicas.iter().map(|r| r.client.clone()).collect();
+    let ns = format!("{run}-watch");
+    let phase = progress.phase(
+        &format!(
+            "watch on replica-1, {}/s creates through replica-2 and -3",
+            plan.rate
+        ),
+        1,
+    );
+    let delivery = match load::namespace(&clients[0], &ns).await {
+        Ok(()) => {
+            delivery::run(
+                &clients[0],
+                &clients[1..],
+                &ns,
+                plan.rate,
+                plan.delivery,
+                phase.bar(),
+            )
+            .await
+        }
+        Err(e) => Err(e),
+    };
+    phase.done(&match &delivery {
+        Ok(d) => match d.latency {
+            Some(l) => format!("p50 {:?}, p99 {:?}, max {:?}", l.p50, l.p99, l.max),
+            None => "no event arrived".into(),
+        },
+        Err(e) => format!("failed: {e:#}"),
+    });
+    let delivery = delivery.map_err(text);
+
+    let failover = failover::run(set, &format!("{run}-failover"), &plan.failover, progress)
+        .await
+        .map_err(text);
+
+    let takeover = match takeover::available() {
+        Ok(true) => {
+            let r = &set.replicas[0];
+            takeover::run(&r.client, &r.kubeconfig, set.logs(), progress)
+                .await
+                .map_err(text)
+        }
+        Ok(false) => Err("not measured: this build has no `flotilla controllers` command".into()),
+        Err(e) => Err(format!("not measured: {e}")),
+    };
+    if let Err(e) = &takeover {
+        progress.note(&format!("controller takeover {e}"));
+    }
+    Ok(report::Measured {
+        one,
+        three,
+        delivery,
+        failover,
+        takeover,
+    })
+}
+
+/// One throughput run: only the replicas `on` (1-based) run — the others are stopped first and
+/// started again after — with the clients spread over them; a warm-up, then the measured run
+/// with the CPU each part used.
+async fn throughput(
+    set: &mut HaSet,
+    plan: &Plan,
+    on: &[usize],
+    ns: &str,
+    progress: &Progress,
+) -> Result<report::Run> {
+    let all: Vec<usize> = (1..=set.replicas.len()).collect();
+    let off: Vec<usize> = all.iter().copied().filter(|k| !on.contains(k)).collect();
+    for k in &off {
+        set.stop(*k).await?;
+    }
+    let r = measure_throughput(set, plan, on, ns, progress).await;
+    for k in &off {
+        set.start(*k).await?;
+    }
+    r
+}
+
+async fn measure_throughput(
+    set: &HaSet,
+    plan: &Plan,
+    on: &[usize],
+    ns: &str,
+    progress: &Progress,
+) -> Result<report::Run> {
+    let clients: Vec<Client> = on
+        .iter()
+        .map(|k| set.replicas[k - 1].client.clone())
+        .collect();
+    load::namespace(&clients[0], ns).await?;
+    let name = format!("{} clients on {} replica(s)", plan.clients, on.len());
+    let phase = progress.phase(&format!("{name}: warm-up"), 1);
+    let warm =
+        load::closed_loop(&clients, ns, "warm", plan.clients, plan.warmup, phase.bar()).await;
+    phase.done(&format!("{:.0} creates/s", warm.rate()));
+    let pids: Vec<u32> = on.iter().map(|k| set.replicas[k - 1].pid).collect();
+    let phase = progress.phase(&format!("{name}: creates"), 1);
+    let before = Usage::now(&pids, set.postgres_pid, set.nats_pid);
+    let t = load::closed_loop(
+        &clients,
+        ns,
+        "c",
+        plan.clients,
+        plan.throughput,
+        phase.bar(),
+    )
+    .await;
+    let used = Usage::now(&pids, set.postgres_pid, set.nats_pid).since(&before);
+    phase.done(&format!("{:.0} creates/s, {} failed", t.rate(), t.errors));
+    if t.done == 0 {
+        bail!(
+            "no create succeeded: {}",
+            t.first_error.as_deref().unwrap_or("no error reported")
+        );
+    }
+    Ok((t, used))
+}
