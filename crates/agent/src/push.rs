@@ -6,6 +6,9 @@
 //! and a client built from the Secret's `kubeconfig` on the other. A worker is restarted when its
 //! Cluster's secretRef changes, and stopped when the Cluster goes or turns Pull.
 //!
+//! When several controller processes share the fleet, each runs the workers of the clusters it
+//! owns ([`Share`]: the shard of the cluster's name), started and stopped as ownership moves.
+//!
 //! The credential is held to what the hub may safely use: the Secret must be in
 //! flotilla-system, and its kubeconfig must carry inline credentials only, no exec plugin, auth
 //! provider or file reference ([`refused_kubeconfig`]). Each push Cluster says in its
@@ -14,6 +17,7 @@
 mod credential;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use flotilla_apis::cluster::v1alpha1::{
@@ -21,7 +25,9 @@ use flotilla_apis::cluster::v1alpha1::{
     REASON_CREDENTIAL_ACCEPTED, REASON_CREDENTIAL_REFUSED, REASON_CREDENTIAL_UNAVAILABLE,
 };
 use flotilla_apis::conditions::{self, Set};
-use futures::StreamExt;
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use futures::{FutureExt, StreamExt};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
@@ -41,20 +47,49 @@ use crate::{heartbeat, probe, Error, Result};
 /// retried this often).
 const RECHECK: Duration = Duration::from_secs(15);
 
+/// Which Push clusters this process serves, when several processes share them.
+pub trait Share: Send + Sync + 'static {
+    /// Whether this process serves `cluster` now.
+    fn serves(&self, cluster: &str) -> bool;
+    /// Ticks when what [`Share::serves`] answers may have changed.
+    fn changed(&self) -> BoxStream<'static, ()>;
+    /// Runs the worker `work` of `cluster` (e.g. with its writes fenced by the lease that
+    /// gives the cluster to this process).
+    fn run(&self, cluster: &str, work: BoxFuture<'static, ()>) -> BoxFuture<'static, ()> {
+        let _ = cluster;
+        work
+    }
+}
+
+/// Every Push cluster: this process alone serves the fleet.
+pub struct All;
+
+impl Share for All {
+    fn serves(&self, _: &str) -> bool {
+        true
+    }
+
+    fn changed(&self) -> BoxStream<'static, ()> {
+        futures::stream::pending().boxed()
+    }
+}
+
 struct Worker {
     /// What the worker was started with; a change restarts it (taints and labels do not).
     secret_ref: Option<SecretRef>,
     task: JoinHandle<()>,
 }
 
-/// Runs push workers for every joined Push cluster, through `hub` (the hub's own client), until
-/// dropped.
+/// Runs push workers for every joined Push cluster `share` gives this process, through `hub`
+/// (the hub's own client), until dropped.
 pub async fn supervise(
     hub: Client,
     delivery: delivery::Options,
     beat: heartbeat::Options,
     voting: probe::Options,
+    share: Arc<dyn Share>,
 ) {
+    let mut moved = share.changed();
     let (store, writer) = reflector::store();
     let clusters: Api<Cluster> = Api::all(hub.clone());
     let mut changes = Box::pin(
@@ -73,8 +108,10 @@ pub async fn supervise(
                 None => return,
             },
             _ = tick.tick() => {}
+            Some(()) = moved.next() => {}
         }
-        reconcile(&hub, &store, &mut workers, &delivery, &beat, &voting).await;
+        let options = (&delivery, &beat, &voting);
+        reconcile(&hub, &store, &mut workers, options, &*share).await;
     }
 }
 
@@ -82,14 +119,13 @@ async fn reconcile(
     hub: &Client,
     store: &Store<Cluster>,
     workers: &mut HashMap<String, Worker>,
-    delivery: &delivery::Options,
-    beat: &heartbeat::Options,
-    voting: &probe::Options,
+    (delivery, beat, voting): (&delivery::Options, &heartbeat::Options, &probe::Options),
+    share: &dyn Share,
 ) {
     let wanted: HashMap<String, std::sync::Arc<Cluster>> = store
         .state()
         .into_iter()
-        .filter(|c| wants_worker(c))
+        .filter(|c| wants_worker(c) && share.serves(&c.name_any()))
         .map(|c| (c.name_any(), c))
         .collect();
     workers.retain(|name, w| {
@@ -112,14 +148,15 @@ async fn reconcile(
         match member {
             Ok(member) => {
                 tracing::info!(cluster = %name, "starting the push worker");
-                let task = tokio::spawn(work(
+                let worker = work(
                     hub.clone(),
                     member,
                     name.clone(),
                     delivery.clone(),
                     beat.clone(),
                     voting.clone(),
-                ));
+                );
+                let task = tokio::spawn(share.run(&name, worker.boxed()));
                 workers.insert(
                     name,
                     Worker {

@@ -1,5 +1,6 @@
 //! `flotilla`: one binary for the hub, the agent and the CLI.
 
+mod controllers;
 mod dns;
 mod fleet;
 mod serve;
@@ -28,6 +29,9 @@ struct Cli {
 enum Command {
     /// Run the hub API server (HTTPS, Kubernetes API).
     Serve(serve::ServeArgs),
+    /// Run every controller and push worker as a client of the hub; any number of these
+    /// processes share the work by shard Leases.
+    Controllers(controllers::ControllersArgs),
     /// Create bootstrap credentials members use to ask to join.
     Token(fleet::token::TokenArgs),
     /// Approve or remove member clusters.
@@ -62,6 +66,7 @@ fn main() -> anyhow::Result<()> {
     rt.block_on(async move {
         match cli.command {
             Command::Serve(args) => serve::run(args).await,
+            Command::Controllers(args) => controllers::run(args).await,
             Command::Token(args) => fleet::token::run(args).await,
             Command::Cluster(args) => fleet::cluster::run(args).await,
             Command::Join(args) => fleet::join::run(args).await,

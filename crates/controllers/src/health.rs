@@ -29,6 +29,8 @@ use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 
+use crate::shards::Shards;
+
 /// Timing of the health controller.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -47,8 +49,8 @@ impl Default for Options {
     }
 }
 
-/// Runs until dropped.
-pub async fn run(hub: Client, options: Options) {
+/// Runs until dropped, for the clusters in the shards `shards` owns (key: the cluster's name).
+pub async fn run(hub: Client, options: Options, shards: Shards) {
     let (clusters, cluster_writer) = reflector::store();
     let (leases, lease_writer) = reflector::store();
     let cluster_feed = watcher(Api::<Cluster>::all(hub.clone()), watcher::Config::default())
@@ -67,8 +69,10 @@ pub async fn run(hub: Client, options: Options) {
         loop {
             tick.tick().await;
             for cluster in clusters.state() {
-                if let Err(e) = check(&hub, &cluster, &leases, &options).await {
-                    tracing::warn!(cluster = %cluster.name_any(), error = %e, "cluster health");
+                let name = cluster.name_any();
+                let checked = shards.work(&name, check(&hub, &cluster, &leases, &options));
+                if let Some(Err(e)) = checked.await {
+                    tracing::warn!(cluster = %name, error = %e, "cluster health");
                 }
             }
         }

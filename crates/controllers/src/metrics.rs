@@ -140,6 +140,17 @@ pub fn register(registry: &mut Registry) {
     );
 }
 
+/// The controllers' metrics in the Prometheus/OpenMetrics text format (for a controller
+/// process's own `/metrics`; a hub serves them with its own).
+pub fn exposition() -> String {
+    let mut registry = Registry::default();
+    register(&mut registry);
+    let mut out = String::new();
+    // Writing into a String cannot fail.
+    let _ = prometheus_client::encoding::text::encode(&mut out, &registry);
+    out
+}
+
 /// A `for_each` step for a kube-runtime controller's output stream: counts each result.
 pub fn count<T, E>(
     controller: &'static str,

@@ -201,6 +201,18 @@ impl Shards {
         })
     }
 
+    /// Ticks whenever the owned shards change (gained or lost; not for the shards owned when
+    /// called): for workers started and stopped with ownership, such as push workers.
+    pub fn changed(&self) -> impl Stream<Item = ()> + Send + 'static {
+        let mut rx = self.owned.clone();
+        rx.borrow_and_update();
+        futures::stream::unfold(rx, |mut rx| async move {
+            rx.changed().await.ok()?;
+            rx.borrow_and_update();
+            Some(((), rx))
+        })
+    }
+
     /// Runs the singleton `name` (started by `start`) while this process owns the shard of
     /// `name`: started when the shard is gained, dropped at once when it is lost, started again
     /// when it comes back. Returns when the singleton itself returns.

@@ -13,8 +13,6 @@ use flotilla_dns::snapshot::SnapshotHandle;
 use super::ServeArgs;
 use crate::dns::clusterset::{self, Clusterset};
 
-pub(crate) use crate::dns::parse_zone;
-
 /// What the hub serves in DNS, checked before anything starts.
 pub(super) struct Plan {
     listen: Option<Listen>,
@@ -39,7 +37,7 @@ pub(super) struct Bound {
 impl Plan {
     /// Checks the DNS flags together, and reads the geo file.
     pub(super) fn from_args(args: &ServeArgs) -> Result<Plan> {
-        let listen = match (args.dns_listen, &args.dns_zone) {
+        let listen = match (args.dns_listen, &args.controllers.dns_zone) {
             (Some(_), None) => {
                 bail!("--dns-listen needs --dns-zone: name the zone to answer for, e.g. --dns-zone fleet.example.com")
             }

@@ -1,12 +1,11 @@
 //! `flotilla serve`: the hub.
 
-mod controllers;
 pub(crate) mod dns;
 mod files;
 mod identity;
 pub(crate) mod pki;
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -51,31 +50,6 @@ pub struct ServeArgs {
     /// seconds; 0 for no cap. Agents renew their tokens at half-life.
     #[arg(long, default_value = "24h", value_parser = parse_max_token_expiration)]
     service_account_max_token_expiration: std::time::Duration,
-    /// Approve every cluster that asks to join (labs and tests; production approves each with
-    /// `flotilla cluster approve`).
-    #[arg(long)]
-    auto_approve: bool,
-    /// A cluster whose Lease is not renewed for this long turns Ready=Unknown and is tainted
-    /// cluster.flotilla.io/unreachable:NoSchedule.
-    #[arg(long, default_value = "40s", value_parser = crate::fleet::parse_duration)]
-    cluster_grace_period: std::time::Duration,
-    /// Workloads stay on an unreachable or not-ready cluster (tainted NoExecute) this long
-    /// before they are moved to healthy clusters; a policy's clusterTolerations with
-    /// tolerationSeconds override it per workload.
-    #[arg(long, default_value = "60s", value_parser = crate::fleet::parse_duration)]
-    failover_toleration: std::time::Duration,
-    /// When failover moves a workload, its copy in the failed cluster is kept until the
-    /// replacement reports its replicas ready, or this long at most (0s: removed at once).
-    #[arg(long, default_value = "10m", value_parser = crate::fleet::parse_duration)]
-    graceful_eviction_timeout: std::time::Duration,
-    /// A cluster failover left must be Ready this long, without interruption, before workloads
-    /// return to it (failback; shrinking clusters wait until the returning replicas are
-    /// ready). `Never` keeps them where failover put them.
-    #[arg(long, default_value = "5m", value_parser = parse_failback)]
-    failback_after: Failback,
-    /// How often push workers renew their clusters' Leases.
-    #[arg(long, default_value = "10s", value_parser = crate::fleet::parse_duration)]
-    heartbeat_interval: std::time::Duration,
     /// Run only the API server: no controllers, no push workers (they can run elsewhere).
     #[arg(long)]
     no_controllers: bool,
@@ -103,12 +77,6 @@ pub struct ServeArgs {
     /// `flotilla dns` serves the same names from its own process.
     #[arg(long, value_name = "ADDR")]
     dns_listen: Option<SocketAddr>,
-    /// The DNS zone of the fleet's names, e.g. fleet.example.com: a propagated LoadBalancer
-    /// Service web in namespace shop is `web.shop.ZONE` (and `web.shop.REGION.ZONE`,
-    /// `web.shop.CLUSTER.ZONE`). With it the hub judges endpoints by its voters, publishes the
-    /// names (DNSEndpoints, the hub Services' EXTERNAL-IP); add --dns-listen to answer for it too.
-    #[arg(long, value_name = "ZONE", value_parser = dns::parse_zone)]
-    dns_zone: Option<String>,
     /// With --dns-listen: the multi-cluster services zone answered beside --dns-zone on the
     /// same sockets, `<svc>.<ns>.svc.<NAME>` for each ServiceImport; "" answers none.
     #[arg(long, value_name = "NAME", default_value = crate::dns::clusterset::DEFAULT_ZONE,
@@ -120,10 +88,9 @@ pub struct ServeArgs {
     /// GlobalServices with the Geo strategy.
     #[arg(long, value_name = "FILE")]
     dns_geo_file: Option<PathBuf>,
-    /// The source address the hub's probes of service endpoints use when it votes for its push
-    /// members (default: chosen by the kernel's routing).
-    #[arg(long, value_name = "IP")]
-    pub(crate) probe_source: Option<IpAddr>,
+    /// The controllers' options (unless --no-controllers).
+    #[command(flatten)]
+    pub(crate) controllers: crate::controllers::ControllerArgs,
 }
 
 /// Run the hub until SIGTERM or Ctrl-C.
@@ -249,20 +216,30 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         http2_max_streams: args.http2_max_streams_per_connection,
     };
     let dns_server = dns.bind().await?;
-    let serving = flotilla_api::serve(api, listener, creds.tls, limits, shutdown_signal());
+    // The controllers give their shards back before the API server stops serving them.
+    let (stopped, stop) = tokio::sync::oneshot::channel::<()>();
+    let serving = flotilla_api::serve(api, listener, creds.tls, limits, async {
+        let _ = stop.await;
+    });
+    let controlling = async {
+        let r = if args.no_controllers {
+            shutdown_signal().await;
+            Ok(())
+        } else {
+            let identity = crate::controllers::default_identity();
+            let (config, signal) = (&args.controllers, shutdown_signal());
+            crate::controllers::run::run(&kubeconfig, config, &identity, signal).await
+        };
+        let _ = stopped.send(());
+        r
+    };
     let answering = dns::serve(dns_server, &kubeconfig);
-    if args.no_controllers {
-        tokio::select! {
-            r = serving => r?,
-            r = answering => r?,
+    tokio::select! {
+        (served, controlled) = async { tokio::join!(serving, controlling) } => {
+            served?;
+            controlled?;
         }
-    } else {
-        let controllers = controllers::run(&kubeconfig, &args);
-        tokio::select! {
-            r = serving => r?,
-            r = controllers => r?,
-            r = answering => r?,
-        }
+        r = answering => r?,
     }
     tracing::info!("stopped");
     Ok(())
@@ -285,19 +262,6 @@ pub async fn shutdown_signal() {
     let term = std::future::pending::<()>();
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
     tracing::info!("signal received");
-}
-
-/// `--failback-after`: a duration, or never.
-#[derive(Clone, Copy, Debug)]
-pub struct Failback(pub Option<std::time::Duration>);
-
-fn parse_failback(s: &str) -> Result<Failback, String> {
-    if s.eq_ignore_ascii_case("never") {
-        return Ok(Failback(None));
-    }
-    crate::fleet::parse_duration(s)
-        .map(|d| Failback(Some(d)))
-        .map_err(|e| format!("{e}, or Never"))
 }
 
 /// `--service-account-max-token-expiration`: kube-apiserver's bounds (1 hour to 2^32 seconds),

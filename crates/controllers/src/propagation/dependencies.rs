@@ -48,6 +48,7 @@ use self::references::{
     dependencies, Dependency, CONFIG_MAP, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE_ACCOUNT,
 };
 use super::workload::{discover, dynamic_api};
+use crate::shards::{binding_key, Shards};
 use crate::{Error, Result};
 
 /// Annotation on an attached binding: the dependency object's resourceVersion when its
@@ -60,18 +61,20 @@ type Key = (String, String);
 
 struct Context {
     hub: Client,
+    shards: Shards,
     bindings: Store<ResourceBinding>,
     /// What each workload binding needed when last reconciled; a dependency's event wakes the
     /// workloads that need it.
     needs: Mutex<HashMap<Key, Vec<Dependency>>>,
 }
 
-/// Runs until dropped.
-pub async fn run(hub: Client) {
+/// Runs until dropped, for the bindings in the shards `shards` owns.
+pub async fn run(hub: Client, shards: Shards) {
     let (bindings, writer) = reflector::store();
     let (wake, woken) = unbounded_channel::<ObjectRef<ResourceBinding>>();
     let ctx = Arc::new(Context {
         hub: hub.clone(),
+        shards,
         bindings: bindings.clone(),
         needs: Mutex::new(HashMap::new()),
     });
@@ -113,7 +116,7 @@ pub async fn run(hub: Client) {
 
 async fn controller(ctx: Arc<Context>, woken: UnboundedReceiverStream<ObjectRef<ResourceBinding>>) {
     let _ = ctx.bindings.wait_until_ready().await;
-    super::feed::controller(Api::<ResourceBinding>::all(ctx.hub.clone()))
+    super::feed::controller(Api::<ResourceBinding>::all(ctx.hub.clone()), &ctx.shards)
         .reconcile_on(woken)
         .run(reconcile, error_policy, ctx)
         .for_each(crate::metrics::count("dependencies"))
@@ -158,6 +161,15 @@ fn error_policy(b: Arc<ResourceBinding>, error: &Error, _: Arc<Context>) -> Acti
 }
 
 async fn reconcile(b: Arc<ResourceBinding>, ctx: Arc<Context>) -> Result<Action> {
+    let key = binding_key(b.metadata.namespace.as_deref(), &b.name_any());
+    let shards = ctx.shards.clone();
+    shards
+        .work(&key, reconcile_owned(b, ctx))
+        .await
+        .unwrap_or(Ok(Action::await_change()))
+}
+
+async fn reconcile_owned(b: Arc<ResourceBinding>, ctx: Arc<Context>) -> Result<Action> {
     let ns = b.namespace().unwrap_or_default();
     let name = b.name_any();
     // As an attached binding: forget workloads that are gone or stopped propagating their

@@ -40,7 +40,8 @@ use self::desired::{named_kinds, unwatched, up_to_date};
 use super::binding::{BindingObject, DETECTOR_HASH_ANNOTATION};
 use super::feed::feed;
 use super::select::{choose, Subject};
-use super::workload::discover;
+use super::workload::{binding_name, discover};
+use crate::shards::{binding_key, Shards};
 use crate::{Error, Result};
 
 /// Field manager of the detector's writes.
@@ -48,6 +49,7 @@ pub const MANAGER: &str = "flotilla-detector";
 
 struct Shared {
     hub: Client,
+    shards: Shards,
     policies: Store<PropagationPolicy>,
     cluster_policies: Store<ClusterPropagationPolicy>,
     bindings: Store<ResourceBinding>,
@@ -60,8 +62,8 @@ struct KindContext {
     namespaced: bool,
 }
 
-/// Runs until dropped.
-pub async fn run(hub: Client) {
+/// Runs until dropped, for the templates whose bindings are in the shards `shards` owns.
+pub async fn run(hub: Client, shards: Shards) {
     let (policies, pp_writer) = reflector::store();
     let (cluster_policies, cpp_writer) = reflector::store();
     let (bindings, rb_writer) = reflector::store();
@@ -85,6 +87,7 @@ pub async fn run(hub: Client) {
     );
     let shared = Arc::new(Shared {
         hub,
+        shards,
         policies,
         cluster_policies,
         bindings,
@@ -153,6 +156,7 @@ async fn watch_kind(ctx: Arc<KindContext>, changed: broadcast::Receiver<()>) {
         .applied_objects();
     Controller::for_stream_with(templates, reader, ctx.resource.clone())
         .reconcile_all_on(policies_changed)
+        .reconcile_all_on(ctx.shared.shards.gained())
         .run(reconcile, error_policy, ctx)
         .for_each(crate::metrics::count("detector"))
         .await;
@@ -164,6 +168,18 @@ fn error_policy(obj: Arc<DynamicObject>, error: &Error, _: Arc<KindContext>) -> 
 }
 
 async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Result<Action> {
+    // The template's shard is its binding's.
+    let ns = obj.metadata.namespace.as_deref().filter(|_| ctx.namespaced);
+    let name = obj.metadata.name.as_deref().unwrap_or_default();
+    let key = binding_key(ns, &binding_name(name, &ctx.resource.kind));
+    let shards = ctx.shared.shards.clone();
+    shards
+        .work(&key, reconcile_owned(obj, ctx))
+        .await
+        .unwrap_or(Ok(Action::await_change()))
+}
+
+async fn reconcile_owned(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Result<Action> {
     let meta = &obj.metadata;
     let ns = meta.namespace.as_deref();
     let name = meta.name.as_deref().unwrap_or_default();

@@ -20,6 +20,8 @@ use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 use tokio::sync::broadcast;
 
+use crate::shards::Shards;
+
 /// Keeps `writer`'s store filled from `api` (with backoff), sending on `notify` after every
 /// event; runs until dropped.
 pub async fn feed<K>(api: Api<K>, writer: Writer<K>, notify: Option<broadcast::Sender<()>>)
@@ -73,8 +75,9 @@ pub async fn feed_on_change<K>(
 pub use flotilla_watch::lean;
 
 /// A kube-runtime controller over `api` (like `Controller::new`), whose store keeps objects
-/// [`lean`].
-pub fn controller<K>(api: Api<K>) -> Controller<K>
+/// [`lean`], and which reconciles every object again when this process gains a shard (its
+/// reconciler skips the objects of shards it does not own).
+pub fn controller<K>(api: Api<K>, shards: &Shards) -> Controller<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Send + Sync + Unpin,
@@ -85,7 +88,7 @@ where
         .modify(lean::<K>)
         .reflect(writer)
         .applied_objects();
-    Controller::for_stream(stream, reader)
+    Controller::for_stream(stream, reader).reconcile_all_on(shards.gained())
 }
 
 /// Look again at `at` (a little after, so a deadline has passed when the reconciler runs

@@ -47,6 +47,7 @@ use self::plan::{failed_over, placement_hash, rebalance, spec_write, status_writ
 use super::binding::BindingObject;
 use super::feed::{feed_on_change, requeue_at};
 use super::workload::fnv64;
+use crate::shards::{binding_key, Shards};
 use crate::{Error, Result};
 
 /// `reason` of the eviction tasks failover makes.
@@ -80,12 +81,13 @@ impl Default for Options {
 
 struct Context {
     hub: Client,
+    shards: Shards,
     clusters: Store<Cluster>,
     options: Options,
 }
 
-/// Runs until dropped.
-pub async fn run(hub: Client, options: Options) {
+/// Runs until dropped, for the bindings in the shards `shards` owns.
+pub async fn run(hub: Client, options: Options, shards: Shards) {
     let (clusters, writer) = reflector::store();
     let (changed, _) = broadcast::channel::<()>(64);
     let feed = feed_on_change(
@@ -96,6 +98,7 @@ pub async fn run(hub: Client, options: Options) {
     );
     let ctx = Arc::new(Context {
         hub: hub.clone(),
+        shards,
         clusters,
         options,
     });
@@ -126,7 +129,7 @@ fn placement_digest(c: &Cluster) -> u64 {
 async fn scheduler<B: BindingObject>(ctx: Arc<Context>, changed: broadcast::Receiver<()>) {
     let _ = ctx.clusters.wait_until_ready().await;
     let api = Api::<B>::all(ctx.hub.clone());
-    super::feed::controller(api)
+    super::feed::controller(api, &ctx.shards)
         .reconcile_all_on(BroadcastStream::new(changed).map(|_| ()))
         .run(reconcile::<B>, error_policy::<B>, ctx)
         .for_each(crate::metrics::count("scheduler"))
@@ -174,6 +177,15 @@ pub fn request<'a>(
 }
 
 async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
+    let key = binding_key(b.scope_namespace(), &b.name_any());
+    let shards = ctx.shards.clone();
+    shards
+        .work(&key, reconcile_owned(b, ctx))
+        .await
+        .unwrap_or(Ok(Action::await_change()))
+}
+
+async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
     if b.meta().deletion_timestamp.is_some() {
         return Ok(Action::await_change());
     }

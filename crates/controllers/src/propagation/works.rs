@@ -66,6 +66,7 @@ use super::binding::{
 use super::feed::{feed, feed_on_change};
 use super::scope;
 use super::workload::{binding_label, fnv64, work_name};
+use crate::shards::{binding_key, Shards};
 use crate::{Error, Result};
 
 /// Field manager of the binding controller's writes.
@@ -98,6 +99,7 @@ impl Default for Options {
 
 struct Context {
     hub: Client,
+    shards: Shards,
     options: Options,
     clusters: Store<Cluster>,
     works: Store<Work>,
@@ -106,8 +108,8 @@ struct Context {
     kinds: Mutex<HashMap<(String, String), (ApiResource, bool)>>,
 }
 
-/// Runs until dropped.
-pub async fn run(hub: Client, options: Options) {
+/// Runs until dropped, for the bindings in the shards `shards` owns.
+pub async fn run(hub: Client, options: Options, shards: Shards) {
     let (clusters, cluster_writer) = reflector::store();
     let (works, work_writer) = reflector::store();
     let (overrides, op_writer) = reflector::store();
@@ -160,6 +162,7 @@ pub async fn run(hub: Client, options: Options) {
     });
     let ctx = Arc::new(Context {
         hub: hub.clone(),
+        shards,
         options,
         clusters,
         works,
@@ -186,7 +189,7 @@ async fn controller<B: BindingObject>(
     let _ = ctx.works.wait_until_ready().await;
     let _ = ctx.overrides.wait_until_ready().await;
     let _ = ctx.cluster_overrides.wait_until_ready().await;
-    super::feed::controller(Api::<B>::all(ctx.hub.clone()))
+    super::feed::controller(Api::<B>::all(ctx.hub.clone()), &ctx.shards)
         .reconcile_all_on(BroadcastStream::new(changed).map(|_| ()))
         .reconcile_on(tokio_stream::wrappers::UnboundedReceiverStream::new(
             works_changed,
@@ -225,6 +228,15 @@ fn cluster_of(w: &Work) -> &str {
 }
 
 async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
+    let key = binding_key(b.scope_namespace(), &b.name_any());
+    let shards = ctx.shards.clone();
+    shards
+        .work(&key, reconcile_owned(b, ctx))
+        .await
+        .unwrap_or(Ok(Action::await_change()))
+}
+
+async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
     let name = b.name_any();
     let ns = b.scope_namespace().map(str::to_owned);
     let label = binding_label(ns.as_deref(), &name);

@@ -1,0 +1,170 @@
+//! The controllers and push workers, as `serve` runs them beside the API server and
+//! `flotilla controllers` runs them alone: ordinary clients of the hub (through a kubeconfig),
+//! working the shards whose Leases this process holds.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use flotilla_agent::{delivery, heartbeat, probe, push};
+use flotilla_controllers::propagation::{dependencies, detector, scheduling, works};
+use flotilla_controllers::shards::{Leases, Shards};
+use flotilla_controllers::{dns, health, joining, namespace_defaults, tokens};
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use futures::{FutureExt, StreamExt};
+
+use super::ControllerArgs;
+
+/// The header naming the controller process on each of its requests to the hub.
+pub const IDENTITY_HEADER: &str = "x-flotilla-controller";
+
+/// Runs the controllers as `identity` until `stop` completes, then gives the shards back and
+/// returns (or returns an error if the hub cannot be reached at all).
+pub async fn run(
+    kubeconfig: &Path,
+    args: &ControllerArgs,
+    identity: &str,
+    stop: impl std::future::Future<Output = ()>,
+) -> Result<()> {
+    let hub = client(kubeconfig, identity).await?;
+    let root_ca = root_ca(kubeconfig)?;
+    let (leases, shards) = Leases::start(hub.clone(), identity);
+    // On the heap: the controllers' futures together are too large for a thread's stack.
+    tokio::select! {
+        _ = Box::pin(controllers(hub, args, root_ca, shards, identity)) => {}
+        _ = stop => {}
+    }
+    leases.release().await;
+    Ok(())
+}
+
+/// A hub client from `kubeconfig` whose requests name this process
+/// ([`IDENTITY_HEADER`]) and carry the fence of the shard being worked
+/// ([`flotilla_controllers::fence`]).
+async fn client(kubeconfig: &Path, identity: &str) -> Result<kube::Client> {
+    let file = kube::config::Kubeconfig::read_from(kubeconfig)
+        .with_context(|| format!("cannot read the kubeconfig {}", kubeconfig.display()))?;
+    let options = kube::config::KubeConfigOptions::default();
+    let mut config = kube::Config::from_custom_kubeconfig(file, &options)
+        .await
+        .with_context(|| format!("the kubeconfig {} is not usable", kubeconfig.display()))?;
+    let name = IDENTITY_HEADER
+        .parse()
+        .context("the identity header's name")?;
+    let value = identity
+        .parse()
+        .with_context(|| format!("--identity {identity:?} is not a valid header value"))?;
+    config.headers.push((name, value));
+    flotilla_controllers::fence::client(config).context("cannot build a client for the hub")
+}
+
+async fn controllers(
+    hub: kube::Client,
+    args: &ControllerArgs,
+    root_ca: String,
+    shards: Shards,
+    identity: &str,
+) {
+    let beat = heartbeat::Options {
+        interval: args.heartbeat_interval,
+        holder: format!("{identity}/push"),
+        ..heartbeat::Options::default()
+    };
+    let grace = health::Options {
+        grace: args.cluster_grace_period,
+        ..health::Options::default()
+    };
+    let placement = scheduling::Options {
+        failover_toleration: args.failover_toleration,
+        failback_after: args.failback_after.0,
+    };
+    let binding = works::Options {
+        eviction_timeout: args.graceful_eviction_timeout,
+        dns_zone: args.dns_zone.clone(),
+    };
+    // With a zone the controllers judge the federated Services' endpoints by their voters'
+    // reports and publish their names; the answers come from `serve --dns-listen` or
+    // `flotilla dns`.
+    let dns_zone = args.dns_zone.clone();
+    let voting = probe::Options {
+        source: args.probe_source,
+        ..probe::Options::default()
+    };
+    let dns = async {
+        let Some(zone) = dns_zone else {
+            return;
+        };
+        shards
+            .while_owned(dns::controller::MANAGER, || async {
+                let options = dns::controller::ControllerOptions { zone: zone.clone() };
+                if let Err(e) = dns::controller::run(hub.clone(), options).await {
+                    tracing::error!("the DNS controller stopped: {e}");
+                }
+            })
+            .await
+    };
+    let approve = args.auto_approve;
+    let push_share: Arc<dyn push::Share> = Arc::new(PushShare(shards.clone()));
+    // The singletons run where their shard is owned.
+    tokio::join!(
+        Box::pin(shards.while_owned("joining", || joining::run(hub.clone(), approve))),
+        Box::pin(shards.while_owned("tokens", || tokens::run(hub.clone()))),
+        Box::pin(shards.while_owned("mcs", || { flotilla_controllers::mcs::run(hub.clone()) })),
+        Box::pin(shards.while_owned("namespace-defaults", || {
+            namespace_defaults::run(hub.clone(), root_ca.clone())
+        })),
+        Box::pin(detector::run(hub.clone(), shards.clone())),
+        Box::pin(scheduling::run(hub.clone(), placement, shards.clone())),
+        Box::pin(works::run(hub.clone(), binding, shards.clone())),
+        Box::pin(dependencies::run(hub.clone(), shards.clone())),
+        Box::pin(health::run(hub.clone(), grace, shards.clone())),
+        Box::pin(dns),
+        Box::pin(push::supervise(
+            hub.clone(),
+            delivery::Options::default(),
+            beat,
+            voting,
+            push_share
+        )),
+    );
+}
+
+/// Push workers for the clusters whose shard (by cluster name) this process owns, fenced by
+/// that shard's Lease.
+struct PushShare(Shards);
+
+impl push::Share for PushShare {
+    fn serves(&self, cluster: &str) -> bool {
+        self.0.owns_key(cluster)
+    }
+
+    fn changed(&self) -> BoxStream<'static, ()> {
+        self.0.changed().boxed()
+    }
+
+    fn run(&self, cluster: &str, work: BoxFuture<'static, ()>) -> BoxFuture<'static, ()> {
+        let (shards, cluster) = (self.0.clone(), cluster.to_owned());
+        async move {
+            shards.work(&cluster, work).await;
+        }
+        .boxed()
+    }
+}
+
+/// The PEM of the CA that clients of the hub trust, as the kubeconfig holds it: what every
+/// namespace's `kube-root-ca.crt` publishes.
+fn root_ca(kubeconfig: &Path) -> Result<String> {
+    use base64::Engine as _;
+    let config = kube::config::Kubeconfig::read_from(kubeconfig)
+        .with_context(|| format!("reading {}", kubeconfig.display()))?;
+    let data = config
+        .clusters
+        .iter()
+        .find_map(|c| c.cluster.as_ref()?.certificate_authority_data.clone())
+        .with_context(|| format!("{} names no CA", kubeconfig.display()))?;
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .context("decoding the hub's CA in the kubeconfig")?;
+    String::from_utf8(pem).context("the hub's CA is no PEM text")
+}
