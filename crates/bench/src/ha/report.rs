@@ -259,7 +259,8 @@ fn failover_rows(p: &Plan, f: &Result<Failover, String>) -> String {
     };
     let mut out = format!(
         "| SIGKILL of replica-2 (`scripts/ha stop`) → all {} of its watchers resumed on \
-         replica-3 from their last resourceVersion (first event there) | {resumed} | | |\n",
+         replica-3 from their last resourceVersion (first event there; timed from the start \
+         of the script, which sends the SIGKILL a little later) | {resumed} | | |\n",
         f.watchers
     );
     let clean = f.gone == 0 && f.missed == 0 && f.duplicated == 0 && f.disordered == 0;
@@ -342,11 +343,13 @@ fn cpu_text(m: &Measured) -> String {
     let replica_cost = per_create(u3.replicas_total(), three);
     let pg_cost = per_create(u3.postgres, three);
     let extra = replica_cost / per_create(u1.replicas_total(), one).max(1e-12);
+    let pg_extra = pg_cost / per_create(u1.postgres, one).max(1e-12);
     out += &format!(
         "\nWhat would scale on more cores: here every part shares {cores} cores, so 3 replicas \
          cannot be faster than 1 — they split the same cores, and each create costs the \
-         replicas {extra:.2}× the CPU it costs one replica (each replica's follower reads every \
-         other replica's commits back from the log to feed its watches). The replicas' share \
+         replicas {extra:.2}× and PostgreSQL {pg_extra:.2}× the CPU it costs with one replica \
+         (each replica's follower reads every other replica's commits back from the log to feed \
+         its watches). The replicas' share \
          scales out: given their own cores, each replica core would take about {} creates/s \
          ({:.0} µs of replica CPU per create). PostgreSQL's does not: it spent {:.0} µs per \
          create, so one PostgreSQL core caps the set near {} creates/s whatever the number of \
