@@ -28,6 +28,7 @@ use futures::Stream;
 use tokio::sync::watch;
 
 pub use self::leases::Leases;
+pub use self::plan::lapsed;
 use crate::propagation::workload::fnv64;
 
 /// How many shards the work is divided into.

@@ -1,4 +1,7 @@
-//! `flotilla explain placement KIND/NAME -n NS`: why an object runs where it runs.
+//! `flotilla explain placement KIND/NAME -n NS`: why an object runs where it runs, and which
+//! controller process works its binding ([`shard`]).
+
+mod shard;
 
 use std::path::PathBuf;
 
@@ -62,6 +65,7 @@ pub async fn run(args: ExplainArgs) -> Result<()> {
             "{object} has no binding {binding:?}: no propagation policy selects it (see `kubectl get propagationpolicies,clusterpropagationpolicies -A`)"
         )
     })?;
+    let worked_by = shard::line(&hub, namespace.as_deref(), &binding).await;
     let clusters = Api::<Cluster>::all(hub)
         .list(&ListParams::default())
         .await
@@ -77,6 +81,7 @@ pub async fn run(args: ExplainArgs) -> Result<()> {
             let clusters: Vec<&str> = r.clusters.iter().map(|c| c.name.as_str()).collect();
             println!("  needed by binding {} in {}", r.name, clusters.join(", "));
         }
+        println!("{worked_by}");
         return Ok(());
     };
     let policy = spec
@@ -85,6 +90,7 @@ pub async fn run(args: ExplainArgs) -> Result<()> {
         .map(|p| format!("{} {}", p.kind, p.name))
         .unwrap_or_else(|| "no policy".into());
     println!("{object}: binding {binding}, placed by {policy}");
+    println!("{worked_by}");
     print!("{}", explain::render(&schedule(&req, &clusters)));
     Ok(())
 }

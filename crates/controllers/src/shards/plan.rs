@@ -35,7 +35,8 @@ pub fn share(live: usize) -> usize {
     (SHARDS as usize).div_ceil(live.max(1))
 }
 
-/// Whether `lease` lapsed by `now`: no holder, or not renewed within its duration.
+/// Whether `lease` lapsed by `now`: no holder, or not renewed within its duration (free for
+/// any process to claim).
 pub fn lapsed(lease: &Lease, now: Timestamp) -> bool {
     let Some(spec) = lease.spec.as_ref() else {
         return true;
