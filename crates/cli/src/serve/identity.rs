@@ -92,9 +92,10 @@ impl Identity {
 }
 
 /// The identity of this replica, by how it was started: shared through `store` when it is
-/// PostgreSQL (`postgres`) and a `key` is given (see [`establish`]), else its data directory's. Returns the
-/// service-account issuer: `given` (`--service-account-issuer`), else `own` (its address), or
-/// the shared one.
+/// PostgreSQL (`postgres`) and a `key` is given (see [`establish`]), else its data directory's.
+/// Returns the service-account issuer: the shared one, else `given` (`--service-account-issuer`)
+/// or `own` (its address). A replica without the key on a store holding a shared identity is
+/// refused, as is one given an issuer other than the shared one.
 pub(crate) async fn settle(
     store: &Store,
     postgres: bool,

@@ -228,3 +228,40 @@ async fn settle_refuses_a_replica_that_would_not_share() {
         "https://me"
     );
 }
+
+/// Replicas starting at once on an empty store: one stores its identity, the others lose the
+/// create and take the winner's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_starting_together_end_with_one_identity() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::open(&format!("sqlite:{}", tmp.path().join("db").display()))
+        .await
+        .unwrap();
+    let mut starts = Vec::new();
+    for i in 0..4 {
+        let dir = tmp.path().join(format!("r{i}"));
+        fs::create_dir(&dir).unwrap();
+        let store = store.clone();
+        starts.push(tokio::spawn(async move {
+            let issuer = establish(&store, &key(TEXT), &dir, &format!("https://r{i}")).await;
+            (dir, issuer.unwrap())
+        }));
+    }
+    let mut done = Vec::new();
+    for start in starts {
+        done.push(start.await.unwrap());
+    }
+    let stored =
+        Identity::open(&key(TEXT), &store.get(RECORD).await.unwrap().unwrap().value).unwrap();
+    for (dir, issuer) in done {
+        assert_eq!(issuer, stored.issuer);
+        for (name, want) in [
+            (signing_key::FILE_NAME, &stored.signing_key),
+            (pki::CA_KEY, &stored.ca_key),
+            (pki::CA_CERT, &stored.ca_cert),
+            (pki::ADMIN_TOKEN, &stored.admin_token),
+        ] {
+            assert_eq!(&fs::read_to_string(dir.join(name)).unwrap(), want, "{name}");
+        }
+    }
+}
