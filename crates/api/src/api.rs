@@ -29,8 +29,8 @@ pub struct Config {
     /// replica accepts the tokens of any other.
     pub service_account_issuer: Option<String>,
     /// One replica of several API servers on one store (`flotilla serve --nats`): Service,
-    /// Endpoints and EndpointSlice `default/kubernetes` are created naming the first replica
-    /// and not corrected to each replica's own address (replicas would overwrite each other's).
+    /// Endpoints and EndpointSlice `default/kubernetes` name one replica, the others taking
+    /// over when it stops answering (each correcting them to its own would never end).
     pub replica: bool,
     /// The PEM file holding the key that signs service-account tokens, generated there at first
     /// start (normally [`crate::access::signing_key::FILE_NAME`] in the data directory).

@@ -296,6 +296,23 @@ fn replicas_on_nats_accept_each_others_new_tokens() {
     );
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(endpoints(&two), before, "default/kubernetes keeps changing");
+
+    // Replica 1 gone, replica 2 names itself (within a resync, 10 s).
+    let mut one = one;
+    one.stop();
+    let port = two.server().rsplit(':').next().unwrap().to_string();
+    let deadline = Instant::now() + Duration::from_secs(25);
+    loop {
+        let now = endpoints(&two);
+        if now.ends_with(&format!(" {port}")) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "default/kubernetes still names the stopped replica: {now}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
 }
 
 /// --nats is refused without a PostgreSQL store or without an identity key, before anything

@@ -6,8 +6,9 @@
 //! Level-triggered like kube-apiserver's endpoint reconciler: each object is created when
 //! missing and its owned fields put back when changed (a deleted one comes back at once, a
 //! changed one within the watch's delay), with a resync every [`RESYNC`] for good measure.
-//! Replicas of one hub on one store (`Config::replica`) only create them, naming the first
-//! replica, as each would otherwise overwrite the others' address with its own, endlessly.
+//! Replicas of one hub on one store (`Config::replica`) would overwrite each other's address
+//! endlessly: they leave the objects to the replica they name while it accepts connections, and
+//! the first to find it gone names itself.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -183,8 +184,12 @@ fn watched_keys(api: &Api) -> Vec<String> {
         .collect()
 }
 
-/// Create what is missing, correct what differs.
+/// Create what is missing, correct what differs; as a replica, only when the objects name no
+/// other replica that answers.
 async fn reconcile(api: &Arc<Api>, ip: IpAddr, port: u16) -> crate::error::Result<()> {
+    if api.config.replica && another_replica_answers(api, (ip, port)).await {
+        return Ok(());
+    }
     let snap = api.registry.snapshot();
     for kept in kept_objects(ip, port) {
         let (g, v, p) = kept.resource;
@@ -209,10 +214,6 @@ async fn ensure(api: &Arc<Api>, res: &ResourceInfo, kept: &Kept) -> crate::error
             Err(e) => Err(e),
         };
     }
-    if api.config.replica {
-        // Every replica would put back its own address: the first one's stays.
-        return Ok(());
-    }
     let r = guaranteed_update(api, Writer::Server, res, &key, NAME, false, |cur| {
         Ok(corrected(kept, cur).unwrap_or_else(|| cur.clone()))
     })
@@ -222,6 +223,47 @@ async fn ensure(api: &Arc<Api>, res: &ResourceInfo, kept: &Kept) -> crate::error
         Err(e) if e.code == 404 => Ok(()),
         Err(e) => Err(e),
     }
+}
+
+/// Does Endpoints default/kubernetes name another address than `own`, where a TCP connection
+/// opens within a second? Replicas leave those objects to the one they name while it lives.
+async fn another_replica_answers(api: &Api, own: (IpAddr, u16)) -> bool {
+    let snap = api.registry.snapshot();
+    let Some(res) = snap.get("", "v1", "endpoints") else {
+        return false;
+    };
+    let Some(cached) = api.cache.get(&res.key(Some(NAMESPACE), NAME)) else {
+        return false;
+    };
+    let Ok(endpoints) = serde_json::from_slice::<Value>(&cached.raw) else {
+        return false;
+    };
+    let ip = endpoints
+        .pointer("/subsets/0/addresses/0/ip")
+        .and_then(Value::as_str)
+        .and_then(|ip| ip.parse::<IpAddr>().ok());
+    let port = endpoints
+        .pointer("/subsets/0/ports/0/port")
+        .and_then(Value::as_u64)
+        .and_then(|p| u16::try_from(p).ok());
+    let (Some(ip), Some(port)) = (ip, port) else {
+        return false;
+    };
+    if (ip, port) == own {
+        return false;
+    }
+    let connect = tokio::net::TcpStream::connect((ip, port));
+    let answers = matches!(
+        tokio::time::timeout(Duration::from_secs(1), connect).await,
+        Ok(Ok(_))
+    );
+    if !answers {
+        tracing::info!(
+            named = %format!("{ip}:{port}"),
+            "the replica default/kubernetes names does not answer: naming this one"
+        );
+    }
+    answers
 }
 
 #[cfg(test)]
