@@ -226,9 +226,11 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             shutdown_signal().await;
             Ok(())
         } else {
-            let identity = crate::controllers::default_identity();
             let (config, signal) = (&args.controllers, shutdown_signal());
-            crate::controllers::run::run(&kubeconfig, config, &identity, signal).await
+            match crate::controllers::hub_identity(&dir) {
+                Ok(id) => crate::controllers::run::run(&kubeconfig, config, &id, signal).await,
+                Err(e) => Err(e),
+            }
         };
         let _ = stopped.send(());
         r
