@@ -7,7 +7,8 @@
 //! Writes to shard Leases are updates carrying the resourceVersion read, so two processes
 //! never both win one: a 409 on renewal re-reads the Lease, and another holder there means the
 //! shard is lost at once. A shard whose renewals keep failing is dropped [`SAFETY`] before its
-//! Lease could expire for the others, by a timer independent of the (possibly stuck) round.
+//! Lease, stamped with the time its renewal was sent, could expire for the others, by a timer
+//! independent of the (possibly stuck) round.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,7 +35,7 @@ use crate::metrics::metrics;
 /// could expire for the other processes (their clocks, the request's latency).
 pub const SAFETY: Duration = Duration::from_secs(2);
 /// The longest one Lease request may take before the round moves on.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 /// Field manager of the membership Lease.
 const MANAGER: &str = "flotilla-controllers";
 
@@ -290,8 +291,6 @@ async fn within<T>(
 
 async fn round(api: &Api<Lease>, state: &State) -> Result<(), Failure> {
     let now = Timestamp::now();
-    let sent = Instant::now();
-    let deadline = sent + LEASE_DURATION - SAFETY;
     let member = lease(&state.member_lease, &state.identity, now);
     within(
         "renewing the membership Lease",
@@ -340,14 +339,14 @@ async fn round(api: &Api<Lease>, state: &State) -> Result<(), Failure> {
     )
     .await;
     let renewals = join_all(decision.renew.iter().map(|s| async move {
-        let r = renew(api, by_shard(*s)?, &state.identity, now).await;
+        let r = renew(api, by_shard(*s)?, &state.identity).await;
         Some((*s, r))
     }))
     .await;
     for (s, r) in renewals.into_iter().flatten() {
         match r {
-            Ok(true) => state.hold(s, deadline),
-            Ok(false) => {
+            Ok(Some(deadline)) => state.hold(s, deadline),
+            Ok(None) => {
                 if state.drop_shard(s) {
                     metrics().shard_transition(&state.identity, "lost");
                     tracing::warn!(shard = s, "another process took the shard");
@@ -357,14 +356,14 @@ async fn round(api: &Api<Lease>, state: &State) -> Result<(), Failure> {
         }
     }
     let claims = join_all(decision.claim.iter().map(|s| async move {
-        let r = claim(api, *s, by_shard(*s), &state.identity, now).await;
+        let r = claim(api, *s, by_shard(*s), &state.identity).await;
         (*s, r)
     }))
     .await;
     for (s, r) in claims {
         match r {
-            Ok(true) => state.hold(s, deadline),
-            Ok(false) => tracing::debug!(shard = s, "another process claimed the shard first"),
+            Ok(Some(deadline)) => state.hold(s, deadline),
+            Ok(None) => tracing::debug!(shard = s, "another process claimed the shard first"),
             Err(e) => tracing::warn!(shard = s, error = %e, "claiming a shard Lease"),
         }
     }
@@ -398,17 +397,24 @@ fn lease(name: &str, identity: &str, now: Timestamp) -> Lease {
     }
 }
 
+/// The wall-clock time written into a Lease as it is sent, and until when this process may
+/// work the shard if the write succeeds.
+fn stamp() -> (Timestamp, Instant) {
+    (Timestamp::now(), Instant::now() + LEASE_DURATION - SAFETY)
+}
+
 /// Renews a held shard Lease (an update on the resourceVersion read; on 409 read again and
-/// retry once if it is still ours). `Ok(false)`: another process holds it now.
+/// retry once if it is still ours). `Ok(Some(until))`: held until then; `Ok(None)`: another
+/// process holds it now.
 async fn renew(
     api: &Api<Lease>,
     mut current: Lease,
     identity: &str,
-    now: Timestamp,
-) -> Result<bool, Failure> {
+) -> Result<Option<Instant>, Failure> {
     let name = current.metadata.name.clone().unwrap_or_default();
     let mut last = None;
     for _ in 0..2 {
+        let (now, until) = stamp();
         let spec = current.spec.get_or_insert_with(LeaseSpec::default);
         spec.renew_time = Some(MicroTime(now));
         spec.lease_duration_seconds = Some(LEASE_DURATION.as_secs() as i32);
@@ -419,11 +425,11 @@ async fn renew(
         )
         .await;
         match replaced {
-            Ok(_) => return Ok(true),
+            Ok(_) => return Ok(Some(until)),
             Err(e) if e.conflict => {
                 current = within("re-reading a shard Lease", api.get(&name)).await?;
                 if holder(&current) != identity {
-                    return Ok(false);
+                    return Ok(None);
                 }
                 last = Some(e);
             }
@@ -437,15 +443,16 @@ async fn renew(
 }
 
 /// Takes shard `shard`: creates its Lease, or updates the free one read (its
-/// resourceVersion as precondition). `Ok(false)`: another process was first.
+/// resourceVersion as precondition). `Ok(Some(until))`: held until then; `Ok(None)`: another
+/// process was first.
 async fn claim(
     api: &Api<Lease>,
     shard: u32,
     current: Option<Lease>,
     identity: &str,
-    now: Timestamp,
-) -> Result<bool, Failure> {
+) -> Result<Option<Instant>, Failure> {
     let name = lease_name(shard);
+    let (now, until) = stamp();
     let result = match current {
         None => {
             within(
@@ -472,8 +479,8 @@ async fn claim(
         }
     };
     match result {
-        Ok(_) => Ok(true),
-        Err(e) if e.conflict => Ok(false),
+        Ok(_) => Ok(Some(until)),
+        Err(e) if e.conflict => Ok(None),
         Err(e) => Err(e),
     }
 }
