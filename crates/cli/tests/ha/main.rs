@@ -10,12 +10,16 @@
 //!   everything once, the killed replica's watcher resumes elsewhere without 410 Gone, and
 //!   `scripts/ha start` brings the replica back on its port.
 //!
+//! * [`shards`]: the replicas' controllers split the 16 shard Leases; the survivors of a SIGKILL
+//!   take the dead replica's shards over, and it takes a share back when started again.
+//!
 //! Each test has its own set; they run one at a time (three replicas each on a 2-core machine).
 
 mod crash;
 mod cross;
 mod feed;
 mod set;
+mod shards;
 
 use std::sync::Mutex;
 
@@ -48,5 +52,13 @@ fn kill_9_of_a_replica_loses_no_acknowledged_write_and_its_watchers_resume() {
     run(async {
         let set = HaSet::up(3, "crash");
         crash::kill_during_writes(&set).await;
+    });
+}
+
+#[test]
+fn the_replicas_controllers_share_the_shards_and_take_over_a_dead_ones() {
+    run(async {
+        let set = HaSet::up(3, "shards");
+        shards::survivors_take_over_the_shards(&set).await;
     });
 }

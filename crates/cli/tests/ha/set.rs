@@ -112,6 +112,15 @@ impl HaSet {
         env_get(&self.replica_dir(k).join("env"), "SERVER")
     }
 
+    /// The identity replica-K's controllers hold shard Leases under (kept in its data dir).
+    pub fn controller_identity(&self, k: usize) -> String {
+        let path = self.replica_dir(k).join("data/controller-identity");
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+            .trim()
+            .to_string()
+    }
+
     /// A kube-rs client of replica-K with its own admin kubeconfig.
     pub async fn client(&self, k: usize) -> Client {
         self.client_as(k, k).await
