@@ -51,11 +51,12 @@ async fn writer(
     let mut i: u64 = 0;
     while !stop.load(Ordering::Relaxed) {
         tick.tick().await;
-        let mut k = ((w + i) % apis.len() as u64) as usize + 1;
         let killed = dead.load(Ordering::Relaxed);
-        if killed && k == VICTIM {
-            k = k % apis.len() + 1;
-        }
+        // Round-robin over the live replicas.
+        let live: Vec<usize> = (1..=apis.len())
+            .filter(|k| !(killed && *k == VICTIM))
+            .collect();
+        let k = live[((w + i) % live.len() as u64) as usize];
         let name = format!("w{w:02}-{i:05}");
         i += 1;
         let result = apis[k - 1]
@@ -165,12 +166,26 @@ pub async fn kill_during_writes(set: &HaSet) {
         .iter()
         .filter(|f| committed.contains_key(&f.0))
         .count();
+    // Acknowledged per replica: (before the kill, after).
+    let mut per_replica = vec![(0, 0); set.replicas];
+    for (_, _, k, after) in &writes.acked {
+        let counts = &mut per_replica[k - 1];
+        if *after {
+            counts.1 += 1;
+        } else {
+            counts.0 += 1;
+        }
+    }
     eprintln!(
-        "ha: {} writes acknowledged in {took:.1?} ({:.0}/s asked {RATE}/s), {after_kill} after the kill of replica {VICTIM}; {} failed ({failed_committed} of them committed all the same){}",
+        "ha: {} writes acknowledged in {took:.1?} ({:.0}/s asked {RATE}/s), {after_kill} after the kill of replica {VICTIM}; per replica (before, after): {per_replica:?}; {} failed ({failed_committed} of them committed all the same){}",
         writes.acked.len(),
         writes.acked.len() as f64 / took.as_secs_f64(),
         writes.failed.len(),
         writes.failed.first().map(|f| format!("; the first failure: {} on replica {}: {}", f.0, f.1, f.2)).unwrap_or_default()
+    );
+    assert!(
+        per_replica[VICTIM - 1].0 > 0,
+        "replica {VICTIM} acknowledged no write before it was killed: {per_replica:?}"
     );
     assert!(
         writes.acked.len() > after_kill && after_kill > 0,
