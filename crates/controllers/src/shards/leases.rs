@@ -313,6 +313,25 @@ async fn round(api: &Api<Lease>, state: &State) -> Result<(), Failure> {
         }
     }
     let live = plan::live_members(&leases, &state.member_lease, now);
+    for gone in plan::departed(&leases, now) {
+        let name = gone.metadata.name.clone().unwrap_or_default();
+        let precondition = DeleteParams {
+            preconditions: Some(kube::api::Preconditions {
+                resource_version: gone.metadata.resource_version.clone(),
+                uid: gone.metadata.uid.clone(),
+            }),
+            ..DeleteParams::default()
+        };
+        if within(
+            "deleting a departed process's Lease",
+            api.delete(&name, &precondition),
+        )
+        .await
+        .is_ok()
+        {
+            tracing::info!(lease = %name, "removed the membership Lease of a departed process");
+        }
+    }
     let decision = plan::decide(&slots, live, &state.identity);
     let by_shard = |s: u32| {
         leases

@@ -103,6 +103,19 @@ pub fn live_members(leases: &[Lease], own: &str, now: Timestamp) -> usize {
     others + 1
 }
 
+/// Membership Leases of processes gone for a minute past their Lease's expiry: deleted, so
+/// processes that come and go (default identities are new each start) leave no trail.
+pub fn departed(leases: &[Lease], now: Timestamp) -> Vec<&Lease> {
+    let long_ago = now - k8s_openapi::jiff::SignedDuration::from_secs(60);
+    leases
+        .iter()
+        .filter(|l| {
+            let member = l.metadata.name.as_deref();
+            member.is_some_and(|n| n.starts_with(MEMBER_LEASE_PREFIX)) && lapsed(l, long_ago)
+        })
+        .collect()
+}
+
 /// Renew what is held up to the share, give back the rest (the highest shards first), and
 /// claim free shards up to the share, starting from a place that depends on `identity`, so
 /// processes starting together do not all race for the same shards.

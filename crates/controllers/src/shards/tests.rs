@@ -153,6 +153,20 @@ fn live_members_count_renewed_membership_leases_and_this_one() {
 }
 
 #[test]
+fn membership_leases_of_long_departed_processes_are_removed() {
+    let leases = vec![
+        lease("flotilla-controller-b", Some("b"), ago(60)),
+        lease("flotilla-controller-c", Some("c"), ago(71)),
+        lease("flotilla-shard-1", Some("c"), ago(300)),
+    ];
+    let gone: Vec<_> = super::plan::departed(&leases, now())
+        .into_iter()
+        .filter_map(|l| l.metadata.name.as_deref())
+        .collect();
+    assert_eq!(gone, ["flotilla-controller-c"]);
+}
+
+#[test]
 fn member_lease_names_are_valid_object_names() {
     assert_eq!(
         member_lease_name("Host_1-42-ab12"),
