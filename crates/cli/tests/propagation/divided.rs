@@ -74,6 +74,11 @@ pub(super) fn divided_evenly(hub: &Hub, members: &Members) {
         explain.contains("member-1") && explain.contains("selected"),
         "{explain}"
     );
+    // ...and which controller process works the binding: the hub's, holding its shard.
+    assert!(
+        explain.contains("worked in shard") && explain.contains("held by controller process"),
+        "{explain}"
+    );
 }
 
 /// Weights 2:1 on two clusters: 4/2, and member-3's copy leaves; applying the placements
