@@ -29,7 +29,10 @@ pub async fn run(
 ) -> Result<()> {
     let hub = client(kubeconfig, identity).await?;
     let root_ca = root_ca(kubeconfig)?;
-    let (leases, shards) = Leases::start(hub.clone(), identity);
+    // Lease renewals on a connection of their own: never queued behind the controllers'
+    // watches and writes on a busy hub.
+    let lease_client = client(kubeconfig, identity).await?;
+    let (leases, shards) = Leases::start(lease_client, identity);
     // On the heap: the controllers' futures together are too large for a thread's stack.
     tokio::select! {
         _ = Box::pin(controllers(hub, args, root_ca, shards, identity)) => {}
