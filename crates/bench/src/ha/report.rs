@@ -117,7 +117,7 @@ pub fn render(s: &Section) -> String {
         ),
     };
     out += "\n";
-    out += &cpu_text(m);
+    out += &cpu_text(p, m);
     out
 }
 
@@ -243,12 +243,14 @@ fn failover_rows(p: &Plan, f: &Result<Failover, String>) -> String {
             )
         }
     };
-    let resumed = match (f.all_resumed, f.resumed) {
-        (Some(all), Some(each)) => format!(
-            "{} (each watcher: p50 {}; the first saw its stream break {} after the kill)",
+    let resumed = match (f.all_resumed, f.resumed, f.noticed) {
+        (Some(all), Some(each), Some(noticed)) => format!(
+            "{} after the first watcher's stream broke (the SIGKILL landing); {} from the start \
+             of `scripts/ha stop`, whose bash took {} to send it; each watcher: p50 {}",
+            secs(all.saturating_sub(noticed)),
             secs(all),
-            secs(each.p50),
-            f.noticed.map(secs).unwrap_or_else(|| "–".into())
+            secs(noticed),
+            secs(each.p50.saturating_sub(noticed)),
         ),
         _ => format!(
             "{} of {} watchers did not resume within 30 s ({})",
@@ -258,9 +260,8 @@ fn failover_rows(p: &Plan, f: &Result<Failover, String>) -> String {
         ),
     };
     let mut out = format!(
-        "| SIGKILL of replica-2 (`scripts/ha stop`) → all {} of its watchers resumed on \
-         replica-3 from their last resourceVersion (first event there; timed from the start \
-         of the script, which sends the SIGKILL a little later) | {resumed} | | |\n",
+        "| SIGKILL of replica-2 → all {} of its watchers resumed on replica-3 from their last \
+         resourceVersion (first event there) | {resumed} | | |\n",
         f.watchers
     );
     let clean = f.gone == 0 && f.missed == 0 && f.duplicated == 0 && f.disordered == 0;
@@ -305,7 +306,7 @@ fn failover_rows(p: &Plan, f: &Result<Failover, String>) -> String {
 }
 
 /// Where the CPU went in the two throughput runs, and what that says about more cores.
-fn cpu_text(m: &Measured) -> String {
+fn cpu_text(p: &Plan, m: &Measured) -> String {
     let (Ok((one, u1)), Ok((three, u3))) = (&m.one, &m.three) else {
         return String::new();
     };
@@ -359,5 +360,15 @@ fn cpu_text(m: &Measured) -> String {
         pg_cost * 1e6,
         thousands((1.0 / pg_cost.max(1e-12)).round() as u64),
     );
+    let busy = u1.total() / one.elapsed.as_secs_f64().max(1e-9);
+    if busy < 0.8 * cores {
+        out += &format!(
+            "The 1-replica run kept only {busy:.2} of {cores} cores busy: it was bound by the \
+             latency of each create ({} clients each waiting for its answer, PostgreSQL's \
+             commits), not by CPU; the 3-replica run's extra CPU per create is what filled the \
+             cores.\n",
+            p.clients
+        );
+    }
     out
 }
