@@ -13,6 +13,7 @@ use indicatif::ProgressBar;
 use serde_json::{json, Value};
 
 use super::super::client::Client;
+use super::super::stats::{self, Summary};
 
 /// Bytes of data in each ConfigMap (as `bench api`'s).
 const DATA_BYTES: usize = 1024;
@@ -88,6 +89,8 @@ pub struct Throughput {
     pub first_error: Option<String>,
     /// From the start to the last answer.
     pub elapsed: Duration,
+    /// From sending each acknowledged create to its answer.
+    pub latency: Option<Summary>,
 }
 
 impl Throughput {
@@ -117,12 +120,13 @@ pub async fn closed_loop(
         let (next, bar) = (next.clone(), bar.clone());
         let (ns, prefix) = (ns.to_string(), prefix.to_string());
         workers.spawn(async move {
-            let (mut done, mut errors, mut first) = (0usize, 0usize, None);
+            let (mut done, mut errors, mut first) = (Vec::new(), 0usize, None);
             while Instant::now() < deadline {
                 let i = next.fetch_add(1, Ordering::Relaxed);
+                let sent = Instant::now();
                 match create(&client, &ns, &format!("{prefix}-{i}")).await {
-                    Ok(_) => {
-                        done += 1;
+                    Ok(c) => {
+                        done.push(c.acked - sent);
                         bar.inc(1);
                     }
                     Err(e) => {
@@ -141,11 +145,14 @@ pub async fn closed_loop(
         errors: 0,
         first_error: None,
         elapsed: Duration::ZERO,
+        latency: None,
     };
+    let mut latencies = Vec::new();
     while let Some(joined) = workers.join_next().await {
         match joined {
             Ok((done, errors, first)) => {
-                t.done += done;
+                t.done += done.len();
+                latencies.extend(done);
                 t.errors += errors;
                 if t.first_error.is_none() {
                     t.first_error = first;
@@ -159,5 +166,6 @@ pub async fn closed_loop(
         }
     }
     t.elapsed = started.elapsed();
+    t.latency = stats::summarize(latencies);
     t
 }

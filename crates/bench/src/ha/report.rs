@@ -129,6 +129,14 @@ fn throughput_cell(r: &Result<Run, String>) -> String {
                 thousands(t.rate().round() as u64),
                 thousands(t.done as u64)
             );
+            if let Some(l) = t.latency {
+                text += &format!(
+                    "; each create p50 {} / p99 {} / max {}",
+                    ms(l.p50),
+                    ms(l.p99),
+                    ms(l.max)
+                );
+            }
             if t.errors > 0 {
                 text += &format!(
                     ", {} failed: {}",
