@@ -13,8 +13,14 @@
 //! * [`shards`]: the replicas' controllers split the 16 shard Leases; the survivors of a SIGKILL
 //!   take the dead replica's shards over, and it takes a share back when started again.
 //!
+//! * [`controllers`]: two `flotilla controllers` processes on API-only replicas share the
+//!   propagation to three real member clusters; one is killed with SIGKILL, the other takes
+//!   its shards over, a policy created afterwards still propagates, and no Work is written by
+//!   both.
+//!
 //! Each test has its own set; they run one at a time (three replicas each on a 2-core machine).
 
+mod controllers;
 mod crash;
 mod cross;
 mod feed;
@@ -60,5 +66,16 @@ fn the_replicas_controllers_share_the_shards_and_take_over_a_dead_ones() {
     run(async {
         let set = HaSet::up(3, "shards");
         shards::survivors_take_over_the_shards(&set).await;
+    });
+}
+
+#[test]
+fn two_controller_processes_propagate_and_the_survivor_of_a_kill_9_carries_on() {
+    run(async {
+        let members = tokio::task::spawn_blocking(|| flotilla_testkit::Members::up(3))
+            .await
+            .expect("start member clusters")
+            .expect("member clusters (build them with scripts/members build)");
+        controllers::two_processes_and_one_killed(&members).await;
     });
 }

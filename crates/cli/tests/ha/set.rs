@@ -83,6 +83,11 @@ impl HaSet {
     /// `scripts/ha up N` in a new directory, on a fresh database of scripts/test's PostgreSQL
     /// when there is one. The set is taken down if this test process dies (HA_OWNER_PID).
     pub fn up(n: usize, tag: &str) -> HaSet {
+        Self::up_with(n, tag, &[])
+    }
+
+    /// [`HaSet::up`] with more environment for scripts/ha (e.g. `HA_NO_CONTROLLERS=1`).
+    pub fn up_with(n: usize, tag: &str, extra: &[(&str, &str)]) -> HaSet {
         static SETS: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
             "flotilla-ha-{}-{tag}-{}",
@@ -94,7 +99,8 @@ impl HaSet {
         if let Some(db) = fresh_database(tag) {
             env.push(("HA_POSTGRES_URL", db));
         }
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        env.extend_from_slice(extra);
         let n_text = n.to_string();
         ha(
             &["up", &n_text, dir.to_str().expect("utf-8 temp dir")],
@@ -105,6 +111,11 @@ impl HaSet {
 
     fn replica_dir(&self, k: usize) -> PathBuf {
         self.dir.join(format!("replica-{k}"))
+    }
+
+    /// The cluster-admin kubeconfig of replica-K.
+    pub fn kubeconfig(&self, k: usize) -> PathBuf {
+        self.replica_dir(k).join("kubeconfig")
     }
 
     /// `SERVER` of replica-K (https://127.0.0.1:PORT).
