@@ -354,29 +354,112 @@ fn cpu_text(p: &Plan, m: &Measured) -> String {
     let extra = replica_cost / per_create(u1.replicas_total(), one).max(1e-12);
     let pg_extra = pg_cost / per_create(u1.postgres, one).max(1e-12);
     out += &format!(
-        "\nWhat would scale on more cores: here every part shares {cores} cores, so 3 replicas \
-         cannot be faster than 1 — they split the same cores, and each create costs the \
-         replicas {extra:.2}× and PostgreSQL {pg_extra:.2}× the CPU it costs with one replica \
-         (each replica's follower reads every other replica's commits back from the log to feed \
-         its watches). The replicas' share \
-         scales out: given their own cores, each replica core would take about {} creates/s \
-         ({:.0} µs of replica CPU per create). PostgreSQL's does not: it spent {:.0} µs per \
-         create, so one PostgreSQL core caps the set near {} creates/s whatever the number of \
-         replicas (an estimate from CPU alone; commit latency and lock waits come on top).\n",
+        "\nWhat would scale on more cores: each create costs the replicas {extra:.2}× and \
+         PostgreSQL {pg_extra:.2}× the CPU it costs with one replica (each replica's follower \
+         reads every other replica's commits back from the log to feed its watches); on these \
+         {cores} cores, shared by all parts, that extra work cannot be spread out. The replicas' \
+         share scales out: given their own cores, each replica core would take about {} \
+         creates/s ({:.0} µs of replica CPU per create). PostgreSQL's does not: it spent {:.0} \
+         µs per create, so one PostgreSQL core caps the set near {} creates/s whatever the \
+         number of replicas (an estimate from CPU alone; commit latency and lock waits come on \
+         top).\n",
         thousands((1.0 / replica_cost.max(1e-12)).round() as u64),
         replica_cost * 1e6,
         pg_cost * 1e6,
         thousands((1.0 / pg_cost.max(1e-12)).round() as u64),
     );
-    let busy = u1.total() / one.elapsed.as_secs_f64().max(1e-9);
-    if busy < 0.8 * cores {
+    let busy = |t: &Throughput, u: &Usage| u.total() / t.elapsed.as_secs_f64().max(1e-9);
+    let (b1, b3) = (busy(one, u1), busy(three, u3));
+    if b1.max(b3) < 0.9 * cores {
+        let p50 = |t: &Throughput| t.latency.map(|l| ms(l.p50)).unwrap_or_else(|| "–".into());
         out += &format!(
-            "The 1-replica run kept only {busy:.2} of {cores} cores busy: it was bound by the \
-             latency of each create ({} clients each waiting for its answer, PostgreSQL's \
-             commits), not by CPU; the 3-replica run's extra CPU per create is what filled the \
-             cores.\n",
-            p.clients
+            "Neither run filled the cores ({b1:.2} and {b3:.2} of {cores} busy): with {} \
+             clients each waiting for its answer, the rate is bound by each create's latency — \
+             p50 {} on 1 replica, {} on 3 — as much as by CPU, so the time a create waits in \
+             replica mode is the first thing to shorten.\n",
+            p.clients,
+            p50(one),
+            p50(three)
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::failover::Shape;
+    use super::*;
+    use crate::stats::summarize;
+
+    fn run(done: usize, p50_ms: u64, cpu: f64) -> Run {
+        let t = Throughput {
+            done,
+            errors: 0,
+            first_error: None,
+            elapsed: Duration::from_secs(10),
+            latency: summarize(vec![Duration::from_millis(p50_ms)]),
+        };
+        let u = Usage {
+            replicas: vec![cpu],
+            postgres: cpu / 2.0,
+            nats: 0.0,
+            load: 0.0,
+        };
+        (t, u)
+    }
+
+    #[test]
+    fn the_section_holds_the_ratio_the_failures_and_why_the_rate_is_what_it_is() {
+        let plan = Plan {
+            clients: 16,
+            throughput: Duration::from_secs(15),
+            warmup: Duration::from_secs(3),
+            rate: 200,
+            delivery: Duration::from_secs(10),
+            watchers: 20,
+            failover: Shape {
+                watchers: 20,
+                rate: 200,
+                duration: Duration::from_secs(15),
+                kill_after: Duration::from_secs(5),
+            },
+        };
+        let section = Section {
+            when: "2026-11-28 12:00 UTC".into(),
+            machine: "2 CPUs".into(),
+            commit: "abc1234".into(),
+            run: "full".into(),
+            plan,
+            measured: Measured {
+                one: Ok(run(40_000, 4, 6.0)),
+                three: Ok(run(20_000, 10, 6.0)),
+                delivery: Err("no namespace".into()),
+                failover: Err("replica-2 did not start".into()),
+                takeover: Err("not measured: no `flotilla controllers`".into()),
+            },
+        };
+        let text = render(&section);
+        assert!(
+            text.contains("| 3 replicas / 1 replica | 0.50× | ≥ 0.8× | **no** |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("4,000/s (40,000 creates; each create p50 4.00 ms"),
+            "{text}"
+        );
+        assert!(text.contains("failed: no namespace"), "{text}");
+        assert!(
+            text.contains("| not measured: no `flotilla controllers` |"),
+            "{text}"
+        );
+        // Twice the CPU per create on 3 replicas, and neither run filled the cores.
+        assert!(
+            text.contains("replicas 2.00× and PostgreSQL 2.00×"),
+            "{text}"
+        );
+        assert!(
+            text.contains("p50 4.00 ms on 1 replica, 10.00 ms on 3"),
+            "{text}"
+        );
+    }
 }
