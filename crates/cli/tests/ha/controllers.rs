@@ -1,14 +1,21 @@
 //! Controllers outside the hub: two replicas run the API server only (`HA_NO_CONTROLLERS=1`),
 //! and two `flotilla controllers` processes, `a` on replica 1 and `b` on replica 2, do all the
-//! work, sharing it by the 16 shard Leases, for three real member clusters joined in push mode.
-//! A Deployment propagates to every member; `a` is killed with SIGKILL; `b` owns every shard
-//! within its Leases' lapse plus a round, a Deployment created afterwards still reaches every
-//! member within 15 s + normal latency, and the ledger of every Work event on the hub shows no
-//! Work written by both processes.
+//! work, sharing it by the 16 shard Leases, for three real member clusters joined in push mode
+//! ([`Scene`]). A ledger of every Work event on the hub shows that no Work was written by both.
+//!
+//! * [`killed`]: `a` is killed with SIGKILL; `b` owns every shard once a's Leases lapse, and a
+//!   Deployment created right after still reaches every member within 15 s + normal latency.
+//! * [`stalled`]: `a` is stopped (SIGSTOP) past its Leases and resumed: its late writes are
+//!   fenced, `b`'s work stands, and the two split the shards again.
 
 mod fleet;
+mod killed;
 mod procs;
+mod stalled;
 mod works;
+
+pub use killed::two_processes_and_one_killed;
+pub use stalled::a_stalled_process_resumes;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -17,9 +24,10 @@ use flotilla_controllers::shards::{binding_key, shard_of};
 use flotilla_testkit::Members;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, ListParams};
+use kube::Client;
 
 use crate::set::HaSet;
-use fleet::{cluster_ready, dynamic, everywhere, image_everywhere, join, propagate, set_image};
+use fleet::{cluster_ready, dynamic, everywhere, join, propagate};
 use procs::Controllers;
 use works::WorkWatch;
 
@@ -108,176 +116,136 @@ fn panics(log: &str) -> Vec<&str> {
     log.lines().filter(|l| l.contains("panicked")).collect()
 }
 
-pub async fn two_processes_and_one_killed(members: &Members) {
-    let set = HaSet::up_with(2, "controllers", &[("HA_NO_CONTROLLERS", "1")]);
-    let mut procs = Controllers::new();
-    let hub = set.client(1).await;
-    let works = WorkWatch::start(hub.clone()).await;
-    procs.start(&set, "a", 1);
-    procs.start(&set, "b", 2);
+/// Two API-only replicas, the Work ledger, controllers `a` (on replica 1) and `b` (on
+/// replica 2) holding the 16 shards between them, three members joined and Ready, and
+/// namespace demo. Dropped in field order: the watch, the processes, then the set.
+pub struct Scene {
+    pub works: WorkWatch,
+    pub procs: Controllers,
+    pub leases: Api<Lease>,
+    /// Clients of the three members.
+    pub members: Vec<Client>,
+    pub set: HaSet,
+}
 
-    // (1) a and b hold all 16 shards between them.
-    let leases = &Api::<Lease>::namespaced(hub.clone(), "flotilla-system");
-    let took = until(
-        Duration::from_secs(60),
-        "a and b hold the 16 shards",
-        || async move {
-            let c = counts(&holders(leases).await);
-            c.len() == 2 && c.get("a").is_some_and(|n| *n > 0) && c.get("b").is_some_and(|n| *n > 0)
-        },
-    )
-    .await;
-    let before = holders(leases).await;
-    eprintln!(
-        "ha controllers: a and b hold the 16 shards after {took:.1?}: {:?}",
-        counts(&before)
-    );
-    // Both Deployments belong to shards of a, so b has to take them over.
-    let (n, first) = name_held_by(&before, "a", 0);
-    let (_, second) = name_held_by(&before, "a", n);
-    let pushed_by_a: Vec<&str> = MEMBERS
-        .into_iter()
-        .filter(|c| before.get(&shard_of(c)).map(String::as_str) == Some("a"))
-        .collect();
-    eprintln!(
-        "ha controllers: {first} (shard {}) and {second} (shard {}) are a's; a pushes to {pushed_by_a:?}",
-        shard_of_deployment(&first),
-        shard_of_deployment(&second)
-    );
-
-    // Three members joined in push mode: the owners of their shards push to them.
-    for c in MEMBERS {
-        join(&set, c, &members.member(c).expect("member").kubeconfig);
+impl Scene {
+    pub async fn up(members: &Members, tag: &str) -> Scene {
+        let set = HaSet::up_with(2, tag, &[("HA_NO_CONTROLLERS", "1")]);
+        let mut procs = Controllers::new();
+        let hub = set.client(1).await;
+        let works = WorkWatch::start(hub.clone()).await;
+        procs.start(&set, "a", 1);
+        procs.start(&set, "b", 2);
+        let leases = Api::<Lease>::namespaced(hub.clone(), "flotilla-system");
+        let took = until_split(&leases, Duration::from_secs(60)).await;
+        eprintln!(
+            "ha controllers: a and b hold the 16 shards after {took:.1?}: {:?}",
+            counts(&holders(&leases).await)
+        );
+        // Three members joined in push mode: the owners of their shards push to them.
+        for c in MEMBERS {
+            join(&set, c, &members.member(c).expect("member").kubeconfig);
+        }
+        let clusters = &dynamic(hub, "cluster.flotilla.io", "Cluster", "clusters", None);
+        for c in MEMBERS {
+            until(
+                Duration::from_secs(60),
+                &format!("{c} Ready with apps/v1"),
+                || cluster_ready(clusters, c),
+            )
+            .await;
+        }
+        set.namespace("demo").await;
+        Scene {
+            works,
+            procs,
+            leases,
+            members: members.clients().await.expect("member clients"),
+            set,
+        }
     }
-    let clusters = &dynamic(
-        hub.clone(),
-        "cluster.flotilla.io",
-        "Cluster",
-        "clusters",
-        None,
-    );
-    for c in MEMBERS {
+
+    /// Shard → holder now.
+    pub async fn holders(&self) -> BTreeMap<u32, String> {
+        holders(&self.leases).await
+    }
+
+    /// Creates Deployment `name` and its policy through replica `k` and waits until every
+    /// member has it; the time that took.
+    pub async fn deploy(&self, k: usize, name: &str, within: Duration) -> Duration {
+        let begun = Instant::now();
+        propagate(&self.set, k, name).await;
+        let members = &self.members;
         until(
-            Duration::from_secs(60),
-            &format!("{c} Ready with apps/v1"),
-            || cluster_ready(clusters, c),
+            within,
+            &format!("Deployment {name} in every member"),
+            || everywhere(members, name),
         )
         .await;
-    }
-    set.namespace("demo").await;
-    let member_clients = &members.clients().await.expect("member clients");
-
-    // (2) A Deployment and a policy for every member propagate.
-    let begun = Instant::now();
-    propagate(&set, 1, &first).await;
-    until(
-        Duration::from_secs(60),
-        "the first Deployment in every member",
-        || everywhere(member_clients, &first),
-    )
-    .await;
-    eprintln!(
-        "ha controllers: {first} in every member after {:.1?}",
         begun.elapsed()
-    );
-    let still = holders(leases).await;
-    assert_eq!(
-        still.get(&shard_of_deployment(&first)).map(String::as_str),
-        Some("a"),
-        "the first Deployment's shard moved before a was killed: {still:?}"
-    );
-
-    // (3) SIGKILL of a.
-    procs.kill("a");
-    let killed = Instant::now();
-    // (4) A second Deployment and policy, made at once, reach every member within 15 s + normal
-    // latency.
-    propagate(&set, 2, &second).await;
-    let took = until(
-        Duration::from_secs(45),
-        "the second Deployment in every member after a was killed",
-        || everywhere(member_clients, &second),
-    )
-    .await;
-    let reached = killed.elapsed();
-    eprintln!("ha controllers: {second} in every member {reached:.1?} after SIGKILL of a ({took:.1?} after its create; bound 45 s)");
-    // The fencing path: b holds every shard (a's Leases lapsed: 10 s, plus a round).
-    until(
-        Duration::from_secs(30),
-        "b holds all 16 shards after a was killed",
-        || async move { counts(&holders(leases).await).get("b") == Some(&SHARDS) },
-    )
-    .await;
-    eprintln!(
-        "ha controllers: b holds all 16 shards {:.1?} after SIGKILL of a (when first seen)",
-        killed.elapsed()
-    );
-    assert_eq!(
-        last_owned(&procs.log("b")),
-        Some(SHARDS),
-        "b's log does not tell of it owning all 16 shards:\n{}",
-        procs.tails()
-    );
-    assert!(
-        everywhere(member_clients, &first).await,
-        "{first} left a member after the takeover"
-    );
-    // b, now the owner, carries an edit of the first Deployment out.
-    let begun = Instant::now();
-    set_image(&set, 2, &first, "nginx:1.28").await;
-    until(
-        Duration::from_secs(30),
-        "the edit of the first Deployment in every member",
-        || image_everywhere(member_clients, &first, "nginx:1.28"),
-    )
-    .await;
-    eprintln!(
-        "ha controllers: the edit of {first} in every member after {:.1?}",
-        begun.elapsed()
-    );
-
-    // (5) No Work written by both: settle, then judge every Work's history.
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    for line in works.assert_single_writer() {
-        eprintln!("ha controllers: Work {line}");
     }
-    // Exactly the spec writes asked for: one per Work of the second Deployment, two (create,
-    // edit) per Work of the first; a's writes and b's re-reconcile of a's shards on takeover
-    // made no extra generation.
-    for (name, generation) in [(&first, 2), (&second, 1)] {
-        let seen = works.works(&format!("/demo.{name}-deployment"));
-        assert_eq!(
-            seen.len(),
-            MEMBERS.len(),
-            "Works of {name}: {:?}",
-            seen.keys()
-        );
-        for (work, events) in &seen {
-            let last = events.last().expect("an event");
+
+    /// Waits until `id` holds all 16 shards; the time that took.
+    pub async fn until_all_held_by(&self, id: &str, within: Duration) -> Duration {
+        let leases = &self.leases;
+        until(
+            within,
+            &format!("{id} holds all 16 shards"),
+            || async move { counts(&holders(leases).await).get(id) == Some(&SHARDS) },
+        )
+        .await
+    }
+
+    /// After 5 s to settle: every Work's history is that of one writer, each Work of the
+    /// Deployments named has exactly the generation given (one per spec write asked for), and
+    /// no log of a controller process or replica tells of a panic.
+    pub async fn judge(&self, generations: &[(&str, i64)]) {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        for line in self.works.assert_single_writer() {
+            eprintln!("ha controllers: Work {line}");
+        }
+        for (name, generation) in generations {
+            let seen = self.works.works(&format!("/demo.{name}-deployment"));
             assert_eq!(
-                last.generation, generation,
-                "{work}: generation {} (want {generation}): {events:#?}",
-                last.generation
+                seen.len(),
+                MEMBERS.len(),
+                "Works of {name}: {:?}",
+                seen.keys()
+            );
+            for (work, events) in &seen {
+                let last = events.last().expect("an event");
+                assert_eq!(
+                    last.generation, *generation,
+                    "{work}: generation {} (want {generation}): {events:#?}",
+                    last.generation
+                );
+            }
+        }
+        for name in ["a", "b"] {
+            let log = self.procs.log(name);
+            assert!(
+                panics(&log).is_empty(),
+                "controllers {name} panicked: {:?}",
+                panics(&log)
+            );
+        }
+        for k in 1..=self.set.replicas {
+            let path = self.set.dir.join(format!("replica-{k}/log"));
+            let log = std::fs::read_to_string(path).unwrap_or_default();
+            assert!(
+                panics(&log).is_empty(),
+                "replica {k} panicked: {:?}",
+                panics(&log)
             );
         }
     }
-    for name in ["a", "b"] {
-        let log = procs.log(name);
-        assert!(
-            panics(&log).is_empty(),
-            "controllers {name} panicked: {:?}",
-            panics(&log)
-        );
-    }
-    for k in 1..=set.replicas {
-        let log =
-            std::fs::read_to_string(set.dir.join(format!("replica-{k}/log"))).unwrap_or_default();
-        assert!(
-            panics(&log).is_empty(),
-            "replica {k} panicked: {:?}",
-            panics(&log)
-        );
-    }
-    drop(procs);
-    drop(set);
+}
+
+/// Waits until a and b, and only they, hold shards; the time that took.
+async fn until_split(leases: &Api<Lease>, within: Duration) -> Duration {
+    until(within, "a and b hold the 16 shards", || async move {
+        let c = counts(&holders(leases).await);
+        c.len() == 2 && c.get("a").is_some_and(|n| *n > 0) && c.get("b").is_some_and(|n| *n > 0)
+    })
+    .await
 }

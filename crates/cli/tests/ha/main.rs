@@ -16,7 +16,7 @@
 //! * [`controllers`]: two `flotilla controllers` processes on API-only replicas share the
 //!   propagation to three real member clusters; one is killed with SIGKILL, the other takes
 //!   its shards over, a policy created afterwards still propagates, and no Work is written by
-//!   both.
+//!   both; and one stopped (SIGSTOP) past its Leases is fenced when it resumes.
 //!
 //! Each test has its own set; they run one at a time (three replicas each on a 2-core machine).
 
@@ -77,5 +77,16 @@ fn two_controller_processes_propagate_and_the_survivor_of_a_kill_9_carries_on() 
             .expect("start member clusters")
             .expect("member clusters (build them with scripts/members build)");
         controllers::two_processes_and_one_killed(&members).await;
+    });
+}
+
+#[test]
+fn a_stalled_controller_process_is_fenced_and_rejoins() {
+    run(async {
+        let members = tokio::task::spawn_blocking(|| flotilla_testkit::Members::up(3))
+            .await
+            .expect("start member clusters")
+            .expect("member clusters (build them with scripts/members build)");
+        controllers::a_stalled_process_resumes(&members).await;
     });
 }

@@ -47,6 +47,16 @@ impl Controllers {
         child.wait().expect("reap it");
     }
 
+    /// `kill -SIG PID` of process `name` (e.g. STOP, CONT).
+    pub fn signal(&self, name: &str, sig: &str) {
+        let pid = self.procs[name].id().to_string();
+        let ok = Command::new("kill")
+            .args([&format!("-{sig}"), &pid])
+            .status()
+            .expect("run kill");
+        assert!(ok.success(), "kill -{sig} {pid} ({name}) failed");
+    }
+
     pub fn log(&self, name: &str) -> String {
         std::fs::read_to_string(&self.logs[name]).unwrap_or_default()
     }
