@@ -7,18 +7,22 @@
 //! watchers, never seeing a later revision before an earlier one.
 //!
 //! How a replica learns of other replicas' commits:
-//! - each writer announces the last revision of every group it commits on NATS, subject
-//!   `flotilla.store.<database uid>.commits` (8 bytes, big-endian), so the others read the
-//!   log within a round trip of the commit;
+//! - each writer announces every group it commits on NATS, subject
+//!   `flotilla.store.<database uid>.commits`: its last revision and, when they fit, its events
+//!   ([`codec`]), which the others broadcast as they are when they follow what they have, and
+//!   otherwise read from the log;
 //! - a batch of this replica's own commits that follows a hole (others committed in between
 //!   and their announcement has not arrived) is held by the broadcast and wakes the follower;
 //! - the follower also reads the revision counter every [`POLL`], so an announcement lost with
 //!   a replica that died just after its commit, or with NATS itself, delays watchers by at
 //!   most that long and loses nothing.
 //!
-//! NATS only says "look"; what watchers get always comes from the database. Core NATS
-//! publish/subscribe is enough for that: JetStream's persistence would add nothing the log
-//! does not have.
+//! Announcements of different replicas may arrive out of revision order: a batch after a hole
+//! waits [`HOLE_GRACE`] for the announcement that fills it before the log is read. The log stays
+//! the truth; NATS is a shortcut to it. Core NATS publish/subscribe is enough for that:
+//! JetStream's persistence would add nothing the log does not have.
+
+mod codec;
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -32,6 +36,8 @@ use crate::{Error, Result, Revision};
 
 /// How often the follower reads the revision counter when nothing is announced.
 pub(super) const POLL: Duration = Duration::from_millis(500);
+/// How long a hole may wait for the announcement that fills it before the log is read.
+const HOLE_GRACE: Duration = Duration::from_millis(10);
 /// Events read per log query while catching up.
 const PAGE: usize = 1024;
 
@@ -45,6 +51,7 @@ fn subject(uid: &str) -> String {
 pub(super) async fn connect(url: &str) -> Result<async_nats::Client> {
     async_nats::ConnectOptions::new()
         .name("flotilla-hub")
+        .no_echo()
         .retry_on_initial_connect()
         .event_callback(|event| async move {
             match event {
@@ -90,10 +97,10 @@ impl Announcer {
         }
     }
 
-    /// Tell the other replicas that everything up to `last` has committed. Best effort: a lost
-    /// announcement is made up for by their polling.
-    pub(super) async fn announce(&self, last: Revision) {
-        let payload = bytes::Bytes::copy_from_slice(&last.to_be_bytes());
+    /// Tell the other replicas that everything up to `last` has committed, `events` being the
+    /// group that ends there. Best effort: a lost announcement is made up for by their polling.
+    pub(super) async fn announce(&self, last: Revision, events: &[crate::Event]) {
+        let payload = codec::encode(last, events);
         if let Err(e) = self.client.publish(self.subject.clone(), payload).await {
             tracing::debug!(error = %e, revision = last, "cannot announce a commit on NATS");
         }
@@ -134,10 +141,10 @@ pub(super) async fn follow(
         let want = tokio::select! {
             message = announced => match message {
                 Some(m) => {
-                    let mut want = decode(&m.payload);
-                    // Announcements queued meanwhile are covered by the same read.
+                    let mut want = receive(&store, m.payload);
+                    // Announcements queued meanwhile are taken in the same turn.
                     while let Some(Some(m)) = announcements.as_mut().and_then(|s| s.next().now_or_never()) {
-                        want = want.max(decode(&m.payload));
+                        want = want.max(receive(&store, m.payload));
                     }
                     want
                 }
@@ -146,7 +153,22 @@ pub(super) async fn follow(
                     None
                 }
             },
-            () = store.hole() => store.held_until(),
+            () = store.hole() => {
+                // The announcement filling the hole is usually on its way.
+                let grace = tokio::time::sleep(HOLE_GRACE);
+                tokio::pin!(grace);
+                while store.held_until().is_some() {
+                    let Some(s) = announcements.as_mut() else { break };
+                    tokio::select! {
+                        m = s.next() => match m {
+                            Some(m) => { receive(&store, m.payload); }
+                            None => break,
+                        },
+                        () = &mut grace => break,
+                    }
+                }
+                store.held_until()
+            }
             _ = poll.tick() => counter(&mut conn, &target).await,
         };
         if let Some(want) = want.filter(|w| *w > store.sent()) {
@@ -159,8 +181,16 @@ pub(super) async fn follow(
     }
 }
 
-fn decode(payload: &[u8]) -> Option<Revision> {
-    Some(Revision::from_be_bytes(payload.try_into().ok()?))
+/// Take an announcement: broadcast the events it carries (the broadcast orders them, holding
+/// them after a hole); the revision to read the log up to, if it carries none.
+fn receive(store: &Shared, payload: bytes::Bytes) -> Option<Revision> {
+    match codec::decode(payload)? {
+        (last, Some(events)) => {
+            store.committed(last, events);
+            None
+        }
+        (last, None) => Some(last),
+    }
 }
 
 /// The revision counter, or `None` (logged) when the database cannot be read.

@@ -26,7 +26,7 @@ use super::settle::{self, Feed};
 use crate::backend::{Reporter, WriterEnd};
 use crate::batch::{self, Op, Plan, Step};
 use crate::sql::{self, OBJECTS, RECORD_COLUMNS};
-use crate::{Error, Record, Result, Revision};
+use crate::{Error, Event, Record, Result, Revision};
 
 /// Run until every request sender is gone and the queue is drained. `revision` is the last
 /// revision committed when the store opened.
@@ -67,9 +67,11 @@ pub(super) async fn run(
             match step {
                 Step::Writes(writes) => match ready {
                     Ok(()) => {
-                        let committed = write_group(&mut conn, &target, &mut feed, writes).await;
-                        if let (Some(last), Some(a)) = (committed, &announcer) {
-                            a.announce(last).await;
+                        let keep = announcer.is_some();
+                        let committed =
+                            write_group(&mut conn, &target, &mut feed, writes, keep).await;
+                        if let (Some((last, events)), Some(a)) = (committed, &announcer) {
+                            a.announce(last, &events).await;
                         }
                     }
                     Err(e) => {
@@ -93,23 +95,27 @@ pub(super) async fn run(
     drop(done);
 }
 
-/// Commit one group; the last revision it committed, if it (knowingly) committed any.
+/// Commit one group; the last revision it committed, if it (knowingly) committed any, with
+/// its events when `keep` (else none: the commit's announcement then carries only the
+/// revision).
 async fn write_group(
     conn: &mut PgConn,
     target: &Target,
     feed: &mut Feed,
     writes: Vec<(Op, oneshot::Sender<Result<Record>>)>,
-) -> Option<Revision> {
+    keep: bool,
+) -> Option<(Revision, Vec<Event>)> {
     let keys = batch::keys(&writes);
     let (ops, replies): (Vec<_>, Vec<_>) = writes.into_iter().unzip();
     let n = replies.len();
     match commit_group(conn, &keys, ops).await {
         Ok(plan) => {
             let committed = !plan.log.is_empty();
-            let events = plan.log.into_iter().map(|e| e.event).collect();
+            let events: Vec<Event> = plan.log.into_iter().map(|e| e.event).collect();
+            let kept = if keep { events.clone() } else { Vec::new() };
             feed.committed(plan.last, events);
             batch::answer(replies, plan.results);
-            committed.then_some(plan.last)
+            committed.then_some((plan.last, kept))
         }
         Err(Failed::RolledBack(e)) => {
             tracing::error!(error = %e, writes = n, "PostgreSQL write transaction failed; rolled back");
@@ -128,7 +134,7 @@ async fn write_group(
             let results = match feed.settle(conn, target).await {
                 Ok(events) if settle::committed(&plan, &events) => {
                     tracing::info!(revision = plan.last, "the lost commit had committed");
-                    last = Some(plan.last);
+                    last = Some((plan.last, Vec::new()));
                     plan.results
                 }
                 Ok(_) => {
