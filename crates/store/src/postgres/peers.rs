@@ -37,7 +37,7 @@ use crate::{Error, Result, Revision};
 /// How often the follower reads the revision counter when nothing is announced.
 pub(super) const POLL: Duration = Duration::from_millis(500);
 /// How long a hole may wait for the announcement that fills it before the log is read.
-const HOLE_GRACE: Duration = Duration::from_millis(10);
+const HOLE_GRACE: Duration = Duration::from_millis(3);
 /// Events read per log query while catching up.
 const PAGE: usize = 1024;
 

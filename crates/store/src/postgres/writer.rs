@@ -211,7 +211,10 @@ async fn statements(conn: &mut PgConn) -> Result<Statements, PgError> {
             .await?,
         bump: conn
             .prepared(&format!(
-                "UPDATE {} SET revision = revision + $1 WHERE id = 1 RETURNING revision",
+                // The counter must still be the base read under the lock; if not (it cannot
+                // move while the lock is held), NULL breaks NOT NULL and the transaction aborts.
+                "UPDATE {} SET revision = CASE WHEN revision = $2 THEN revision + $1 END \
+                 WHERE id = 1 RETURNING revision",
                 sql::META
             ))
             .await?,
@@ -224,6 +227,19 @@ fn commit_err(e: PgError) -> Error {
     }
 }
 
+/// End a transaction that cannot commit (releasing the lock); the connection is reopened
+/// later if this fails too.
+async fn abandon(conn: &PgConn) {
+    if let Err(e) = conn.client.batch_execute("ROLLBACK").await {
+        tracing::debug!(error = %e, "rolling back an abandoned write transaction");
+    }
+}
+
+/// One group in one transaction, in two round trips: BEGIN, the meta row lock and the rows'
+/// current state pipelined; then every write, the counter's bump and COMMIT pipelined. The
+/// lock is held for those two round trips only. A statement that fails makes the server end
+/// the transaction at the COMMIT as a rollback; a connection lost in the second round trip
+/// leaves the outcome unknown (settled by the caller).
 async fn commit_group(conn: &mut PgConn, keys: &[String], ops: Vec<Op>) -> Result<Plan, Failed> {
     let Statements {
         lock,
@@ -233,17 +249,32 @@ async fn commit_group(conn: &mut PgConn, keys: &[String], ops: Vec<Op>) -> Resul
         log,
         bump,
     } = statements(conn).await.map_err(commit_err)?;
-    let tx = conn.client.transaction().await.map_err(commit_err)?;
+    let client = &conn.client;
     let key_bytes: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
-    // Pipelined; the server runs them in order, so the rows are read under the lock.
     let select_params: [&(dyn ToSql + Sync); 1] = [&key_bytes];
-    let (locked, rows) =
-        futures::try_join!(tx.query_one(&lock, &[]), tx.query(&select, &select_params))
-            .map_err(commit_err)?;
+    // Pipelined; the server runs them in order, so the rows are read under the lock.
+    let begun = futures::try_join!(
+        client.batch_execute("BEGIN"),
+        client.query_one(&lock, &[]),
+        client.query(&select, &select_params)
+    );
+    let (_, locked, rows) = match begun {
+        Ok(v) => v,
+        Err(e) => {
+            abandon(conn).await;
+            return Err(Failed::RolledBack(commit_err(e)));
+        }
+    };
     let base: Revision = locked.get(0);
     let mut current = HashMap::with_capacity(keys.len());
     for row in rows {
-        let key = decode_key(row.get(0))?;
+        let key = match decode_key(row.get(0)) {
+            Ok(k) => k,
+            Err(e) => {
+                abandon(conn).await;
+                return Err(Failed::RolledBack(e));
+            }
+        };
         let value: Vec<u8> = row.get(3);
         let rec = Record {
             key: key.clone(),
@@ -256,7 +287,7 @@ async fn commit_group(conn: &mut PgConn, keys: &[String], ops: Vec<Op>) -> Resul
     let plan = batch::plan(base, ops, current);
     if plan.log.is_empty() {
         // Every write failed its precondition; rolling back releases the lock.
-        tx.rollback().await.map_err(commit_err)?;
+        client.batch_execute("ROLLBACK").await.map_err(commit_err)?;
         return Ok(plan);
     }
 
@@ -288,44 +319,67 @@ async fn commit_group(conn: &mut PgConn, keys: &[String], ops: Vec<Op>) -> Resul
         creates.push(e.create_revision);
     }
     let n = plan.last - base;
-    // Issued together, the statements are pipelined on the connection: one round trip.
     let up_params: [&(dyn ToSql + Sync); 4] = [&up_keys, &up_creates, &up_mods, &up_values];
     let gone_params: [&(dyn ToSql + Sync); 1] = [&gone];
     let log_params: [&(dyn ToSql + Sync); 7] =
         [&revs, &keys, &kinds, &values, &prevs, &prev_mods, &creates];
-    let bump_params: [&(dyn ToSql + Sync); 1] = [&n];
-    let (_, _, logged, last) = futures::try_join!(
+    let bump_params: [&(dyn ToSql + Sync); 2] = [&n, &base];
+    // Issued together, in this order, the statements are pipelined: one round trip.
+    let (bumped, upserted, deleted, logged, committed) = futures::join!(
+        client.query_one(&bump, &bump_params),
         async {
             if up_keys.is_empty() {
                 return Ok(0);
             }
-            tx.execute(&upsert, &up_params).await
+            client.execute(&upsert, &up_params).await
         },
         async {
             if gone.is_empty() {
                 return Ok(0);
             }
-            tx.execute(&delete, &gone_params).await
+            client.execute(&delete, &gone_params).await
         },
-        tx.execute(&log, &log_params),
-        tx.query_one(&bump, &bump_params),
-    )
-    .map_err(commit_err)?;
-    let last: Revision = last.get(0);
-    if last != plan.last || logged != plan.log.len() as u64 {
-        // Cannot happen while the meta row lock is held; refuse to commit if it somehow does.
-        let detail = format!(
-            "revision counter moved under the lock: {last} != {}",
-            plan.last
-        );
-        return Err(Failed::RolledBack(Error::CommitTxn {
-            source: Error::source_of(std::io::Error::other(detail)),
-        }));
+        client.execute(&log, &log_params),
+        client.batch_execute("COMMIT"),
+    );
+    let (bumped, e1) = split(bumped);
+    let (_, e2) = split(upserted);
+    let (_, e3) = split(deleted);
+    let (logged, e4) = split(logged);
+    let (_, e5) = split(committed);
+    let mut errors = [e1, e2, e3, e4, e5];
+    // A lost connection anywhere in the round trip: the COMMIT may have been run.
+    let lost = errors
+        .iter()
+        .position(|e| e.as_ref().is_some_and(settle::outcome_unknown));
+    if let Some(error) = lost.and_then(|i| errors[i].take()) {
+        return Err(Failed::Unknown { plan, error });
     }
-    match tx.commit().await {
-        Ok(()) => Ok(plan),
-        Err(error) if settle::outcome_unknown(&error) => Err(Failed::Unknown { plan, error }),
-        Err(error) => Err(Failed::RolledBack(commit_err(error))),
+    // The server answered, and a statement failed: its COMMIT ended the transaction as a
+    // rollback.
+    if let Some(e) = errors.into_iter().flatten().next() {
+        return Err(Failed::RolledBack(commit_err(e)));
+    }
+    if let (Some(last), Some(logged)) = (bumped, logged) {
+        let last: Revision = last.get(0);
+        if last != plan.last || logged != plan.log.len() as u64 {
+            // The bump refuses a moved counter, so this cannot happen; say so if it does.
+            tracing::error!(
+                last,
+                expected = plan.last,
+                logged,
+                "PostgreSQL commit wrote other counts than planned"
+            );
+        }
+    }
+    Ok(plan)
+}
+
+/// A result as its value and its error.
+fn split<T>(r: Result<T, PgError>) -> (Option<T>, Option<PgError>) {
+    match r {
+        Ok(v) => (Some(v), None),
+        Err(e) => (None, Some(e)),
     }
 }
 

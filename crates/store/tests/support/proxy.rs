@@ -188,7 +188,10 @@ async fn lose(
     // reset the connection, and a reset may discard the COMMIT before the server reads it.
     let mut answer = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(5), async {
-        while !ends_with_ready(&answer) {
+        // Pipelined statements before the COMMIT are answered first, each ending ready: wait
+        // for the COMMIT's own completion.
+        let done = |a: &[u8]| a.windows(7).any(|w| w == b"COMMIT\0") && ends_with_ready(a);
+        while !done(&answer) {
             match server.read_buf(&mut answer).await {
                 Ok(n) if n > 0 => {}
                 _ => break,
