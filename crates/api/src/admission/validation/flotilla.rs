@@ -7,7 +7,9 @@
 //!   `ClusterResourceBinding`: nothing of the hub's own.
 //! * `OverridePolicy`, `ClusterOverridePolicy`: no `plaintext` path or image predicate writes
 //!   an identity field (apiVersion, kind, metadata.name/namespace/generateName).
-//! * `Cluster`: `spec.secretRef` names a Secret in flotilla-system.
+//! * `Cluster`: `spec.secretRef` names a Secret in flotilla-system; a new cluster's name is
+//!   none the controllers' own Leases use (its heartbeat Lease in flotilla-system is named
+//!   after it).
 //!
 //! On an update, a rule looks only at a part the update changes, so objects stored before a
 //! rule existed can still get their status, finalizers and deletion.
@@ -21,6 +23,19 @@ use crate::registry::ResourceInfo;
 
 /// The causes for refusing `obj` (updated from `old`, when an update).
 pub(super) fn causes(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Causes {
+    if old.is_none() && res.group == "cluster.flotilla.io" && res.kind == "Cluster" {
+        let name = text(obj, "/metadata/name").unwrap_or_default();
+        if let Some(prefix) = RESERVED_LEASES.iter().find(|p| name.starts_with(**p)) {
+            return vec![(
+                "metadata.name".to_owned(),
+                format!(
+                    "Invalid value: {name:?}: names starting with {prefix:?} are the \
+                     controllers' shard and membership Leases in {SYSTEM_NAMESPACE}, where \
+                     each cluster's heartbeat Lease is named after it: choose another name"
+                ),
+            )];
+        }
+    }
     let (part, rule): (&str, fn(&Value) -> Causes) = match (res.group.as_str(), res.kind.as_str()) {
         ("work.flotilla.io", "ResourceBinding") => ("/spec/resource", resource_binding),
         ("work.flotilla.io", "ClusterResourceBinding") => ("/spec/resource", hub_own),
@@ -35,6 +50,9 @@ pub(super) fn causes(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Ca
     }
     rule(obj)
 }
+
+/// Lease names of `flotilla controllers` processes in flotilla-system.
+const RESERVED_LEASES: [&str; 2] = ["flotilla-shard-", "flotilla-controller-"];
 
 fn text<'a>(obj: &'a Value, pointer: &str) -> Option<&'a str> {
     obj.pointer(pointer).and_then(Value::as_str)

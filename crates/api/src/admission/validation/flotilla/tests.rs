@@ -133,3 +133,15 @@ fn push_secrets_are_in_the_system_namespace() {
     );
     assert!(causes(&c, None, &json!({"metadata": {"name": "m"}, "spec": {}})).is_empty());
 }
+
+#[test]
+fn a_new_cluster_may_not_take_a_controller_lease_name() {
+    let c = res("cluster.flotilla.io", "Cluster");
+    for name in ["flotilla-shard-3", "flotilla-controller-a"] {
+        let got = causes(&c, None, &json!({"metadata": {"name": name}, "spec": {}}));
+        assert_eq!(got.len(), 1, "{name}: {got:?}");
+        assert_eq!(got[0].0, "metadata.name");
+    }
+    let fine = json!({"metadata": {"name": "flotilla-east"}, "spec": {}});
+    assert!(causes(&c, None, &fine).is_empty());
+}
