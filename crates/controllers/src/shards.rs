@@ -19,6 +19,7 @@
 
 pub mod leases;
 mod plan;
+mod writes;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -355,8 +355,9 @@ fn cpu_text(p: &Plan, m: &Measured) -> String {
     let pg_extra = pg_cost / per_create(u1.postgres, one).max(1e-12);
     out += &format!(
         "\nWhat would scale on more cores: each create costs the replicas {extra:.2}× and \
-         PostgreSQL {pg_extra:.2}× the CPU it costs with one replica (each replica's follower \
-         reads every other replica's commits back from the log to feed its watches); on these \
+         PostgreSQL {pg_extra:.2}× the CPU it costs with one replica (every replica applies every \
+         other replica's commits to its watch cache, and the writers' groups are a third the \
+         size, each one transaction and one WAL flush under the shared lock); on these \
          {cores} cores, shared by all parts, that extra work cannot be spread out. The replicas' \
          share scales out: given their own cores, each replica core would take about {} \
          creates/s ({:.0} µs of replica CPU per create). PostgreSQL's does not: it spent {:.0} \
