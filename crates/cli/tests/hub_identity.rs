@@ -17,27 +17,8 @@ fn fresh_database() -> String {
 }
 
 fn fresh_database_named(prefix: &str) -> String {
-    let url = std::env::var("FLOTILLA_TEST_POSTGRES_URL").unwrap_or_else(|_| {
-        panic!("FLOTILLA_TEST_POSTGRES_URL is not set: run scripts/test, which starts PostgreSQL on 127.0.0.1 and sets it")
-    });
-    let db = format!("{prefix}_{}", std::process::id());
-    let out = Command::new("psql")
-        .arg(&url)
-        .args([
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-c",
-            &format!("CREATE DATABASE {db}"),
-        ])
-        .output()
-        .expect("psql is not installed: install the postgresql-client Debian package");
-    assert!(
-        out.status.success(),
-        "CREATE DATABASE failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let base = url.rsplit_once('/').map(|(b, _)| b).unwrap_or(&url);
-    format!("{base}/{db}")
+    let server = flotilla_testkit::postgres::required_server();
+    flotilla_testkit::postgres::create_database(&server, prefix)
 }
 
 /// A kubeconfig line's value (`server:`, `token:`).

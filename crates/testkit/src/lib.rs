@@ -8,10 +8,12 @@
 //! * [`Members`]: real Kubernetes member clusters (kube-apiserver, kube-controller-manager,
 //!   kube-scheduler and KWOK on a shared etcd) started by `scripts/members`, and kube-rs clients
 //!   for them.
+//! * [`postgres`]: a database of its own on the PostgreSQL scripts/test starts.
 
 pub mod hub;
 pub mod kubectl;
 pub mod members;
+pub mod postgres;
 pub mod process;
 
 pub use members::{Member, Members};

@@ -33,25 +33,11 @@ fn env_get(file: &Path, key: &str) -> String {
 /// A fresh database on the PostgreSQL of scripts/test (FLOTILLA_TEST_POSTGRES_URL), or None
 /// when it is not set: scripts/ha then starts its own server.
 fn fresh_database(tag: &str) -> Option<String> {
-    let url = std::env::var("FLOTILLA_TEST_POSTGRES_URL").ok()?;
-    let db = format!("ha_{tag}_{}", std::process::id());
-    let out = Command::new("psql")
-        .arg(&url)
-        .args([
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-c",
-            &format!("CREATE DATABASE {db}"),
-        ])
-        .output()
-        .expect("psql is not installed: install the postgresql-client Debian package");
-    assert!(
-        out.status.success(),
-        "CREATE DATABASE {db} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let base = url.rsplit_once('/').map(|(b, _)| b).unwrap_or(&url);
-    Some(format!("{base}/{db}"))
+    let server = flotilla_testkit::postgres::server()?;
+    Some(flotilla_testkit::postgres::create_database(
+        &server,
+        &format!("ha_{tag}"),
+    ))
 }
 
 /// Run scripts/ha with `args`; panics with its output when it fails.
