@@ -26,6 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::Stream;
+use kube::runtime::controller::Action;
 use tokio::sync::watch;
 
 pub use self::leases::Leases;
@@ -175,6 +176,18 @@ impl Shards {
             return None;
         }
         Some(self.fenced(shard, work).await)
+    }
+
+    /// A kube-runtime reconciler's answer for the object of `key`: `work`'s when this process
+    /// owns its shard (fenced, as [`Shards::work`]), else to wait for a change (the owner of
+    /// the shard works it).
+    pub async fn reconcile<F, E>(&self, key: &str, work: F) -> Result<Action, E>
+    where
+        F: Future<Output = Result<Action, E>>,
+    {
+        self.work(key, work)
+            .await
+            .unwrap_or(Ok(Action::await_change()))
     }
 
     async fn fenced<F: Future>(&self, shard: u32, work: F) -> F::Output {

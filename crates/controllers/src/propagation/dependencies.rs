@@ -163,10 +163,7 @@ fn error_policy(b: Arc<ResourceBinding>, error: &Error, _: Arc<Context>) -> Acti
 async fn reconcile(b: Arc<ResourceBinding>, ctx: Arc<Context>) -> Result<Action> {
     let key = binding_key(b.metadata.namespace.as_deref(), &b.name_any());
     let shards = ctx.shards.clone();
-    shards
-        .work(&key, reconcile_owned(b, ctx))
-        .await
-        .unwrap_or(Ok(Action::await_change()))
+    shards.reconcile(&key, reconcile_owned(b, ctx)).await
 }
 
 async fn reconcile_owned(b: Arc<ResourceBinding>, ctx: Arc<Context>) -> Result<Action> {

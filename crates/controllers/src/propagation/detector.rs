@@ -173,10 +173,7 @@ async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Result<Act
     let name = obj.metadata.name.as_deref().unwrap_or_default();
     let key = binding_key(ns, &binding_name(name, &ctx.resource.kind));
     let shards = ctx.shared.shards.clone();
-    shards
-        .work(&key, reconcile_owned(obj, ctx))
-        .await
-        .unwrap_or(Ok(Action::await_change()))
+    shards.reconcile(&key, reconcile_owned(obj, ctx)).await
 }
 
 async fn reconcile_owned(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Result<Action> {

@@ -179,10 +179,7 @@ pub fn request<'a>(
 async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
     let key = binding_key(b.scope_namespace(), &b.name_any());
     let shards = ctx.shards.clone();
-    shards
-        .work(&key, reconcile_owned(b, ctx))
-        .await
-        .unwrap_or(Ok(Action::await_change()))
+    shards.reconcile(&key, reconcile_owned(b, ctx)).await
 }
 
 async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
