@@ -161,10 +161,15 @@ fn goal_text(f: &Figure) -> String {
 }
 
 fn met_text(f: &Figure) -> &'static str {
-    match f.met() {
-        Some(true) => "yes",
-        Some(false) => "**no**",
-        None => "",
+    f.met().map(yes).unwrap_or_default()
+}
+
+/// A "met" cell: `yes`, or a bold `no`.
+pub(crate) fn yes(met: bool) -> &'static str {
+    if met {
+        "yes"
+    } else {
+        "**no**"
     }
 }
 

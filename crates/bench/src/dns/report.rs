@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::super::figures::thousands;
 use super::super::procs::Rss;
-use super::super::report::one_line;
+use super::super::report::{one_line, yes};
 use super::perf::Run;
 use super::records::{TTL, ZONE};
 use super::{Measured, Plan, Turn};
@@ -194,14 +194,6 @@ pub fn render(s: &Section) -> String {
         out += "\n";
     }
     out
-}
-
-fn yes(met: bool) -> &'static str {
-    if met {
-        "yes"
-    } else {
-        "**no**"
-    }
 }
 
 fn secs(d: Duration) -> String {

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::super::figures::thousands;
-use super::super::report::one_line;
+use super::super::report::{one_line, yes};
 use super::super::stats::ms;
 use super::cpu::Usage;
 use super::delivery::Delivery;
@@ -51,14 +51,6 @@ pub struct Section {
     pub plan: Plan,
     /// The figures.
     pub measured: Measured,
-}
-
-fn yes(met: bool) -> &'static str {
-    if met {
-        "yes"
-    } else {
-        "**no**"
-    }
 }
 
 fn secs(d: Duration) -> String {
