@@ -82,6 +82,12 @@ fn redact(url: &str) -> String {
     }
 }
 
+/// That everything up to `last` has committed, `events` being the group that ends there, as
+/// the bytes [`Announcer::publish`] sends (encoded while the writer still holds the events).
+pub(super) fn announcement(last: Revision, events: &[crate::Event]) -> bytes::Bytes {
+    codec::encode(last, events)
+}
+
 /// The writer's end: announces committed revisions.
 #[derive(Clone)]
 pub(super) struct Announcer {
@@ -97,12 +103,11 @@ impl Announcer {
         }
     }
 
-    /// Tell the other replicas that everything up to `last` has committed, `events` being the
-    /// group that ends there. Best effort: a lost announcement is made up for by their polling.
-    pub(super) async fn announce(&self, last: Revision, events: &[crate::Event]) {
-        let payload = codec::encode(last, events);
+    /// Send an [`announcement`] to the other replicas. Best effort: a lost one is made up for
+    /// by their polling.
+    pub(super) async fn publish(&self, payload: bytes::Bytes) {
         if let Err(e) = self.client.publish(self.subject.clone(), payload).await {
-            tracing::debug!(error = %e, revision = last, "cannot announce a commit on NATS");
+            tracing::debug!(error = %e, "cannot announce a commit on NATS");
         }
     }
 }

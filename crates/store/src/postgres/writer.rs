@@ -16,12 +16,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use tokio::sync::oneshot;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Statement;
 
 use super::conn::{decode_key, PgConn, PgError, Target};
-use super::peers::Announcer;
+use super::peers::{self, Announcer};
 use super::settle::{self, Feed};
 use crate::backend::{Reporter, WriterEnd};
 use crate::batch::{self, Op, Plan, Step};
@@ -67,11 +68,11 @@ pub(super) async fn run(
             match step {
                 Step::Writes(writes) => match ready {
                     Ok(()) => {
-                        let keep = announcer.is_some();
-                        let committed =
-                            write_group(&mut conn, &target, &mut feed, writes, keep).await;
-                        if let (Some((last, events)), Some(a)) = (committed, &announcer) {
-                            a.announce(last, &events).await;
+                        let announce = announcer.is_some();
+                        let announcement =
+                            write_group(&mut conn, &target, &mut feed, writes, announce).await;
+                        if let (Some(payload), Some(a)) = (announcement, &announcer) {
+                            a.publish(payload).await;
                         }
                     }
                     Err(e) => {
@@ -95,27 +96,26 @@ pub(super) async fn run(
     drop(done);
 }
 
-/// Commit one group; the last revision it committed, if it (knowingly) committed any, with
-/// its events when `keep` (else none: the commit's announcement then carries only the
-/// revision).
+/// Commit one group; with `announce`, the announcement of what it (knowingly) committed, if
+/// anything, for the other replicas ([`peers`](super::peers)).
 async fn write_group(
     conn: &mut PgConn,
     target: &Target,
     feed: &mut Feed,
     writes: Vec<(Op, oneshot::Sender<Result<Record>>)>,
-    keep: bool,
-) -> Option<(Revision, Vec<Event>)> {
+    announce: bool,
+) -> Option<Bytes> {
     let keys = batch::keys(&writes);
     let (ops, replies): (Vec<_>, Vec<_>) = writes.into_iter().unzip();
     let n = replies.len();
     match commit_group(conn, &keys, ops).await {
         Ok(plan) => {
-            let committed = !plan.log.is_empty();
             let events: Vec<Event> = plan.log.into_iter().map(|e| e.event).collect();
-            let kept = if keep { events.clone() } else { Vec::new() };
+            let announcement =
+                (announce && !events.is_empty()).then(|| peers::announcement(plan.last, &events));
             feed.committed(plan.last, events);
             batch::answer(replies, plan.results);
-            committed.then_some((plan.last, kept))
+            announcement
         }
         Err(Failed::RolledBack(e)) => {
             tracing::error!(error = %e, writes = n, "PostgreSQL write transaction failed; rolled back");
@@ -130,11 +130,12 @@ async fn write_group(
                 "the connection to PostgreSQL was lost while committing; checking whether the \
                  transaction committed"
             );
-            let mut last = None;
+            let mut announcement = None;
             let results = match feed.settle(conn, target).await {
                 Ok(events) if settle::committed(&plan, &events) => {
                     tracing::info!(revision = plan.last, "the lost commit had committed");
-                    last = Some((plan.last, Vec::new()));
+                    // Only its revision: the others read it from the log.
+                    announcement = announce.then(|| peers::announcement(plan.last, &[]));
                     plan.results
                 }
                 Ok(_) => {
@@ -155,7 +156,7 @@ async fn write_group(
                 }
             };
             batch::answer(replies, results);
-            last
+            announcement
         }
     }
 }
