@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use parking_lot::Mutex;
 use tokio::sync::{broadcast, mpsc, watch, Notify};
 
-use crate::batch::Request;
+use crate::batch::{Op, Request};
 use crate::keys::Range;
 use crate::{Error, Event, ListResult, Record, Result, Revision};
 
@@ -43,6 +43,17 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// longer holds all of them.
     async fn events_after(&self, after: Revision, limit: usize) -> Result<Vec<Event>>;
 
+    /// Commit one write (the writer of this process takes it, unless the backend hands it
+    /// elsewhere).
+    async fn write(&self, op: Op) -> Result<Record> {
+        self.shared().write(op).await
+    }
+
+    /// How this replica shares the writing, for a replica of several.
+    fn replica_stats(&self) -> Option<crate::ReplicaStats> {
+        None
+    }
+
     /// The latest revision committed by anyone sharing the database.
     async fn current_revision(&self) -> Result<Revision> {
         Ok(self.shared().revision())
@@ -63,6 +74,8 @@ pub(crate) struct Shared {
     order: Mutex<Order>,
     /// Woken when a batch waits for earlier revisions only the database can give (replicas).
     gap: Notify,
+    /// Woken whenever the revision counter advances.
+    advanced: Notify,
 }
 
 /// How committed batches reach the broadcast.
@@ -133,6 +146,7 @@ impl Shared {
                 held: BTreeMap::new(),
             }),
             gap: Notify::new(),
+            advanced: Notify::new(),
         });
         let report = Reporter(Arc::downgrade(&shared));
         (
@@ -172,6 +186,38 @@ impl Shared {
         tx.send(request).await.map_err(|_| Error::Closed)
     }
 
+    /// Have this process's writer commit `op`: `Err(Closed)` if it was not taken, else its
+    /// answer (`Closed` too if the writer died with it).
+    pub(crate) async fn write(&self, op: Op) -> Result<Record> {
+        self.taken(op).await?.await
+    }
+
+    /// Hand `op` to the writer; the answer to wait for once it is taken.
+    pub(crate) async fn taken(
+        &self,
+        op: Op,
+    ) -> Result<impl std::future::Future<Output = Result<Record>>> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        self.submit(Request::Write { op, reply }).await?;
+        // The writer answers every request it takes, even while closing; a dropped reply
+        // means it died.
+        Ok(async move { answer.await.map_err(|_| Error::Closed)? })
+    }
+
+    /// Wait until the revision counter reaches `revision`, at most `limit`; whether it did.
+    pub(crate) async fn reached(&self, revision: Revision, limit: std::time::Duration) -> bool {
+        let wait = async {
+            loop {
+                let advanced = self.advanced.notified();
+                if self.revision() >= revision {
+                    return;
+                }
+                advanced.await;
+            }
+        };
+        tokio::time::timeout(limit, wait).await.is_ok()
+    }
+
     /// A receiver of committed batches, or `None` once closed.
     pub(crate) fn subscribe(&self) -> Option<broadcast::Receiver<Arc<[Event]>>> {
         self.events
@@ -188,6 +234,7 @@ impl Shared {
             return;
         }
         self.revision.fetch_max(last, Ordering::AcqRel);
+        self.advanced.notify_waiters();
         let mut order = self.order.lock();
         if !order.strict {
             order.sent = order.sent.max(last);
@@ -239,6 +286,7 @@ impl Shared {
         let mut order = self.order.lock();
         order.sent = order.sent.max(revision);
         self.revision.fetch_max(revision, Ordering::AcqRel);
+        self.advanced.notify_waiters();
     }
 
     /// The last revision broadcast to live watchers.

@@ -233,7 +233,7 @@ fn checked(current: &HashMap<String, Record>, key: &str, expected: Revision) -> 
 /// Run a render callback. It is caller code running inside the writer, so a panic must fail
 /// that one write rather than kill the writer.
 fn render_at(key: &str, revision: Revision, render: Render) -> Result<Bytes> {
-    catch_unwind(AssertUnwindSafe(move || render(revision))).map_err(|_| {
+    catch_unwind(AssertUnwindSafe(move || render.render(revision))).map_err(|_| {
         tracing::error!(key, "render callback panicked; failing that write");
         Error::RenderPanicked {
             key: key.to_owned(),

@@ -87,12 +87,12 @@ async fn open(url: &str) -> Store {
 /// A render stamping the revision into the value, as the API server stamps resourceVersion.
 fn stamp(tag: &str) -> Render {
     let tag = tag.to_owned();
-    Box::new(move |rev| Bytes::from(format!("{tag}@{rev}")))
+    Render::splice(format!("{tag}@"), Bytes::new())
 }
 
 /// A render that must never be called (the write's precondition fails).
 fn never() -> Render {
-    Box::new(|_| panic!("render called for a write whose precondition failed"))
+    Render::with(|_| panic!("render called for a write whose precondition failed"))
 }
 
 fn text(b: &Bytes) -> String {

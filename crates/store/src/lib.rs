@@ -35,6 +35,7 @@ mod keys;
 mod pool;
 mod postgres;
 pub mod private;
+mod render;
 mod sql;
 mod sqlite;
 mod store;
@@ -44,7 +45,8 @@ use bytes::Bytes;
 
 pub use error::{Error, Result, Source};
 pub use postgres::url::redact_url;
-pub use store::{OpenOptions, Store};
+pub use render::Render;
+pub use store::{OpenOptions, ReplicaStats, Store};
 pub use watch::WatchStream;
 
 /// A position in the store's history. 0 is the empty store; the first write is 1.
@@ -88,12 +90,6 @@ pub struct Event {
     /// The create revision of the key's life this event belongs to.
     pub create_revision: Revision,
 }
-
-/// Renders the value to store once the revision it will be stored at is known (the API server
-/// stamps `metadata.resourceVersion` into the JSON). Called exactly once, inside the writer,
-/// only if the write's preconditions hold. It must be quick: it runs inside the write
-/// transaction. If it panics, that write fails with [`Error::RenderPanicked`].
-pub type Render = Box<dyn FnOnce(Revision) -> Bytes + Send>;
 
 /// Options of [`Store::list`].
 #[derive(Clone, Debug, Default)]

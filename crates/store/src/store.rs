@@ -69,6 +69,12 @@ impl Store {
         self.inner.current_revision().await
     }
 
+    /// For a replica of several (opened with [`OpenOptions::nats`]): whether it is the one
+    /// that commits the writes of all, and how many of its own writes another committed.
+    pub fn replica_stats(&self) -> Option<ReplicaStats> {
+        self.inner.replica_stats()
+    }
+
     /// The current record of `key`, if present.
     pub async fn get(&self, key: &str) -> Result<Option<Record>> {
         self.inner.shared().check_open()?;
@@ -88,10 +94,10 @@ impl Store {
     }
 
     /// Create `key`; [`Error::AlreadyExists`] if it is present.
-    pub async fn create(&self, key: &str, render: Render) -> Result<Record> {
+    pub async fn create(&self, key: &str, render: impl Into<Render>) -> Result<Record> {
         self.write(Op::Create {
             key: key.to_owned(),
-            render,
+            render: render.into(),
         })
         .await
     }
@@ -103,12 +109,12 @@ impl Store {
         &self,
         key: &str,
         expected_mod_revision: Revision,
-        render: Render,
+        render: impl Into<Render>,
     ) -> Result<Record> {
         let op = Op::Update {
             key: key.to_owned(),
             expected: expected_mod_revision,
-            render,
+            render: render.into(),
         };
         self.write(op).await
     }
@@ -120,25 +126,19 @@ impl Store {
         &self,
         key: &str,
         expected_mod_revision: Revision,
-        render: Render,
+        render: impl Into<Render>,
     ) -> Result<Record> {
         let op = Op::Delete {
             key: key.to_owned(),
             expected: expected_mod_revision,
-            render,
+            render: render.into(),
         };
         self.write(op).await
     }
 
     async fn write(&self, op: Op) -> Result<Record> {
-        let (reply, answer) = oneshot::channel();
-        self.inner
-            .shared()
-            .submit(Request::Write { op, reply })
-            .await?;
-        // The writer answers every request it takes, even while closing; a dropped reply
-        // means it died.
-        answer.await.map_err(|_| Error::Closed)?
+        self.inner.shared().check_open()?;
+        self.inner.write(op).await
     }
 
     /// Events with revision > `from`, in revision order, none lost and none duplicated: first
@@ -216,6 +216,15 @@ impl std::fmt::Debug for Store {
             .field("compacted_revision", &self.compacted_revision())
             .finish_non_exhaustive()
     }
+}
+
+/// How a replica of several shares the writing (see [`Store::replica_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplicaStats {
+    /// This replica commits the writes of every replica (the writer of record).
+    pub writer_of_record: bool,
+    /// This replica's writes that the writer of record committed.
+    pub handed_on: u64,
 }
 
 /// Options of [`Store::open_with`].

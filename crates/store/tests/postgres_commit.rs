@@ -10,7 +10,6 @@ mod support;
 
 use std::time::Duration;
 
-use bytes::Bytes;
 use futures::StreamExt;
 
 use flotilla_store::{Error, Revision, Store, WatchStream};
@@ -42,7 +41,7 @@ async fn behind_proxy(tag: &str) -> (Store, Proxy, Database) {
 
 fn value(s: &str) -> flotilla_store::Render {
     let s = s.to_owned();
-    Box::new(move |_| Bytes::from(s))
+    flotilla_store::Render::fixed(s)
 }
 
 /// The next `n` events as (revision, key), or a panic naming what arrived.

@@ -30,7 +30,7 @@ async fn replica(url: &str, nats: &str) -> Store {
 
 fn value(tag: &str) -> flotilla_store::Render {
     let tag = tag.to_owned();
-    Box::new(move |rev| Bytes::from(format!("{tag}@{rev}")))
+    flotilla_store::Render::splice(format!("{tag}@"), Bytes::new())
 }
 
 /// Take events from `watch` until one at `until`, failing after `secs`.
@@ -215,4 +215,114 @@ async fn the_conformance_suite_holds_for_a_replica() {
     for db in dbs {
         db.drop_now().await;
     }
+}
+
+/// Wait until exactly one of `stores` is the writer of record; its index.
+async fn writer_of_record(stores: &[&Store], secs: u64) -> usize {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        let holders: Vec<usize> = (0..stores.len())
+            .filter(|i| {
+                stores[*i]
+                    .replica_stats()
+                    .expect("a replica has replica stats")
+                    .writer_of_record
+            })
+            .collect();
+        if holders.len() == 1 {
+            return holders[0];
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "after {secs}s the writers of record are {holders:?}, not exactly one"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_replica_commits_for_all_and_another_takes_over() {
+    support::init_tracing();
+    let server = support::env(support::PLAIN);
+    let db = Database::create(&server, "replicas_writer", None).await;
+    let nats = Nats::start();
+    let mut stores = vec![
+        replica(&db.url(), &nats.url).await,
+        replica(&db.url(), &nats.url).await,
+        replica(&db.url(), &nats.url).await,
+    ];
+    let holder = writer_of_record(&stores.iter().collect::<Vec<_>>(), 5).await;
+    let mut on_holder = stores[holder].watch(0);
+
+    // The others hand their writes over; each answer is the record as stored.
+    let mut tasks = Vec::new();
+    for (i, store) in stores.iter().enumerate().filter(|(i, _)| *i != holder) {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut recs = Vec::new();
+            for n in 0..100 {
+                let rec = store
+                    .create(&format!("/w/{i}/{n}"), value("v"))
+                    .await
+                    .expect("a handed-on create");
+                recs.push(rec);
+            }
+            (store.replica_stats().expect("stats").handed_on, recs)
+        }));
+    }
+    let mut acked = Vec::new();
+    for t in tasks {
+        let (handed_on, recs) = t.await.expect("writer task");
+        assert_eq!(handed_on, 100, "every write of a replica was handed on");
+        acked.extend(recs);
+    }
+    let events = collect(&mut on_holder, 200, 20).await;
+    assert_consecutive(&events, 0, "the writer of record");
+    for rec in &acked {
+        assert_eq!(rec.value, Bytes::from(format!("v@{}", rec.mod_revision)));
+        let e = &events[rec.mod_revision as usize - 1];
+        assert_eq!((&e.key, &e.value), (&rec.key, &rec.value));
+    }
+
+    // Preconditions are checked where the write is committed, and come back whole.
+    let other = (holder + 1) % 3;
+    let first = &acked[0];
+    let err = stores[other]
+        .create(&first.key, value("again"))
+        .await
+        .expect_err("a second create");
+    assert!(
+        matches!(err, flotilla_store::Error::AlreadyExists { .. }),
+        "{err}"
+    );
+    match stores[other]
+        .update(&first.key, first.mod_revision - 1, value("stale"))
+        .await
+    {
+        Err(flotilla_store::Error::Conflict {
+            current: Some(cur), ..
+        }) => assert_eq!(&cur, first),
+        other => panic!("a stale update: {other:?}"),
+    }
+
+    // The writer of record goes: the others keep writing (themselves, until one of them takes
+    // over), and nothing acknowledged is lost.
+    let gone = stores.remove(holder);
+    gone.close().await;
+    drop(gone);
+    let mut last = 0;
+    for n in 0..40 {
+        let store = &stores[n % 2];
+        last = store
+            .create(&format!("/after/{n}"), value("after"))
+            .await
+            .expect("a create while the writer of record changes")
+            .mod_revision;
+    }
+    assert_eq!(last, 240, "every write committed once");
+    writer_of_record(&stores.iter().collect::<Vec<_>>(), 10).await;
+    for s in &stores {
+        s.close().await;
+    }
+    db.drop_now().await;
 }

@@ -73,17 +73,9 @@ pub(crate) async fn delete_object(
             if opts.dry_run {
                 return Ok(Outcome::DryRun(old));
             }
-            let mut tomb = old.clone();
             let r = api
                 .store
-                .delete(
-                    key,
-                    cur.mod_revision,
-                    Box::new(move |rev| {
-                        set_meta(&mut tomb, "resourceVersion", json!(rev.to_string()));
-                        bytes::Bytes::from(serde_json::to_vec(&tomb).unwrap_or_default())
-                    }),
-                )
+                .delete(key, cur.mod_revision, super::render(old.clone()))
                 .await;
             match r {
                 Ok(rec) => return Ok(Outcome::Deleted(rec)),

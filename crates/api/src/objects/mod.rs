@@ -92,17 +92,36 @@ pub(crate) fn object_key(info: &RequestInfo, res: &ResourceInfo) -> Result<Strin
     Ok(res.key(info.object_namespace(), name))
 }
 
-/// The store's rendering of `obj` at the revision it is written at.
+/// The store's rendering of `obj` at the revision it is written at: its JSON around the value
+/// of `metadata.resourceVersion`, so that the store's writer only splices the revision's digits
+/// in (no serializing in the one writer), and a hub replica can hand the write to the replica
+/// that commits for all of them.
 pub(crate) fn render(mut obj: Value) -> flotilla_store::Render {
-    Box::new(move |rev| {
-        set_meta(&mut obj, "resourceVersion", Value::String(rev.to_string()));
-        let mut json = serde_json::to_vec(&obj).unwrap_or_default();
-        // The watch cache keeps these bytes for the object's life; without this they would
-        // keep the doubling growth's spare capacity (up to half again the object's size).
-        json.shrink_to_fit();
-        Bytes::from(json)
-    })
+    let mark = &*RV_MARK;
+    set_meta(&mut obj, "resourceVersion", Value::String(mark.clone()));
+    let json = serde_json::to_vec(&obj).unwrap_or_default();
+    let quoted = format!("\"{mark}\"");
+    let mut found = memchr::memmem::find_iter(&json, quoted.as_bytes());
+    match (found.next(), found.next()) {
+        (Some(at), None) => {
+            let json = Bytes::from(json);
+            // The quotes stay around the digits: resourceVersion is a string.
+            let head = json.slice(..at + 1);
+            let tail = json.slice(at + quoted.len() - 1..);
+            flotilla_store::Render::splice(head, tail)
+        }
+        // The mark is a secret of this process, so no object holds it; should one, stamp it
+        // the slow way.
+        _ => flotilla_store::Render::with(move |rev| {
+            set_meta(&mut obj, "resourceVersion", Value::String(rev.to_string()));
+            Bytes::from(serde_json::to_vec(&obj).unwrap_or_default())
+        }),
+    }
 }
+
+/// What [`render`] puts in place of the revision: random per process.
+static RV_MARK: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| format!("flotilla-rv-{:032x}", rand::random::<u128>()));
 
 fn target<'a>(res: &'a ResourceInfo, name: &'a str) -> Target<'a> {
     Target {

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use super::*;
 
 fn render(tag: &'static str) -> Render {
-    Box::new(move |rev| Bytes::from(format!("{tag}@{rev}")))
+    Render::with(move |rev| Bytes::from(format!("{tag}@{rev}")))
 }
 
 fn rec(key: &str, create: Revision, modr: Revision, value: &str) -> Record {
@@ -132,7 +132,7 @@ fn render_runs_only_when_preconditions_hold() {
     let calls = Arc::new(AtomicUsize::new(0));
     let counting = |calls: &Arc<AtomicUsize>| -> Render {
         let calls = calls.clone();
-        Box::new(move |_| {
+        Render::with(move |_| {
             calls.fetch_add(1, Ordering::SeqCst);
             Bytes::new()
         })
@@ -164,7 +164,7 @@ fn a_panicking_render_fails_alone() {
     let ops = vec![
         Op::Create {
             key: "/p".into(),
-            render: Box::new(|_| panic!("boom")),
+            render: Render::with(|_| panic!("boom")),
         },
         Op::Create {
             key: "/q".into(),

@@ -6,11 +6,13 @@
 //! learned and watchers get every committed revision either way.
 
 mod conn;
+mod forward;
 mod peers;
 mod read;
 mod settle;
 mod tls;
 pub(crate) mod url;
+mod wire;
 mod writer;
 
 use std::sync::Arc;
@@ -19,6 +21,7 @@ use async_trait::async_trait;
 
 use self::conn::{PgConn, Target};
 use crate::backend::{Backend, Shared};
+use crate::batch::Op;
 use crate::keys::Range;
 use crate::pool::Pool;
 use crate::{Event, ListResult, Record, Result, Revision};
@@ -32,6 +35,8 @@ pub(crate) struct Postgres {
     readers: Arc<Pool<PgConn>>,
     /// One replica of several (`nats` given at open).
     replica: bool,
+    /// Where writes go, for a replica of several.
+    forward: Option<forward::Forwarder>,
 }
 
 impl Postgres {
@@ -50,6 +55,7 @@ impl Postgres {
             readers.push(PgConn::connect(&target).await?);
         }
         let (shared, end) = Shared::new(revision, compacted, nats.is_some());
+        let mut forward = None;
         let announcer = match nats {
             Some(url) => {
                 let client = peers::connect(url).await?;
@@ -59,6 +65,12 @@ impl Postgres {
                     client.clone(),
                     uid.clone(),
                     follower,
+                    target.clone(),
+                ));
+                forward = Some(forward::Forwarder::start(
+                    Arc::downgrade(&shared),
+                    client.clone(),
+                    &uid,
                     target.clone(),
                 ));
                 Some(peers::Announcer::new(client, &uid))
@@ -79,6 +91,7 @@ impl Postgres {
             target,
             readers: Pool::new(readers),
             replica,
+            forward,
         })
     }
 
@@ -110,6 +123,21 @@ impl Backend for Postgres {
 
     async fn events_after(&self, after: Revision, limit: usize) -> Result<Vec<Event>> {
         read::events_after(&mut *self.reader().await?, after, limit).await
+    }
+
+    async fn write(&self, op: Op) -> Result<Record> {
+        let op = match &self.forward {
+            Some(f) => match f.hand(&self.shared, op).await {
+                forward::Handed::Done(outcome) => return outcome,
+                forward::Handed::Back(op) => op,
+            },
+            None => op,
+        };
+        self.shared.write(op).await
+    }
+
+    fn replica_stats(&self) -> Option<crate::ReplicaStats> {
+        self.forward.as_ref().map(forward::Forwarder::stats)
     }
 
     async fn current_revision(&self) -> Result<Revision> {

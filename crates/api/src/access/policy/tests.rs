@@ -1,4 +1,3 @@
-use bytes::Bytes;
 use flotilla_store::Store;
 use serde_json::json;
 
@@ -9,7 +8,7 @@ const ROLE: &str = "/registry/rbac.authorization.k8s.io/clusterroles/reader";
 const BINDING: &str = "/registry/rbac.authorization.k8s.io/clusterrolebindings/alice-reads";
 
 fn render(v: serde_json::Value) -> flotilla_store::Render {
-    Box::new(move |_| Bytes::from(v.to_string()))
+    flotilla_store::Render::fixed(v.to_string())
 }
 
 #[tokio::test]

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use bytes::Bytes;
 use flotilla_store::Store;
 use serde_json::json;
 
@@ -13,7 +12,7 @@ const SA: &str = "/registry/core/serviceaccounts/team/bot";
 const SECRET: &str = "/registry/core/secrets/team/s";
 
 fn render(v: serde_json::Value) -> flotilla_store::Render {
-    Box::new(move |_| Bytes::from(v.to_string()))
+    flotilla_store::Render::fixed(v.to_string())
 }
 
 fn object(uid: &str) -> serde_json::Value {

@@ -7,6 +7,7 @@
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 
+use super::super::wire::{put_bytes, take_bytes};
 use crate::{Event, EventKind, Revision};
 
 /// Groups larger than this are announced without their events (NATS's default payload limit
@@ -51,11 +52,6 @@ pub(crate) fn encode(last: Revision, events: &[Event]) -> Bytes {
     b.freeze()
 }
 
-fn put_bytes(b: &mut BytesMut, data: &[u8]) {
-    b.put_u32(u32::try_from(data.len()).unwrap_or(u32::MAX));
-    b.put_slice(data);
-}
-
 /// An announcement back: the last revision, and the events if it carries them. `None` for
 /// bytes that are no announcement (ignored by the receiver, which still polls).
 pub(crate) fn decode(mut payload: Bytes) -> Option<(Revision, Option<Vec<Event>>)> {
@@ -89,14 +85,14 @@ fn event(b: &mut Bytes) -> Option<Event> {
         _ => return None,
     };
     let create_revision = b.get_i64();
-    let key = String::from_utf8(take(b)?.to_vec()).ok()?;
-    let value = take(b)?;
+    let key = String::from_utf8(take_bytes(b)?.to_vec()).ok()?;
+    let value = take_bytes(b)?;
     if !b.has_remaining() {
         return None;
     }
     let prev_value = match b.get_u8() {
         0 => None,
-        1 => Some(take(b)?),
+        1 => Some(take_bytes(b)?),
         _ => return None,
     };
     Some(Event {
@@ -107,14 +103,6 @@ fn event(b: &mut Bytes) -> Option<Event> {
         prev_value,
         create_revision,
     })
-}
-
-fn take(b: &mut Bytes) -> Option<Bytes> {
-    if b.remaining() < 4 {
-        return None;
-    }
-    let n = b.get_u32() as usize;
-    (b.remaining() >= n).then(|| b.split_to(n))
 }
 
 #[cfg(test)]

@@ -1,0 +1,274 @@
+//! One replica commits for all: writes made on other replicas are handed to it over NATS.
+//!
+//! Commits are serialized by the meta row lock ([`super::writer`]), which keeps revisions in
+//! order whoever commits. But each replica's writer takes the lock for its own group only, so
+//! with clients spread over three replicas each group holds a third of the writes, and three
+//! groups queue for the lock where one replica alone would have committed one: a third of the
+//! throughput. So the replicas elect one of them, the *writer of record*, by a PostgreSQL
+//! session advisory lock (released by the server as soon as the holder's session ends, also
+//! when it is killed), and the others hand it their writes (NATS request/reply, subject
+//! `flotilla.store.<database uid>.writes`, queue group `writer`), which it commits in its own
+//! groups, as large as if every client had come to it.
+//!
+//! Handing on is only a shortcut; the lock still orders every commit. So nothing depends on
+//! there being exactly one writer of record: while none answers (NATS down or not connected,
+//! no holder yet, the holder stopping), a replica commits its writes itself, and two holders
+//! at once (the old one not yet aware its session is gone) are as safe as none. A write whose
+//! answer does not come back within [`ANSWER_WITHIN`] has an unknown outcome, like a COMMIT
+//! lost with its connection.
+//!
+//! Only writes whose value is plain data ([`Render::splice`](crate::Render::splice)) travel;
+//! a value made by a function is committed where it was made.
+
+mod codec;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use futures::StreamExt;
+
+use super::conn::{PgConn, Target};
+use crate::backend::Shared;
+use crate::batch::Op;
+use crate::{Error, Record, Result};
+
+/// The advisory lock key of the writer of record ("flotilla" in ASCII).
+const LOCK_KEY: i64 = 0x666c_6f74_696c_6c61;
+/// How often a replica tries to become the writer of record, and how often the holder checks
+/// that its lock's session is alive.
+const ELECT_EVERY: Duration = Duration::from_secs(1);
+/// How long a handed-on write may take before its outcome counts as unknown.
+const ANSWER_WITHIN: Duration = Duration::from_secs(20);
+/// How long a handed-on write's answer waits for this replica's feed to reach its revision,
+/// so that what this replica serves next includes it.
+const FEED_WITHIN: Duration = Duration::from_secs(1);
+/// The NATS queue group of the writer of record's subscription.
+const QUEUE: &str = "writer";
+
+/// The NATS subject writes are handed on to.
+fn subject(uid: &str) -> String {
+    format!("flotilla.store.{uid}.writes")
+}
+
+/// Where this replica's writes go.
+pub(super) struct Forwarder {
+    client: async_nats::Client,
+    subject: async_nats::Subject,
+    /// Whether this replica is the writer of record.
+    holder: Arc<AtomicBool>,
+    /// Writes the writer of record answered.
+    handed: AtomicU64,
+}
+
+/// What became of a write offered to the writer of record.
+pub(super) enum Handed {
+    /// It answered.
+    Done(Result<Record>),
+    /// Nobody took it: commit it here.
+    Back(Op),
+}
+
+impl Forwarder {
+    /// Start electing the writer of record among the replicas of the database `uid`; the
+    /// election runs until `shared`'s store closes or is dropped.
+    pub(super) fn start(
+        shared: Weak<Shared>,
+        client: async_nats::Client,
+        uid: &str,
+        target: Target,
+    ) -> Forwarder {
+        let holder = Arc::new(AtomicBool::new(false));
+        tokio::spawn(elect(
+            shared,
+            client.clone(),
+            subject(uid),
+            target,
+            holder.clone(),
+        ));
+        Forwarder {
+            client,
+            subject: subject(uid).into(),
+            holder,
+            handed: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether this replica commits for the others, and how many of its writes were
+    /// committed by another.
+    pub(super) fn stats(&self) -> crate::ReplicaStats {
+        crate::ReplicaStats {
+            writer_of_record: self.holder.load(Ordering::Acquire),
+            handed_on: self.handed.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Offer `op` to the writer of record, unless this replica is it.
+    pub(super) async fn hand(&self, shared: &Shared, op: Op) -> Handed {
+        let connected = self.client.connection_state() == async_nats::connection::State::Connected;
+        if self.holder.load(Ordering::Acquire) || !connected {
+            return Handed::Back(op);
+        }
+        let Some(payload) = codec::encode_op(&op) else {
+            return Handed::Back(op);
+        };
+        let asked = self.client.request(self.subject.clone(), payload);
+        let reply = match tokio::time::timeout(ANSWER_WITHIN, asked).await {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(e)) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
+                return Handed::Back(op);
+            }
+            Ok(Err(e)) => return Handed::Done(Err(unknown(e.to_string()))),
+            Err(_) => return Handed::Done(Err(unknown("no answer in time".into()))),
+        };
+        let key = op_key(&op).to_owned();
+        let outcome = match codec::decode_answer(reply.payload, &key) {
+            Some(codec::Answer::NotTaken) => return Handed::Back(op),
+            Some(codec::Answer::Taken(outcome)) => {
+                self.handed.fetch_add(1, Ordering::Relaxed);
+                outcome
+            }
+            None => Err(unknown("an answer that cannot be read".into())),
+        };
+        if let Some(revision) = codec::revision_of(&outcome) {
+            if !shared.reached(revision, FEED_WITHIN).await {
+                tracing::debug!(
+                    revision,
+                    "a handed-on write's revision has not reached this replica's feed yet"
+                );
+            }
+        }
+        Handed::Done(outcome.map(|rec| with_value(rec, op)))
+    }
+}
+
+/// The record of a done write with its value, rendered here as the writer of record did.
+fn with_value(mut rec: Record, op: Op) -> Record {
+    let render = match op {
+        Op::Create { render, .. } | Op::Update { render, .. } | Op::Delete { render, .. } => render,
+    };
+    rec.value = render.render(rec.mod_revision);
+    rec
+}
+
+fn op_key(op: &Op) -> &str {
+    match op {
+        Op::Create { key, .. } | Op::Update { key, .. } | Op::Delete { key, .. } => key,
+    }
+}
+
+fn unknown(why: String) -> Error {
+    Error::CommitUnknown {
+        source: Error::source_of(codec::Remote(format!(
+            "the write was handed to the replica that commits, and {why}"
+        ))),
+    }
+}
+
+/// Try to become the writer of record every [`ELECT_EVERY`]; while this replica is, take the
+/// other replicas' writes.
+async fn elect(
+    shared: Weak<Shared>,
+    client: async_nats::Client,
+    subject: String,
+    target: Target,
+    holder: Arc<AtomicBool>,
+) {
+    let mut refused = false;
+    loop {
+        if shared.upgrade().is_none_or(|s| s.is_closed()) {
+            return;
+        }
+        match try_lock(&target).await {
+            Ok(Some(conn)) => {
+                refused = false;
+                match client.queue_subscribe(subject.clone(), QUEUE.into()).await {
+                    Ok(writes) => {
+                        holder.store(true, Ordering::Release);
+                        tracing::info!("this replica now commits the writes of every replica");
+                        serve(&shared, &client, writes, &conn).await;
+                        holder.store(false, Ordering::Release);
+                        tracing::info!("this replica no longer commits for the others");
+                    }
+                    Err(e) => tracing::warn!(error = %e, "cannot take the replicas' writes"),
+                }
+                // Dropping the connection ends its session, which releases the lock.
+                drop(conn);
+            }
+            Ok(None) => {}
+            Err(e) if !refused => {
+                refused = true;
+                tracing::warn!(
+                    error = %e,
+                    "cannot take the writer-of-record lock; this replica commits its own writes"
+                );
+            }
+            Err(_) => {}
+        }
+        tokio::time::sleep(ELECT_EVERY).await;
+    }
+}
+
+/// A session holding the advisory lock, or `None` if another holds it.
+async fn try_lock(target: &Target) -> Result<Option<PgConn>> {
+    let conn = PgConn::connect(target).await?;
+    let row = conn
+        .client
+        .query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK_KEY])
+        .await
+        .map_err(|e| Error::Query {
+            source: Error::source_of(e),
+        })?;
+    Ok(row.get::<_, bool>(0).then_some(conn))
+}
+
+/// Take handed-on writes until the lock's session fails or the store closes.
+async fn serve(
+    shared: &Weak<Shared>,
+    client: &async_nats::Client,
+    mut writes: async_nats::Subscriber,
+    lock: &PgConn,
+) {
+    let mut check = tokio::time::interval(ELECT_EVERY);
+    loop {
+        tokio::select! {
+            message = writes.next() => {
+                let Some(message) = message else { return };
+                let Some(store) = shared.upgrade() else { return };
+                if let Some(reply) = message.reply {
+                    tokio::spawn(take(store, client.clone(), reply, message.payload));
+                }
+            }
+            _ = check.tick() => {
+                if shared.upgrade().is_none_or(|s| s.is_closed()) {
+                    return;
+                }
+                if let Err(e) = lock.client.simple_query("SELECT 1").await {
+                    tracing::warn!(error = %e, "lost the writer-of-record lock's session");
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Commit one handed-on write and answer it.
+async fn take(
+    store: Arc<Shared>,
+    client: async_nats::Client,
+    reply: async_nats::Subject,
+    payload: bytes::Bytes,
+) {
+    let Some(op) = codec::decode_op(payload) else {
+        tracing::warn!("ignoring a handed-on write that cannot be read");
+        return;
+    };
+    let answer = match store.taken(op).await {
+        Ok(outcome) => codec::encode_answer(Some(&outcome.await)),
+        Err(_) => codec::encode_answer(None),
+    };
+    drop(store);
+    if let Err(e) = client.publish(reply, answer).await {
+        tracing::debug!(error = %e, "cannot answer a handed-on write");
+    }
+}
