@@ -209,16 +209,31 @@ async fn elect(
     }
 }
 
-/// A session holding the advisory lock, or `None` if another holds it.
+/// A session holding the advisory lock, or `None` if another holds it. CockroachDB's session
+/// advisory locks are stubs that grant every caller, so there no replica takes the lock.
 async fn try_lock(target: &Target) -> Result<Option<PgConn>> {
     let conn = PgConn::connect(target).await?;
+    let query_err = |e| Error::Query {
+        source: Error::source_of(e),
+    };
+    let version: String = conn
+        .client
+        .query_one("SELECT version()", &[])
+        .await
+        .map_err(query_err)?
+        .get(0);
+    if version.contains("CockroachDB") {
+        return Err(Error::Query {
+            source: Error::source_of(std::io::Error::other(
+                "CockroachDB's advisory locks are not exclusive",
+            )),
+        });
+    }
     let row = conn
         .client
         .query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK_KEY])
         .await
-        .map_err(|e| Error::Query {
-            source: Error::source_of(e),
-        })?;
+        .map_err(query_err)?;
     Ok(row.get::<_, bool>(0).then_some(conn))
 }
 
