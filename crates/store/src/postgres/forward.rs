@@ -10,6 +10,10 @@
 //! `flotilla.store.<database uid>.writes`, queue group `writer`), which it commits in its own
 //! groups, as large as if every client had come to it.
 //!
+//! A replica hands its writes on the way its writer commits them: one message in flight at a
+//! time, carrying every write that queued while the previous one was answered ([`codec::frame`]),
+//! so the messages, like the groups, grow with the load instead of multiplying.
+//!
 //! Handing on is only a shortcut; the lock still orders every commit. So nothing depends on
 //! there being exactly one writer of record: while none answers (NATS down or not connected,
 //! no holder yet, the holder stopping), a replica commits its writes itself, and two holders
@@ -26,7 +30,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::StreamExt;
+use tokio::sync::{mpsc, oneshot};
 
 use super::conn::{PgConn, Target};
 use crate::backend::Shared;
@@ -45,6 +51,10 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(20);
 const FEED_WITHIN: Duration = Duration::from_secs(1);
 /// The NATS queue group of the writer of record's subscription.
 const QUEUE: &str = "writer";
+/// Writes handed on in one message at most, and their bytes at most (a larger write is
+/// committed where it was made).
+const MAX_WRITES: usize = 512;
+const MAX_BYTES: usize = 256 * 1024;
 
 /// The NATS subject writes are handed on to.
 fn subject(uid: &str) -> String {
@@ -54,11 +64,28 @@ fn subject(uid: &str) -> String {
 /// Where this replica's writes go.
 pub(super) struct Forwarder {
     client: async_nats::Client,
-    subject: async_nats::Subject,
+    /// Writes waiting for the message that hands them on.
+    queue: mpsc::Sender<Pending>,
     /// Whether this replica is the writer of record.
     holder: Arc<AtomicBool>,
     /// Writes the writer of record answered.
     handed: AtomicU64,
+}
+
+/// One write waiting to be handed on: its bytes, and where its answer goes.
+struct Pending {
+    payload: Bytes,
+    answer: oneshot::Sender<Reply>,
+}
+
+/// What came back for one handed-on write.
+enum Reply {
+    /// The writer of record's answer ([`codec::decode_answer`]).
+    Answer(Bytes),
+    /// Nobody took the message.
+    NotTaken,
+    /// The message went, and no readable answer came back: the outcome is unknown.
+    Lost(String),
 }
 
 /// What became of a write offered to the writer of record.
@@ -86,9 +113,11 @@ impl Forwarder {
             target,
             holder.clone(),
         ));
+        let (queue, pending) = mpsc::channel(crate::batch::MAX_BATCH * 4);
+        tokio::spawn(send(client.clone(), subject(uid).into(), pending));
         Forwarder {
             client,
-            subject: subject(uid).into(),
+            queue,
             holder,
             handed: AtomicU64::new(0),
         }
@@ -109,20 +138,21 @@ impl Forwarder {
         if self.holder.load(Ordering::Acquire) || !connected {
             return Handed::Back(op);
         }
-        let Some(payload) = codec::encode_op(&op) else {
+        let Some(payload) = codec::encode_op(&op).filter(|p| p.len() <= MAX_BYTES) else {
             return Handed::Back(op);
         };
-        let asked = self.client.request(self.subject.clone(), payload);
-        let reply = match tokio::time::timeout(ANSWER_WITHIN, asked).await {
-            Ok(Ok(reply)) => reply,
-            Ok(Err(e)) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
-                return Handed::Back(op);
-            }
-            Ok(Err(e)) => return Handed::Done(Err(unknown(e.to_string()))),
-            Err(_) => return Handed::Done(Err(unknown("no answer in time".into()))),
+        let (answer, reply) = oneshot::channel();
+        if self.queue.send(Pending { payload, answer }).await.is_err() {
+            return Handed::Back(op);
+        }
+        let reply = match reply.await {
+            Ok(Reply::Answer(bytes)) => bytes,
+            Ok(Reply::NotTaken) => return Handed::Back(op),
+            Ok(Reply::Lost(why)) => return Handed::Done(Err(unknown(why))),
+            Err(_) => return Handed::Done(Err(unknown("the store closed".into()))),
         };
         let key = op_key(&op).to_owned();
-        let outcome = match codec::decode_answer(reply.payload, &key) {
+        let outcome = match codec::decode_answer(reply, &key) {
             Some(codec::Answer::NotTaken) => return Handed::Back(op),
             Some(codec::Answer::Taken(outcome)) => {
                 self.handed.fetch_add(1, Ordering::Relaxed);
@@ -165,6 +195,53 @@ fn unknown(why: String) -> Error {
     }
 }
 
+/// Hand queued writes on, one message at a time, each with every write queued meanwhile (up to
+/// [`MAX_WRITES`] and [`MAX_BYTES`]); ends when the [`Forwarder`] is dropped.
+async fn send(
+    client: async_nats::Client,
+    subject: async_nats::Subject,
+    mut queue: mpsc::Receiver<Pending>,
+) {
+    while let Some(first) = queue.recv().await {
+        let limit = MAX_BYTES.min(client.server_info().max_payload / 2).max(1);
+        let mut size = first.payload.len();
+        let mut batch = vec![first];
+        while batch.len() < MAX_WRITES && size < limit {
+            match queue.try_recv() {
+                Ok(p) => {
+                    size += p.payload.len();
+                    batch.push(p);
+                }
+                Err(_) => break,
+            }
+        }
+        let parts: Vec<Bytes> = batch.iter().map(|p| p.payload.clone()).collect();
+        let asked = client.request(subject.clone(), codec::frame(&parts));
+        drop(parts);
+        let answers = match tokio::time::timeout(ANSWER_WITHIN, asked).await {
+            Ok(Ok(message)) => match codec::unframe(message.payload) {
+                Some(answers) if answers.len() == batch.len() => {
+                    answers.into_iter().map(Reply::Answer).collect()
+                }
+                _ => lost(batch.len(), "an answer that cannot be read"),
+            },
+            Ok(Err(e)) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
+                (0..batch.len()).map(|_| Reply::NotTaken).collect()
+            }
+            Ok(Err(e)) => lost(batch.len(), &e.to_string()),
+            Err(_) => lost(batch.len(), "no answer in time"),
+        };
+        for (pending, reply) in batch.into_iter().zip(answers) {
+            // The writer may have given up waiting; the write stands regardless.
+            let _ = pending.answer.send(reply);
+        }
+    }
+}
+
+fn lost(n: usize, why: &str) -> Vec<Reply> {
+    (0..n).map(|_| Reply::Lost(why.to_owned())).collect()
+}
+
 /// Try to become the writer of record every [`ELECT_EVERY`]; while this replica is, take the
 /// other replicas' writes.
 async fn elect(
@@ -183,12 +260,17 @@ async fn elect(
             Ok(Some(conn)) => {
                 refused = false;
                 match client.queue_subscribe(subject.clone(), QUEUE.into()).await {
-                    Ok(writes) => {
+                    // Once the server has the subscription (the flush's round trip), no
+                    // write offered after this replica says it holds goes unanswered.
+                    Ok(writes) if client.flush().await.is_ok() => {
                         holder.store(true, Ordering::Release);
                         tracing::info!("this replica now commits the writes of every replica");
                         serve(&shared, &client, writes, &conn).await;
                         holder.store(false, Ordering::Release);
                         tracing::info!("this replica no longer commits for the others");
+                    }
+                    Ok(_) => {
+                        tracing::warn!("cannot take the replicas' writes: NATS is not answering")
                     }
                     Err(e) => tracing::warn!(error = %e, "cannot take the replicas' writes"),
                 }
@@ -267,23 +349,40 @@ async fn serve(
     }
 }
 
-/// Commit one handed-on write and answer it.
+/// Commit a message of handed-on writes, in order, and answer them in one message.
 async fn take(
     store: Arc<Shared>,
     client: async_nats::Client,
     reply: async_nats::Subject,
-    payload: bytes::Bytes,
+    payload: Bytes,
 ) {
-    let Some(op) = codec::decode_op(payload) else {
-        tracing::warn!("ignoring a handed-on write that cannot be read");
+    let Some(parts) = codec::unframe(payload) else {
+        tracing::warn!("ignoring handed-on writes that cannot be read");
         return;
     };
-    let answer = match store.taken(op).await {
-        Ok(outcome) => codec::encode_answer(Some(&outcome.await)),
-        Err(_) => codec::encode_answer(None),
-    };
+    // Queued one after the other, so that they commit in the order they came, mostly in one
+    // group; a write that is not taken (the store closing) is answered so, and so is every
+    // write after it, which the sender then commits itself.
+    let mut outcomes = Vec::with_capacity(parts.len());
+    let mut taking = true;
+    for part in parts {
+        let op = codec::decode_op(part).filter(|_| taking);
+        let outcome = match op {
+            Some(op) => store.taken(op).await.ok(),
+            None => None,
+        };
+        taking = outcome.is_some();
+        outcomes.push(outcome);
+    }
     drop(store);
-    if let Err(e) = client.publish(reply, answer).await {
-        tracing::debug!(error = %e, "cannot answer a handed-on write");
+    let mut answers = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        answers.push(match outcome {
+            Some(answer) => codec::encode_answer(Some(&answer.await)),
+            None => codec::encode_answer(None),
+        });
+    }
+    if let Err(e) = client.publish(reply, codec::frame(&answers)).await {
+        tracing::debug!(error = %e, "cannot answer handed-on writes");
     }
 }

@@ -5,6 +5,8 @@
 //! (lengths as 4 bytes). Only a [`Render::splice`](crate::Render::splice) or
 //! [`Render::fixed`](crate::Render::fixed) value can be sent.
 //!
+//! Writes travel in [`frame`]s of several, and their answers in one frame, in the same order.
+//!
 //! An answer: a tag, then what it needs. The value of a write that was done is not sent back:
 //! the sender renders it from its own copy, which gives the same bytes.
 
@@ -204,6 +206,30 @@ fn chain(e: &Error) -> String {
 
 fn text(b: Bytes) -> String {
     String::from_utf8_lossy(&b).into_owned()
+}
+
+/// Several writes (or their answers) as one message: their count (4 bytes), then each.
+pub(crate) fn frame(parts: &[Bytes]) -> Bytes {
+    let size: usize = parts.iter().map(|p| 4 + p.len()).sum();
+    let mut b = BytesMut::with_capacity(4 + size);
+    b.put_u32(u32::try_from(parts.len()).unwrap_or(u32::MAX));
+    for p in parts {
+        put_bytes(&mut b, p);
+    }
+    b.freeze()
+}
+
+/// What [`frame`] made, back; `None` for bytes that are not a frame.
+pub(crate) fn unframe(mut b: Bytes) -> Option<Vec<Bytes>> {
+    if b.remaining() < 4 {
+        return None;
+    }
+    let n = b.get_u32() as usize;
+    let mut parts = Vec::with_capacity(n.min(4096));
+    for _ in 0..n {
+        parts.push(take_bytes(&mut b)?);
+    }
+    (!b.has_remaining()).then_some(parts)
 }
 
 /// The revision an answer's outcome puts the sender's feed at, if any.

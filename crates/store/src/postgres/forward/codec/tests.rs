@@ -87,3 +87,22 @@ fn answers_travel_whole() {
     }
     assert!(decode_answer(Bytes::from_static(b"\x00short"), "/k").is_none());
 }
+
+#[test]
+fn frames_keep_their_parts_in_order() {
+    let parts = vec![
+        Bytes::from_static(b"one"),
+        Bytes::new(),
+        Bytes::from_static(b"three"),
+    ];
+    assert_eq!(unframe(frame(&parts)), Some(parts.clone()));
+    assert_eq!(unframe(frame(&[])), Some(vec![]));
+    let whole = frame(&parts);
+    assert!(
+        unframe(whole.slice(..whole.len() - 1)).is_none(),
+        "truncated"
+    );
+    let mut longer = whole.to_vec();
+    longer.push(0);
+    assert!(unframe(Bytes::from(longer)).is_none(), "trailing bytes");
+}
