@@ -12,7 +12,9 @@
 //!
 //! A replica hands its writes on the way its writer commits them: one message in flight at a
 //! time, carrying every write that queued while the previous one was answered ([`codec::frame`]),
-//! so the messages, like the groups, grow with the load instead of multiplying.
+//! so the messages, like the groups, grow with the load instead of multiplying. An answer late
+//! by [`STALL`] no longer holds the next message back (its writes may have died with the writer
+//! of record; the next ones then find nobody to take them, and commit here).
 //!
 //! Handing on is only a shortcut; the lock still orders every commit. So nothing depends on
 //! there being exactly one writer of record: while none answers (NATS down or not connected,
@@ -45,10 +47,12 @@ const LOCK_KEY: i64 = 0x666c_6f74_696c_6c61;
 /// that its lock's session is alive.
 const ELECT_EVERY: Duration = Duration::from_secs(1);
 /// How long a handed-on write may take before its outcome counts as unknown.
-const ANSWER_WITHIN: Duration = Duration::from_secs(20);
+const ANSWER_WITHIN: Duration = Duration::from_secs(10);
 /// How long a handed-on write's answer waits for this replica's feed to reach its revision,
 /// so that what this replica serves next includes it.
 const FEED_WITHIN: Duration = Duration::from_secs(1);
+/// How long the next message of handed-on writes waits for the answer to the one before.
+const STALL: Duration = Duration::from_millis(200);
 /// The NATS queue group of the writer of record's subscription.
 const QUEUE: &str = "writer";
 /// Writes handed on in one message at most, and their bytes at most (a larger write is
@@ -216,25 +220,34 @@ async fn send(
             }
         }
         let parts: Vec<Bytes> = batch.iter().map(|p| p.payload.clone()).collect();
-        let asked = client.request(subject.clone(), codec::frame(&parts));
+        let payload = codec::frame(&parts);
         drop(parts);
-        let answers = match tokio::time::timeout(ANSWER_WITHIN, asked).await {
-            Ok(Ok(message)) => match codec::unframe(message.payload) {
-                Some(answers) if answers.len() == batch.len() => {
-                    answers.into_iter().map(Reply::Answer).collect()
+        let (client, subject) = (client.clone(), subject.clone());
+        let (answered, done) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let asked = client.request(subject, payload);
+            let answers = match tokio::time::timeout(ANSWER_WITHIN, asked).await {
+                Ok(Ok(message)) => match codec::unframe(message.payload) {
+                    Some(answers) if answers.len() == batch.len() => {
+                        answers.into_iter().map(Reply::Answer).collect()
+                    }
+                    _ => lost(batch.len(), "an answer that cannot be read"),
+                },
+                Ok(Err(e)) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
+                    (0..batch.len()).map(|_| Reply::NotTaken).collect()
                 }
-                _ => lost(batch.len(), "an answer that cannot be read"),
-            },
-            Ok(Err(e)) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
-                (0..batch.len()).map(|_| Reply::NotTaken).collect()
+                Ok(Err(e)) => lost(batch.len(), &e.to_string()),
+                Err(_) => lost(batch.len(), "no answer in time"),
+            };
+            for (pending, reply) in batch.into_iter().zip(answers) {
+                // The writer may have given up waiting; the write stands regardless.
+                let _ = pending.answer.send(reply);
             }
-            Ok(Err(e)) => lost(batch.len(), &e.to_string()),
-            Err(_) => lost(batch.len(), "no answer in time"),
-        };
-        for (pending, reply) in batch.into_iter().zip(answers) {
-            // The writer may have given up waiting; the write stands regardless.
-            let _ = pending.answer.send(reply);
-        }
+            drop(answered);
+        });
+        // The next message waits for this one's answer, so that it takes everything queued
+        // meanwhile; but not for long, as the writer of record may have died with it.
+        let _ = tokio::time::timeout(STALL, done).await;
     }
 }
 
