@@ -9,6 +9,7 @@
 //! a method outside HTTP's own is `other` (one series per made-up method would let anyone grow
 //! the hub's memory), and the code is one the hub itself answered.
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -39,6 +40,16 @@ pub struct Metrics {
     pub cache_revision: Gauge,
     /// Connections open.
     pub connections: Gauge,
+    store: StoreMetrics,
+}
+
+/// The store's figures, read at each scrape ([`Metrics::sample_store`]).
+#[derive(Default)]
+struct StoreMetrics {
+    commits: Counter,
+    committed_writes: Counter,
+    handed_on: Counter,
+    writer_of_record: Gauge,
 }
 
 impl Default for Metrics {
@@ -70,7 +81,29 @@ impl Default for Metrics {
             "HTTPS connections open",
             connections.clone(),
         );
+        let store = StoreMetrics::default();
+        registry.register(
+            "flotilla_store_commits",
+            "Transactions this replica's store writer committed (group commits)",
+            store.commits.clone(),
+        );
+        registry.register(
+            "flotilla_store_committed_writes",
+            "Writes in the transactions this replica's store writer committed",
+            store.committed_writes.clone(),
+        );
+        registry.register(
+            "flotilla_store_writes_handed_on",
+            "This replica's writes committed by the writer of record (HA mode)",
+            store.handed_on.clone(),
+        );
+        registry.register(
+            "flotilla_store_writer_of_record",
+            "1 if this replica commits the writes of every replica (HA mode)",
+            store.writer_of_record.clone(),
+        );
         Metrics {
+            store,
             registry: Mutex::new(registry),
             requests,
             latency,
@@ -95,6 +128,28 @@ impl Metrics {
                 verb: verb.to_owned(),
             })
             .observe(took.as_secs_f64());
+    }
+
+    /// Read the store's figures into the metrics (before a scrape).
+    pub fn sample_store(&self, store: &flotilla_store::Store) {
+        let commits = store.commit_stats();
+        self.store
+            .commits
+            .inner()
+            .store(commits.commits, Ordering::Relaxed);
+        self.store
+            .committed_writes
+            .inner()
+            .store(commits.writes, Ordering::Relaxed);
+        if let Some(replica) = store.replica_stats() {
+            self.store
+                .handed_on
+                .inner()
+                .store(replica.handed_on, Ordering::Relaxed);
+            self.store
+                .writer_of_record
+                .set(i64::from(replica.writer_of_record));
+        }
     }
 
     /// Lets another part of the process (the controllers) add its metrics to `/metrics`.

@@ -15,6 +15,7 @@
 //! logs are kept when the run fails or with `--keep`. The figures are printed and appended to
 //! BENCHMARKS.md ([`report`]).
 
+mod commits;
 mod cpu;
 mod delivery;
 mod failover;
@@ -319,6 +320,7 @@ async fn measure_throughput(
     phase.done(&format!("{:.0} creates/s", warm.rate()));
     let pids: Vec<u32> = on.iter().map(|k| set.replicas[k - 1].pid).collect();
     let phase = progress.phase(&format!("{name}: creates"), 1);
+    let commits = commits::Commits::now(&clients).await;
     let before = Usage::now(&pids, set.postgres_pid, set.nats_pid);
     let t = load::closed_loop(
         &clients,
@@ -330,6 +332,7 @@ async fn measure_throughput(
     )
     .await;
     let used = Usage::now(&pids, set.postgres_pid, set.nats_pid).since(&before);
+    let commits = commits::Commits::now(&clients).await.since(&commits);
     phase.done(&format!("{:.0} creates/s, {} failed", t.rate(), t.errors));
     if t.done == 0 {
         bail!(
@@ -337,5 +340,5 @@ async fn measure_throughput(
             t.first_error.as_deref().unwrap_or("no error reported")
         );
     }
-    Ok((t, used))
+    Ok((t, used, commits))
 }

@@ -76,6 +76,9 @@ pub(crate) struct Shared {
     gap: Notify,
     /// Woken whenever the revision counter advances.
     advanced: Notify,
+    /// Transactions this process's writer committed, and the writes in them.
+    commits: std::sync::atomic::AtomicU64,
+    committed_writes: std::sync::atomic::AtomicU64,
 }
 
 /// How committed batches reach the broadcast.
@@ -110,6 +113,12 @@ impl Reporter {
     /// After a commit: advance the counter, then wake live watchers.
     pub(crate) fn committed(&self, last: Revision, events: Vec<Event>) {
         if let Some(shared) = self.0.upgrade() {
+            if !events.is_empty() {
+                shared.commits.fetch_add(1, Ordering::Relaxed);
+                shared
+                    .committed_writes
+                    .fetch_add(events.len() as u64, Ordering::Relaxed);
+            }
             shared.committed(last, events);
         }
     }
@@ -147,6 +156,8 @@ impl Shared {
             }),
             gap: Notify::new(),
             advanced: Notify::new(),
+            commits: Default::default(),
+            committed_writes: Default::default(),
         });
         let report = Reporter(Arc::downgrade(&shared));
         (
@@ -161,6 +172,14 @@ impl Shared {
 
     pub(crate) fn revision(&self) -> Revision {
         self.revision.load(Ordering::Acquire)
+    }
+
+    /// Transactions this process's writer committed, and the writes in them.
+    pub(crate) fn commit_stats(&self) -> crate::CommitStats {
+        crate::CommitStats {
+            commits: self.commits.load(Ordering::Relaxed),
+            writes: self.committed_writes.load(Ordering::Relaxed),
+        }
     }
 
     pub(crate) fn compacted(&self) -> Revision {

@@ -69,6 +69,12 @@ impl Store {
         self.inner.current_revision().await
     }
 
+    /// The transactions this process's writer committed and the writes in them (their ratio
+    /// is the group commit's size).
+    pub fn commit_stats(&self) -> CommitStats {
+        self.inner.shared().commit_stats()
+    }
+
     /// For a replica of several (opened with [`OpenOptions::nats`]): whether it is the one
     /// that commits the writes of all, and how many of its own writes another committed.
     pub fn replica_stats(&self) -> Option<ReplicaStats> {
@@ -216,6 +222,15 @@ impl std::fmt::Debug for Store {
             .field("compacted_revision", &self.compacted_revision())
             .finish_non_exhaustive()
     }
+}
+
+/// What this process's writer committed (see [`Store::commit_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CommitStats {
+    /// Transactions committed.
+    pub commits: u64,
+    /// Writes in them.
+    pub writes: u64,
 }
 
 /// How a replica of several shares the writing (see [`Store::replica_stats`]).

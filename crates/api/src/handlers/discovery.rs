@@ -202,11 +202,14 @@ pub(super) fn serve_non_resource(
         ["openapi", "v2"] => documents::openapi_v2(api, accept),
         ["openapi", "v3"] => documents::openapi_v3_index(api),
         ["openapi", "v3", rest @ ..] => documents::openapi_v3(api, &rest.join("/")),
-        ["metrics"] => Ok(response::raw_typed(
-            200,
-            crate::flowcontrol::with_metrics(api, api.metrics.render()).into(),
-            "text/plain; version=0.0.4",
-        )),
+        ["metrics"] => {
+            api.metrics.sample_store(&api.store);
+            Ok(response::raw_typed(
+                200,
+                crate::flowcontrol::with_metrics(api, api.metrics.render()).into(),
+                "text/plain; version=0.0.4",
+            ))
+        }
         [".well-known", "openid-configuration"] => documents::oidc_discovery(api),
         ["openid", "v1", "jwks"] => documents::oidc_jwks(api),
         _ => Err(ApiError::unknown_path(path)),

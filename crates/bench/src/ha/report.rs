@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::super::figures::thousands;
 use super::super::report::{one_line, yes};
 use super::super::stats::ms;
+use super::commits::Commits;
 use super::cpu::Usage;
 use super::delivery::Delivery;
 use super::failover::Failover;
@@ -21,7 +22,7 @@ pub const DELIVERY_P99: Duration = Duration::from_millis(100);
 pub const TAKEOVER: Duration = Duration::from_secs(15);
 
 /// A throughput run and the CPU it used.
-pub type Run = (Throughput, Usage);
+pub type Run = (Throughput, Usage, Commits);
 
 /// Everything [`super::measure`] found; a phase that failed holds why.
 pub struct Measured {
@@ -115,7 +116,7 @@ pub fn render(s: &Section) -> String {
 
 fn throughput_cell(r: &Result<Run, String>) -> String {
     match r {
-        Ok((t, _)) => {
+        Ok((t, _, _)) => {
             let mut text = format!(
                 "{}/s ({} creates",
                 thousands(t.rate().round() as u64),
@@ -161,7 +162,7 @@ fn throughput_rows(p: &Plan, m: &Measured) -> String {
         throughput_cell(&m.three)
     );
     out += &match (&m.one, &m.three) {
-        (Ok((one, _)), Ok((three, _))) => {
+        (Ok((one, _, _)), Ok((three, _, _))) => {
             let ratio = three.rate() / one.rate().max(1e-9);
             format!(
                 "| 3 replicas / 1 replica | {ratio:.2}× | ≥ {RATIO_TARGET}× | {} |\n",
@@ -305,9 +306,31 @@ fn failover_rows(p: &Plan, f: &Result<Failover, String>) -> String {
     out
 }
 
+/// The group commits of the two throughput runs (nothing when the replicas did not say).
+fn group_text(one: &Commits, three: &Commits) -> String {
+    let per = |c: &Commits| {
+        let (txns, writes) = c.total();
+        (txns > 0).then(|| writes as f64 / txns as f64)
+    };
+    let (Some(p1), Some(p3)) = (per(one), per(three)) else {
+        return String::new();
+    };
+    let writes = three.total().1.max(1) as f64;
+    let shares: Vec<String> = three
+        .0
+        .iter()
+        .map(|(_, w)| format!("{:.0}%", *w as f64 / writes * 100.0))
+        .collect();
+    format!(
+        "- Group commit: {p1:.1} writes per PostgreSQL transaction on 1 replica, {p3:.1} on 3 \
+         (the writes each replica's writer committed: {}).\n",
+        shares.join(" / ")
+    )
+}
+
 /// Where the CPU went in the two throughput runs, and what that says about more cores.
 fn cpu_text(p: &Plan, m: &Measured) -> String {
-    let (Ok((one, u1)), Ok((three, u3))) = (&m.one, &m.three) else {
+    let (Ok((one, u1, c1)), Ok((three, u3, c3))) = (&m.one, &m.three) else {
         return String::new();
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
@@ -340,6 +363,7 @@ fn cpu_text(p: &Plan, m: &Measured) -> String {
     );
     out += &line("1 replica", one, u1);
     out += &line("3 replicas", three, u3);
+    out += &group_text(c1, c3);
     let per_create = |cpu: f64, t: &Throughput| cpu / t.done.max(1) as f64;
     let replica_cost = per_create(u3.replicas_total(), three);
     let pg_cost = per_create(u3.postgres, three);
@@ -348,8 +372,8 @@ fn cpu_text(p: &Plan, m: &Measured) -> String {
     out += &format!(
         "\nWhat would scale on more cores: each create costs the replicas {extra:.2}× and \
          PostgreSQL {pg_extra:.2}× the CPU it costs with one replica (every replica applies every \
-         other replica's commits to its watch cache, and the writers' groups are a third the \
-         size, each one transaction and one WAL flush under the shared lock); on these \
+         other replica's commits to its watch cache, and the writes made on the others travel \
+         to the writer of record and back over NATS); on these \
          {cores} cores, shared by all parts, that extra work cannot be spread out. The replicas' \
          share scales out: given their own cores, each replica core would take about {} \
          creates/s ({:.0} µs of replica CPU per create). PostgreSQL's does not: it spent {:.0} \
@@ -398,7 +422,7 @@ mod tests {
             nats: 0.0,
             load: 0.0,
         };
-        (t, u)
+        (t, u, Commits::default())
     }
 
     #[test]
