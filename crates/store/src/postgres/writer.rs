@@ -16,7 +16,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use tokio::sync::oneshot;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Statement;
@@ -68,12 +67,8 @@ pub(super) async fn run(
             match step {
                 Step::Writes(writes) => match ready {
                     Ok(()) => {
-                        let announce = announcer.is_some();
-                        let announcement =
-                            write_group(&mut conn, &target, &mut feed, writes, announce).await;
-                        if let (Some(payload), Some(a)) = (announcement, &announcer) {
-                            a.publish(payload).await;
-                        }
+                        write_group(&mut conn, &target, &mut feed, writes, announcer.as_ref())
+                            .await;
                     }
                     Err(e) => {
                         let (_, replies): (Vec<_>, Vec<_>) = writes.into_iter().unzip();
@@ -96,31 +91,31 @@ pub(super) async fn run(
     drop(done);
 }
 
-/// Commit one group; with `announce`, the announcement of what it (knowingly) committed, if
-/// anything, for the other replicas ([`peers`](super::peers)).
+/// Commit one group; with an `announcer`, announce what it (knowingly) committed, if anything,
+/// to the other replicas ([`peers`](super::peers)): before the writes are answered, so that a
+/// replica that handed a write on has the announcement before the answer.
 async fn write_group(
     conn: &mut PgConn,
     target: &Target,
     feed: &mut Feed,
     writes: Vec<(Op, oneshot::Sender<Result<Record>>)>,
-    announce: bool,
-) -> Option<Bytes> {
+    announcer: Option<&Announcer>,
+) {
     let keys = batch::keys(&writes);
     let (ops, replies): (Vec<_>, Vec<_>) = writes.into_iter().unzip();
     let n = replies.len();
     match commit_group(conn, &keys, ops).await {
         Ok(plan) => {
             let events: Vec<Event> = plan.log.into_iter().map(|e| e.event).collect();
-            let announcement =
-                (announce && !events.is_empty()).then(|| peers::announcement(plan.last, &events));
+            if let Some(a) = announcer.filter(|_| !events.is_empty()) {
+                a.publish(peers::announcement(plan.last, &events)).await;
+            }
             feed.committed(plan.last, events);
             batch::answer(replies, plan.results);
-            announcement
         }
         Err(Failed::RolledBack(e)) => {
             tracing::error!(error = %e, writes = n, "PostgreSQL write transaction failed; rolled back");
             batch::answer(replies, vec![Err(e); n]);
-            None
         }
         Err(Failed::Unknown { plan, error }) => {
             tracing::warn!(
@@ -130,12 +125,13 @@ async fn write_group(
                 "the connection to PostgreSQL was lost while committing; checking whether the \
                  transaction committed"
             );
-            let mut announcement = None;
             let results = match feed.settle(conn, target).await {
                 Ok(events) if settle::committed(&plan, &events) => {
                     tracing::info!(revision = plan.last, "the lost commit had committed");
                     // Only its revision: the others read it from the log.
-                    announcement = announce.then(|| peers::announcement(plan.last, &[]));
+                    if let Some(a) = announcer {
+                        a.publish(peers::announcement(plan.last, &[])).await;
+                    }
                     plan.results
                 }
                 Ok(_) => {
@@ -156,7 +152,6 @@ async fn write_group(
                 }
             };
             batch::answer(replies, results);
-            announcement
         }
     }
 }
