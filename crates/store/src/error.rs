@@ -125,11 +125,13 @@ pub enum Error {
         source: Source,
     },
     /// The connection to the database was lost after the write transaction was sent to be
-    /// committed, and could not be re-established to find out whether it was. The write may
-    /// or may not have happened; watchers are told once the database answers again.
+    /// committed, and could not be re-established to find out whether it was; or the write
+    /// was handed to the hub replica that commits for all, and its answer never came. The
+    /// write may or may not have happened; watchers are told if it did.
     #[error(
-        "the connection to the database was lost while committing; whether the write happened \
-         is unknown (read the object again to find out)"
+        "the connection to the database, or to the hub replica committing the write, was lost \
+         while committing; whether the write happened is unknown (read the object again to \
+         find out)"
     )]
     CommitUnknown {
         /// Why the outcome could not be learned.

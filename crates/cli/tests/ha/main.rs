@@ -10,6 +10,10 @@
 //!   everything once, the killed replica's watcher resumes elsewhere without 410 Gone, and
 //!   `scripts/ha start` brings the replica back on its port.
 //!
+//! * [`writer`]: the writer of record (the replica the others hand their writes to) is killed
+//!   with SIGKILL during writes through the others: they go on, a survivor takes over, and
+//!   nothing acknowledged is lost.
+//!
 //! * [`shards`]: the replicas' controllers split the 16 shard Leases; the survivors of a SIGKILL
 //!   take the dead replica's shards over, and it takes a share back when started again.
 //!
@@ -26,6 +30,7 @@ mod cross;
 mod feed;
 mod set;
 mod shards;
+mod writer;
 
 use std::sync::Mutex;
 
@@ -58,6 +63,14 @@ fn kill_9_of_a_replica_loses_no_acknowledged_write_and_its_watchers_resume() {
     run(async {
         let set = HaSet::up(3, "crash");
         crash::kill_during_writes(&set).await;
+    });
+}
+
+#[test]
+fn kill_9_of_the_writer_of_record_loses_no_acknowledged_write() {
+    run(async {
+        let set = HaSet::up(3, "writer");
+        writer::kill_the_writer_of_record(&set).await;
     });
 }
 
