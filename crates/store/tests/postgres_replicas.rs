@@ -217,6 +217,28 @@ async fn the_conformance_suite_holds_for_a_replica() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformance_suite_holds_with_writes_spread_over_two_replicas() {
+    support::init_tracing();
+    let server = support::env(support::PLAIN);
+    let nats = Nats::start();
+    let created = std::sync::Mutex::new(Vec::new());
+    flotilla_store::conformance::run_all_spread(
+        || async {
+            let db = Database::create(&server, "replica_spread", None).await;
+            let url = db.url();
+            created.lock().unwrap().push(db);
+            url
+        },
+        &nats.url,
+    )
+    .await;
+    let dbs: Vec<Database> = std::mem::take(&mut *created.lock().unwrap());
+    for db in dbs {
+        db.drop_now().await;
+    }
+}
+
 /// Wait until exactly one of `stores` is the writer of record; its index.
 async fn writer_of_record(stores: &[&Store], secs: u64) -> usize {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
