@@ -58,7 +58,11 @@ impl Backend for Spread {
     }
 
     async fn write(&self, op: Op) -> Result<Record> {
-        if self.writes.fetch_add(1, Ordering::Relaxed) % 2 == 0 {
+        if self
+            .writes
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(2)
+        {
             return self.first.write(op).await;
         }
         let outcome = self.second.write(op).await;
