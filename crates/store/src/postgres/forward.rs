@@ -265,13 +265,23 @@ async fn elect(
     holder: Arc<AtomicBool>,
 ) {
     let mut refused = false;
+    // The session that asks for the lock, kept between tries.
+    let mut session = None;
     loop {
         if shared.upgrade().is_none_or(|s| s.is_closed()) {
             return;
         }
-        match try_lock(&target).await {
-            Ok(Some(conn)) => {
+        match try_lock(&target, &mut session).await {
+            Ok(None) => {
+                tracing::info!(
+                    "the database's advisory locks are not exclusive (CockroachDB): no replica \
+                     commits for the others; each commits its own writes"
+                );
+                return;
+            }
+            Ok(Some(true)) => {
                 refused = false;
+                let conn = session.take().expect("a session that took the lock");
                 match client.queue_subscribe(subject.clone(), QUEUE.into()).await {
                     // Once the server has the subscription (the flush's round trip), no
                     // write offered after this replica says it holds goes unanswered.
@@ -290,46 +300,52 @@ async fn elect(
                 // Dropping the connection ends its session, which releases the lock.
                 drop(conn);
             }
-            Ok(None) => {}
-            Err(e) if !refused => {
-                refused = true;
-                tracing::warn!(
-                    error = %e,
-                    "cannot take the writer-of-record lock; this replica commits its own writes"
-                );
+            Ok(Some(false)) => {}
+            Err(e) => {
+                session = None;
+                if !refused {
+                    refused = true;
+                    tracing::warn!(
+                        error = %e,
+                        "cannot take the writer-of-record lock; this replica commits its own \
+                         writes"
+                    );
+                }
             }
-            Err(_) => {}
         }
         tokio::time::sleep(ELECT_EVERY).await;
     }
 }
 
-/// A session holding the advisory lock, or `None` if another holds it. CockroachDB's session
-/// advisory locks are stubs that grant every caller, so there no replica takes the lock.
-async fn try_lock(target: &Target) -> Result<Option<PgConn>> {
-    let conn = PgConn::connect(target).await?;
+/// Ask for the advisory lock on `session` (connected first if need be): whether it was
+/// granted, or `None` if the database cannot grant it to one alone (CockroachDB's session
+/// advisory locks are stubs that grant every caller, so there no replica takes the lock).
+async fn try_lock(target: &Target, session: &mut Option<PgConn>) -> Result<Option<bool>> {
     let query_err = |e| Error::Query {
         source: Error::source_of(e),
     };
-    let version: String = conn
-        .client
-        .query_one("SELECT version()", &[])
-        .await
-        .map_err(query_err)?
-        .get(0);
-    if version.contains("CockroachDB") {
-        return Err(Error::Query {
-            source: Error::source_of(std::io::Error::other(
-                "CockroachDB's advisory locks are not exclusive",
-            )),
-        });
-    }
+    let conn = match session {
+        Some(conn) => conn,
+        None => {
+            let conn = PgConn::connect(target).await?;
+            let version: String = conn
+                .client
+                .query_one("SELECT version()", &[])
+                .await
+                .map_err(query_err)?
+                .get(0);
+            if version.contains("CockroachDB") {
+                return Ok(None);
+            }
+            session.insert(conn)
+        }
+    };
     let row = conn
         .client
         .query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK_KEY])
         .await
         .map_err(query_err)?;
-    Ok(row.get::<_, bool>(0).then_some(conn))
+    Ok(Some(row.get::<_, bool>(0)))
 }
 
 /// Take handed-on writes until the lock's session fails or the store closes.
