@@ -28,6 +28,9 @@ use crate::batch::{self, Op, Plan, Step};
 use crate::sql::{self, OBJECTS, RECORD_COLUMNS};
 use crate::{Error, Event, Record, Result, Revision};
 
+/// How many times a replica's writer yields to other tasks before draining a group.
+const GATHER_YIELDS: usize = 4;
+
 /// Run until every request sender is gone and the queue is drained. `revision` is the last
 /// revision committed when the store opened.
 pub(super) async fn run(
@@ -58,6 +61,17 @@ pub(super) async fn run(
             requests.recv().await
         };
         let Some(first) = next else { break };
+        if announcer.is_some() {
+            // A replica's writes arrive from many tasks (its own requests, and as the writer
+            // of record the other replicas' hand-offs, each answered by a task of its own):
+            // let those already running hand theirs in before the group is drained, as
+            // PostgreSQL's commit_delay does, but without a timer. Measured with bench ha:
+            // 12.8 instead of 7.8 writes per transaction on one replica, 5.7 instead of 4.1 on
+            // three (fewer transactions and WAL flushes), creates/s within run-to-run noise.
+            for _ in 0..GATHER_YIELDS {
+                tokio::task::yield_now().await;
+            }
+        }
         for step in batch::steps(batch::drain(first, &mut requests)) {
             // Nothing new is written before watchers have had everything already committed.
             let ready = match conn.ensure_open(&target).await {
