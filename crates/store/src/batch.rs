@@ -38,10 +38,31 @@ pub(crate) enum Op {
 }
 
 impl Op {
-    fn key(&self) -> &str {
+    pub(crate) fn key(&self) -> &str {
         match self {
             Op::Create { key, .. } | Op::Update { key, .. } | Op::Delete { key, .. } => key,
         }
+    }
+
+    /// How its value is made.
+    pub(crate) fn into_render(self) -> Render {
+        match self {
+            Op::Create { render, .. } | Op::Update { render, .. } | Op::Delete { render, .. } => {
+                render
+            }
+        }
+    }
+}
+
+/// The revision a write's outcome shows the store at: the write's own, or for a conflict the
+/// current record's.
+pub(crate) fn revision_of(outcome: &Result<Record>) -> Option<Revision> {
+    match outcome {
+        Ok(rec) => Some(rec.mod_revision),
+        Err(Error::Conflict {
+            current: Some(rec), ..
+        }) => Some(rec.mod_revision),
+        Err(_) => None,
     }
 }
 

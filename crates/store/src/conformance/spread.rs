@@ -10,9 +10,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use crate::backend::{Backend, Shared};
-use crate::batch::Op;
+use crate::batch::{self, Op};
 use crate::keys::Range;
-use crate::{Error, Event, ListResult, Record, Result, Revision, Store};
+use crate::{Event, ListResult, Record, Result, Revision, Store};
 
 /// How long a write through the second replica waits for the first's feed.
 const FEED_WITHIN: Duration = Duration::from_secs(10);
@@ -66,13 +66,7 @@ impl Backend for Spread {
             return self.first.write(op).await;
         }
         let outcome = self.second.write(op).await;
-        let revision = match &outcome {
-            Ok(rec) => Some(rec.mod_revision),
-            Err(Error::Conflict {
-                current: Some(rec), ..
-            }) => Some(rec.mod_revision),
-            Err(_) => None,
-        };
+        let revision = batch::revision_of(&outcome);
         if let Some(r) = revision.filter(|_| !self.first.shared().is_closed()) {
             assert!(
                 self.first.shared().reached(r, FEED_WITHIN).await,

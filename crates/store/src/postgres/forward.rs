@@ -38,7 +38,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::conn::{PgConn, Target};
 use crate::backend::Shared;
-use crate::batch::Op;
+use crate::batch::{self, Op};
 use crate::{Error, Record, Result};
 
 /// The advisory lock key of the writer of record ("flotilla" in ASCII).
@@ -155,7 +155,7 @@ impl Forwarder {
             Ok(Reply::Lost(why)) => return Handed::Done(Err(unknown(why))),
             Err(_) => return Handed::Done(Err(unknown("the store closed".into()))),
         };
-        let key = op_key(&op).to_owned();
+        let key = op.key().to_owned();
         let outcome = match codec::decode_answer(reply, &key) {
             Some(codec::Answer::NotTaken) => return Handed::Back(op),
             Some(codec::Answer::Taken(outcome)) => {
@@ -164,7 +164,7 @@ impl Forwarder {
             }
             None => Err(unknown("an answer that cannot be read".into())),
         };
-        if let Some(revision) = codec::revision_of(&outcome) {
+        if let Some(revision) = batch::revision_of(&outcome) {
             if !shared.reached(revision, FEED_WITHIN).await {
                 tracing::debug!(
                     revision,
@@ -178,17 +178,8 @@ impl Forwarder {
 
 /// The record of a done write with its value, rendered here as the writer of record did.
 fn with_value(mut rec: Record, op: Op) -> Record {
-    let render = match op {
-        Op::Create { render, .. } | Op::Update { render, .. } | Op::Delete { render, .. } => render,
-    };
-    rec.value = render.render(rec.mod_revision);
+    rec.value = op.into_render().render(rec.mod_revision);
     rec
-}
-
-fn op_key(op: &Op) -> &str {
-    match op {
-        Op::Create { key, .. } | Op::Update { key, .. } | Op::Delete { key, .. } => key,
-    }
 }
 
 fn unknown(why: String) -> Error {

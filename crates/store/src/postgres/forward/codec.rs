@@ -14,7 +14,7 @@ use bytes::{Buf, BufMut, Bytes, BytesMut};
 
 use super::super::wire::{put_bytes, take_bytes, take_u8};
 use crate::batch::Op;
-use crate::{Error, Record, Render, Revision};
+use crate::{Error, Record, Render};
 
 const CREATE: u8 = 0;
 const UPDATE: u8 = 1;
@@ -230,17 +230,6 @@ pub(crate) fn unframe(mut b: Bytes) -> Option<Vec<Bytes>> {
         parts.push(take_bytes(&mut b)?);
     }
     (!b.has_remaining()).then_some(parts)
-}
-
-/// The revision an answer's outcome puts the sender's feed at, if any.
-pub(crate) fn revision_of(outcome: &Result<Record, Error>) -> Option<Revision> {
-    match outcome {
-        Ok(rec) => Some(rec.mod_revision),
-        Err(Error::Conflict {
-            current: Some(rec), ..
-        }) => Some(rec.mod_revision),
-        Err(_) => None,
-    }
 }
 
 #[cfg(test)]
