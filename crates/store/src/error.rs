@@ -54,7 +54,7 @@ pub enum Error {
         current: Revision,
     },
     /// The store URL is neither `sqlite:PATH` nor `postgres://…`.
-    #[error("unsupported store URL {url:?}: use sqlite:PATH or postgres://user:pw@host:port/db")]
+    #[error("unsupported store URL {url:?}: use sqlite:PATH, postgres://user:pw@host:port/db or memory:[NAME]")]
     ParseUrl {
         /// The URL given (passwords are not echoed: only the scheme part is kept).
         url: String,
@@ -102,6 +102,12 @@ pub enum Error {
         /// What the database said.
         #[source]
         source: Source,
+    },
+    /// A named in-memory database (`memory:NAME`) is already open in another store.
+    #[error("the in-memory store {name:?} is open already; close it first")]
+    MemoryInUse {
+        /// The name after `memory:`.
+        name: String,
     },
     /// The NATS connection replicas announce commits on cannot be set up.
     #[error("NATS: {detail}")]

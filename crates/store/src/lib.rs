@@ -16,9 +16,10 @@
 //! # Backends
 //! [`Store::open`] takes `sqlite:PATH` (embedded, the default) or
 //! `postgres://user:pw@host:port/db` (for several hub replicas; plain SQL so CockroachDB can
-//! follow; TLS as libpq's `sslmode`, see the `postgres` module). Log store URLs only through
-//! [`redact_url`]. Both sit behind one private trait; both run one writer that group-commits queued
-//! writes in one transaction, and both are held to the same contract by [`conformance`].
+//! follow; TLS as libpq's `sslmode`, see the `postgres` module), or `memory:[NAME]` (kept in
+//! the process only: simulated member clusters, tests). Log store URLs only through
+//! [`redact_url`]. All sit behind one private trait; all run one writer that group-commits queued
+//! writes in one transaction, and all are held to the same contract by [`conformance`].
 //!
 //! # Replicas
 //! Several processes may share one PostgreSQL database ([`OpenOptions::nats`]): commits are
@@ -32,6 +33,7 @@ mod batch;
 pub mod conformance;
 mod error;
 mod keys;
+mod memory;
 mod pool;
 mod postgres;
 pub mod private;

@@ -10,7 +10,7 @@ use crate::backend::Backend;
 use crate::batch::{Op, Request};
 use crate::keys::Range;
 use crate::watch::{self, WatchStream};
-use crate::{postgres, sqlite};
+use crate::{memory, postgres, sqlite};
 use crate::{Error, ListOptions, ListResult, Record, Render, Result, Revision};
 
 /// A handle on the store. Cheap to clone; all clones share one backend, one writer and one
@@ -21,8 +21,9 @@ pub struct Store {
 }
 
 impl Store {
-    /// Open a store: `sqlite:PATH` (the file is created if absent; its directory must exist)
-    /// or `postgres://user:pw@host:port/db` (tables are created if absent).
+    /// Open a store: `sqlite:PATH` (the file is created if absent; its directory must exist),
+    /// `postgres://user:pw@host:port/db` (tables are created if absent), or `memory:` /
+    /// `memory:NAME` (kept in this process only; see the `memory` module).
     pub async fn open(url: &str) -> Result<Store> {
         Store::open_with(url, OpenOptions::default()).await
     }
@@ -30,15 +31,19 @@ impl Store {
     /// [`Store::open`] with options: `options.nats` makes a PostgreSQL store one replica of
     /// several sharing the database (see [`OpenOptions`]).
     pub async fn open_with(url: &str, options: OpenOptions) -> Result<Store> {
-        if options.nats.is_some() && url.starts_with("sqlite:") {
-            return Err(Error::ParseUrl {
-                url: "sqlite: with NATS (replicas need a shared postgres:// database)".into(),
-            });
+        for local in ["sqlite:", "memory:"] {
+            if options.nats.is_some() && url.starts_with(local) {
+                return Err(Error::ParseUrl {
+                    url: format!("{local} with NATS (replicas need a shared postgres:// database)"),
+                });
+            }
         }
         let inner: Arc<dyn Backend> = if let Some(path) = url.strip_prefix("sqlite:") {
             // Accept `sqlite://PATH` too, as other tools write it.
             let path = path.strip_prefix("//").unwrap_or(path);
             Arc::new(sqlite::Sqlite::open(path).await?)
+        } else if let Some(name) = url.strip_prefix("memory:") {
+            Arc::new(memory::Memory::open(name)?)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Arc::new(postgres::Postgres::open(url, options.nats.as_deref()).await?)
         } else {
