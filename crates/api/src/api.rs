@@ -41,6 +41,9 @@ pub struct Config {
     /// How often the store drops history older than one interval (kube-apiserver compacts
     /// every five minutes): what watches can resume from and how long continue tokens last.
     pub compaction_interval: std::time::Duration,
+    /// Serve flotilla's own kinds (`Cluster`, `Work`, policies …), installed as CRDs at start:
+    /// the hub does; the API of a simulated member cluster (`flotilla sim`) does not.
+    pub flotilla_kinds: bool,
 }
 
 /// Namespaces every Kubernetes API has, plus flotilla's own.
@@ -170,7 +173,10 @@ impl Api {
                 }
             }
         }
-        crate::flotilla_kinds::install(self).await
+        if self.config.flotilla_kinds {
+            crate::flotilla_kinds::install(self).await?;
+        }
+        Ok(())
     }
 
     /// A started API on SQLite in `dir`, with admin token `test` (for unit tests).
@@ -186,6 +192,7 @@ impl Api {
             signing_key_file: dir.join("signing-key.pem"),
             max_token_expiration: None,
             compaction_interval: std::time::Duration::from_secs(300),
+            flotilla_kinds: true,
         };
         Api::start(config, store).await.expect("start the test API")
     }

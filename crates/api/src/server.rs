@@ -62,9 +62,47 @@ impl Default for Limits {
     }
 }
 
+/// Which API serves a request: the hub has one; `flotilla sim` one per simulated member
+/// cluster, each under its own path prefix.
+pub trait Router: Send + Sync + 'static {
+    /// The API that serves `req`, with its URI rewritten to the paths that API serves; `None`
+    /// for a request no API serves (answered 404).
+    fn route(&self, req: &mut hyper::Request<axum::body::Body>) -> Option<Arc<Api>>;
+    /// Every API served: told when shutdown begins, their stores closed after the drain.
+    fn apis(&self) -> Vec<Arc<Api>>;
+    /// The API whose metrics count open connections, if one does.
+    fn front(&self) -> Option<Arc<Api>>;
+}
+
+/// One API serving every request.
+struct One(Arc<Api>);
+
+impl Router for One {
+    fn route(&self, _: &mut hyper::Request<axum::body::Body>) -> Option<Arc<Api>> {
+        Some(self.0.clone())
+    }
+    fn apis(&self) -> Vec<Arc<Api>> {
+        vec![self.0.clone()]
+    }
+    fn front(&self) -> Option<Arc<Api>> {
+        Some(self.0.clone())
+    }
+}
+
 /// Serve `api` on `listener` with `tls` until `shutdown` completes, then drain connections.
 pub async fn serve(
     api: Arc<Api>,
+    listener: TcpListener,
+    tls: rustls::ServerConfig,
+    limits: Limits,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    serve_routed(Arc::new(One(api)), listener, tls, limits, shutdown).await
+}
+
+/// [`serve`] with each request served by the API `router` picks.
+pub async fn serve_routed(
+    router: Arc<dyn Router>,
     listener: TcpListener,
     mut tls: rustls::ServerConfig,
     limits: Limits,
@@ -107,7 +145,7 @@ pub async fn serve(
         };
         let _ = tcp.set_nodelay(true);
         let conn = Connection {
-            api: api.clone(),
+            router: router.clone(),
             acceptor: acceptor.clone(),
             builder: builder.clone(),
             limits: limits.clone(),
@@ -119,20 +157,25 @@ pub async fn serve(
         while connections.try_join_next().is_some() {}
     }
     tracing::info!("shutting down: draining connections");
-    api.begin_shutdown();
+    let apis = router.apis();
+    for api in &apis {
+        api.begin_shutdown();
+    }
     let _ = stop.send(true);
     let drained = async { while connections.join_next().await.is_some() {} };
     if tokio::time::timeout(DRAIN, drained).await.is_err() {
         tracing::info!("drain timed out; closing remaining connections");
         connections.shutdown().await;
     }
-    api.store.close().await;
+    for api in apis {
+        api.store.close().await;
+    }
     Ok(())
 }
 
 /// One accepted connection and what it needs to be served.
 struct Connection {
-    api: Arc<Api>,
+    router: Arc<dyn Router>,
     acceptor: TlsAcceptor,
     builder: auto::Builder<TokioExecutor>,
     limits: Limits,
@@ -144,10 +187,14 @@ struct Connection {
 impl Connection {
     async fn serve(self, tcp: TcpStream, mut stopped: watch::Receiver<bool>) {
         let peer = self.peer;
-        self.api.metrics.connections.inc();
-        let api = self.api.clone();
+        let front = self.router.front();
+        if let Some(api) = &front {
+            api.metrics.connections.inc();
+        }
         let _open = scopeguard(move || {
-            api.metrics.connections.dec();
+            if let Some(api) = front {
+                api.metrics.connections.dec();
+            }
         });
         let handshake = HANDSHAKE_TIMEOUT.min(self.limits.header_read_timeout);
         let stream = match tokio::time::timeout(handshake, self.acceptor.accept(tcp)).await {
@@ -162,14 +209,20 @@ impl Connection {
             }
         };
         let activity = Arc::new(Activity::default());
-        let api = self.api.clone();
+        let router = self.router.clone();
         let requests = activity.clone();
         let svc = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-            let api = api.clone();
+            let mut req = req.map(axum::body::Body::new);
+            let api = router.route(&mut req);
             // In flight until its response body is done (a watch streams for minutes).
             let busy = requests.begin();
             async move {
-                let resp = crate::handlers::handle(api, req.map(axum::body::Body::new)).await;
+                let resp = match api {
+                    Some(api) => crate::handlers::handle(api, req).await,
+                    None => crate::handlers::response::error(
+                        &crate::error::ApiError::unknown_path(req.uri().path()),
+                    ),
+                };
                 Ok::<_, std::convert::Infallible>(resp.map(|body| {
                     axum::body::Body::new(body.map_frame(move |frame| {
                         let _ = &busy;

@@ -21,6 +21,7 @@ async fn api(dir: &tempfile::TempDir) -> Arc<Api> {
         signing_key_file: dir.path().join("signing-key.pem"),
         max_token_expiration: None,
         compaction_interval: std::time::Duration::from_secs(300),
+        flotilla_kinds: true,
     };
     Api::start(config, store).await.unwrap()
 }
