@@ -4,6 +4,7 @@ mod controllers;
 mod dns;
 mod fleet;
 mod serve;
+mod sim;
 
 use clap::{Parser, Subcommand};
 
@@ -44,13 +45,17 @@ enum Command {
     Dns(dns::DnsArgs),
     /// Explain flotilla's decisions, e.g. `explain placement deployment/web -n demo`.
     Explain(fleet::explain::ExplainArgs),
+    /// Serve many simulated member clusters from one process, each a Kubernetes API under
+    /// `https://ADDR/clusters/<name>` with its kubeconfig in `--out DIR` (for scale tests).
+    Sim(sim::SimArgs),
     /// Measure a server and append the figures to BENCHMARKS.md.
     Bench(flotilla_bench::BenchArgs),
 }
 
-fn init_logging() {
+/// Logs at `RUST_LOG`'s levels, else at `default`.
+fn init_logging(default: &str) {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
@@ -59,7 +64,12 @@ fn init_logging() {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    init_logging();
+    // The simulator runs an API server per cluster: their start-up lines, a thousand times
+    // over, would bury its own.
+    init_logging(match cli.command {
+        Command::Sim(_) => "info,flotilla_api=warn",
+        _ => "info",
+    });
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -73,6 +83,7 @@ fn main() -> anyhow::Result<()> {
             Command::Agent(args) => fleet::agent::run(args, serve::shutdown_signal()).await,
             Command::Dns(args) => dns::run(args, serve::shutdown_signal()).await,
             Command::Explain(args) => fleet::explain::run(args).await,
+            Command::Sim(args) => sim::run(args).await,
             Command::Bench(args) => flotilla_bench::run(args).await,
         }
     })

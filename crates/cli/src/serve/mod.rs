@@ -1,7 +1,7 @@
 //! `flotilla serve`: the hub.
 
 pub(crate) mod dns;
-mod files;
+pub(crate) mod files;
 mod identity;
 pub(crate) mod pki;
 
@@ -195,6 +195,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             max_token_expiration: Some(args.service_account_max_token_expiration)
                 .filter(|d| !d.is_zero()),
             compaction_interval: args.compaction_interval,
+            flotilla_kinds: true,
         },
         store,
     )

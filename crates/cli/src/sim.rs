@@ -1,0 +1,126 @@
+//! `flotilla sim`: many simulated member clusters in one process, each a real Kubernetes API
+//! (flotilla's own API server on an in-memory store) under `https://ADDR/clusters/<name>`.
+//!
+//! What is built so far: the clusters themselves, with their kubeconfigs. Joining them to a
+//! hub, the fake kubelet and stopping one are issue 15's next steps.
+
+mod router;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use futures::{StreamExt, TryStreamExt};
+
+use crate::serve::pki;
+
+/// Clusters started at once (each start writes its system namespaces and RBAC).
+const STARTING: usize = 8;
+
+#[derive(Args, Debug)]
+pub struct SimArgs {
+    /// How many member clusters to serve.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    count: u32,
+    /// Where to listen (HTTPS); port 0 picks a free port. Every cluster is served here under
+    /// `/clusters/<name>`.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    listen: std::net::SocketAddr,
+    /// Directory for the clusters' kubeconfigs (`DIR/<name>.kubeconfig`) and the simulator's
+    /// CA; created if absent.
+    #[arg(long)]
+    out: PathBuf,
+    /// Cluster names are this prefix, a dash and a number from 1 (`m-1`, `m-2`, …).
+    #[arg(long, default_value = "m")]
+    prefix: String,
+}
+
+pub async fn run(args: SimArgs) -> Result<()> {
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create the directory {}", args.out.display()))?;
+    crate::serve::files::private_dir(&args.out)?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
+    let host = addr.ip().to_string();
+    let creds = pki::ensure(&args.out, &host, &[])?;
+    let base = format!("https://{addr}/clusters");
+    let signing_key = args.out.join(flotilla_api::access::signing_key::FILE_NAME);
+
+    let started = Instant::now();
+    let names: Vec<String> = (1..=args.count)
+        .map(|k| format!("{}-{k}", args.prefix))
+        .collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let apis: Vec<(String, Arc<flotilla_api::Api>)> = futures::stream::iter(names)
+        .map(|name| {
+            let (base, ca, signing_key, done) = (&base, &creds.ca_pem, &signing_key, &done);
+            let addr = addr.to_string();
+            let out = &args.out;
+            async move {
+                let token = random_token();
+                let api = flotilla_api::Api::start(
+                    flotilla_api::Config {
+                        admin_token: flotilla_api::auth::AdminToken::new(&token),
+                        advertise_address: addr,
+                        // Each cluster its own issuer: one cluster's service-account tokens
+                        // are no good on another.
+                        service_account_issuer: Some(format!("{base}/{name}")),
+                        replica: false,
+                        signing_key_file: signing_key.clone(),
+                        max_token_expiration: None,
+                        compaction_interval: Duration::from_secs(300),
+                        flotilla_kinds: false,
+                    },
+                    flotilla_store::Store::open("memory:").await?,
+                )
+                .await
+                .map_err(|e| anyhow::anyhow!("starting the API of {name}: {e}"))?;
+                let path = out.join(format!("{name}.kubeconfig"));
+                pki::write_kubeconfig(&path, &format!("{base}/{name}"), ca, &token)?;
+                report(done, args.count);
+                anyhow::Ok((name, api))
+            }
+        })
+        .buffer_unordered(STARTING)
+        .try_collect()
+        .await?;
+    let apis: HashMap<String, Arc<flotilla_api::Api>> = apis.into_iter().collect();
+    tracing::info!(
+        clusters = apis.len(),
+        address = %addr,
+        seconds = started.elapsed().as_secs_f64(),
+        "serving simulated member clusters at {base}/<name>; kubeconfigs in {}",
+        args.out.display()
+    );
+    let router = Arc::new(router::Clusters::new(apis));
+    flotilla_api::server::serve_routed(
+        router,
+        listener,
+        creds.tls,
+        flotilla_api::server::Limits::default(),
+        crate::serve::shutdown_signal(),
+    )
+    .await
+    .context("serving the simulated clusters")
+}
+
+/// Log every tenth of the clusters started.
+fn report(done: &std::sync::atomic::AtomicUsize, count: u32) {
+    let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    let step = (count as usize / 10).max(1);
+    if n.is_multiple_of(step) || n == count as usize {
+        tracing::info!("{n} of {count} clusters started");
+    }
+}
+
+fn random_token() -> String {
+    use rand::RngCore;
+    let mut b = [0u8; 32];
+    rand::thread_rng().fill_bytes(&mut b);
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}

@@ -1,0 +1,156 @@
+//! `flotilla sim`: 50 simulated member clusters in one process, each a real Kubernetes API to
+//! kubectl and kube-rs under its own path, holding its own objects, refusing the others'
+//! tokens.
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use flotilla_testkit::kubectl::kubectl_bin;
+use flotilla_testkit::process::Proc;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+const COUNT: usize = 50;
+
+fn kubectl(dir: &Path, cluster: &str, args: &[&str]) -> Output {
+    kubectl_bin(
+        "kubectl",
+        &dir.join(format!("{cluster}.kubeconfig")),
+        args,
+        None,
+    )
+}
+
+fn ok(dir: &Path, cluster: &str, args: &[&str]) -> String {
+    let out = kubectl(dir, cluster, args);
+    assert!(
+        out.status.success(),
+        "kubectl {args:?} on {cluster}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn fails(dir: &Path, cluster: &str, args: &[&str]) -> String {
+    let out = kubectl(dir, cluster, args);
+    assert!(
+        !out.status.success(),
+        "kubectl {args:?} on {cluster} succeeded"
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The server URL of `cluster`'s kubeconfig.
+fn server(dir: &Path, cluster: &str) -> String {
+    let kc = Kubeconfig::read_from(dir.join(format!("{cluster}.kubeconfig"))).unwrap();
+    kc.clusters[0]
+        .cluster
+        .as_ref()
+        .unwrap()
+        .server
+        .clone()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sim");
+    let args = ["sim", "--count", "50", "--out", dir.to_str().unwrap()];
+    let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let mut sim = Proc::start(
+        "sim",
+        Path::new(env!("CARGO_BIN_EXE_flotilla")),
+        &args,
+        "info",
+        &tmp.path().join("sim.log"),
+    )
+    .unwrap();
+
+    // Every cluster answers once the simulator serves; the last one started is m-50.
+    let last = format!("m-{COUNT}");
+    let started = Instant::now();
+    loop {
+        sim.check_alive().unwrap();
+        if dir.join(format!("{last}.kubeconfig")).exists()
+            && kubectl(&dir, &last, &["get", "namespace", "default"])
+                .status
+                .success()
+        {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the simulator did not serve {COUNT} clusters in 120 s: {}",
+            sim.log_tail(20)
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // A cluster is a Kubernetes API to kubectl, with its own objects.
+    ok(
+        &dir,
+        "m-7",
+        &[
+            "create",
+            "deployment",
+            "web",
+            "--image=nginx",
+            "--replicas=3",
+        ],
+    );
+    let mine = ok(&dir, "m-7", &["get", "deploy", "-A"]);
+    assert!(mine.contains("web"), "{mine}");
+    let other = kubectl(&dir, "m-8", &["get", "deploy", "-A"]);
+    assert!(other.status.success());
+    assert!(
+        !String::from_utf8_lossy(&other.stdout).contains("web"),
+        "m-8 shows m-7's Deployment"
+    );
+    let kinds = ok(&dir, "m-7", &["api-resources", "-o", "name"]);
+    for kind in [
+        "deployments.apps",
+        "configmaps",
+        "secrets",
+        "services",
+        "customresourcedefinitions.apiextensions.k8s.io",
+        "jobs.batch",
+    ] {
+        assert!(
+            kinds.lines().any(|l| l == kind),
+            "m-7 does not serve {kind}: {kinds}"
+        );
+    }
+    assert!(
+        !kinds.contains("flotilla.io"),
+        "a member cluster serves flotilla's hub kinds: {kinds}"
+    );
+
+    // And to kube-rs (which the pull agent uses), path prefix and all.
+    let kc = Kubeconfig::read_from(dir.join("m-7.kubeconfig")).unwrap();
+    let cfg = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .unwrap();
+    let client = kube::Client::try_from(cfg).unwrap();
+    let deploys: kube::Api<k8s_openapi::api::apps::v1::Deployment> =
+        kube::Api::namespaced(client, "default");
+    let web = deploys
+        .get("web")
+        .await
+        .expect("kube-rs reads m-7's Deployment");
+    assert_eq!(web.spec.unwrap().replicas, Some(3));
+
+    // One cluster's token is no good on another; an unknown cluster is 404.
+    let m8 = server(&dir, "m-8");
+    let refused = fails(&dir, "m-7", &["--server", &m8, "get", "namespaces"]);
+    assert!(
+        refused.contains("Unauthorized") || refused.contains("provide credentials"),
+        "{refused}"
+    );
+    let nowhere = m8.replace("/m-8", "/m-9999");
+    let missing = fails(&dir, "m-7", &["--server", &nowhere, "get", "namespaces"]);
+    assert!(missing.contains("NotFound"), "{missing}");
+
+    sim.stop().unwrap();
+}
