@@ -137,6 +137,10 @@ pub struct ApiArgs {
 }
 
 /// Run a benchmark.
+/// `n` simulated clusters with the scheduler bench's topology, labels, taints and capacity
+/// (`flotilla sim` gives its members the same).
+pub use scheduler::fleet as simulated_fleet;
+
 pub async fn run(args: BenchArgs) -> Result<()> {
     match args.what {
         What::Api(a) => {

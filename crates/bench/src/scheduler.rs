@@ -22,6 +22,7 @@ use flotilla_scheduler::{filter, schedule, Request};
 use super::figures::thousands;
 use super::progress::Progress;
 use super::stats::{summarize, Summary};
+pub use sim::fleet;
 use sim::{Binding, Kind};
 
 /// The target, decisions per second on 2 cores.

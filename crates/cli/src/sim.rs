@@ -1,9 +1,11 @@
 //! `flotilla sim`: many simulated member clusters in one process, each a real Kubernetes API
 //! (flotilla's own API server on an in-memory store) under `https://ADDR/clusters/<name>`.
 //!
-//! What is built so far: the clusters themselves, with their kubeconfigs. Joining them to a
-//! hub, the fake kubelet and stopping one are issue 15's next steps.
+//! With `--hub-kubeconfig` every cluster joins that hub in Push mode, as `flotilla join` would,
+//! with the topology, labels and taints of the scheduler bench's fleet (5 regions × 3 zones).
+//! Not built yet (issue 15): Pull mode through the agent's code, the fake kubelet, stopping one.
 
+mod join;
 mod router;
 
 use std::collections::HashMap;
@@ -36,6 +38,9 @@ pub struct SimArgs {
     /// Cluster names are this prefix, a dash and a number from 1 (`m-1`, `m-2`, …).
     #[arg(long, default_value = "m")]
     prefix: String,
+    /// The hub's admin kubeconfig: every cluster joins it in Push mode once served.
+    #[arg(long)]
+    hub_kubeconfig: Option<PathBuf>,
 }
 
 pub async fn run(args: SimArgs) -> Result<()> {
@@ -82,7 +87,7 @@ pub async fn run(args: SimArgs) -> Result<()> {
                 .map_err(|e| anyhow::anyhow!("starting the API of {name}: {e}"))?;
                 let path = out.join(format!("{name}.kubeconfig"));
                 pki::write_kubeconfig(&path, &format!("{base}/{name}"), ca, &token)?;
-                report(done, args.count);
+                report(done, args.count, "started");
                 anyhow::Ok((name, api))
             }
         })
@@ -97,24 +102,31 @@ pub async fn run(args: SimArgs) -> Result<()> {
         "serving simulated member clusters at {base}/<name>; kubeconfigs in {}",
         args.out.display()
     );
+    let mut names: Vec<String> = apis.keys().cloned().collect();
+    names.sort_by_key(|n| n.rsplit('-').next().and_then(|k| k.parse::<u32>().ok()));
     let router = Arc::new(router::Clusters::new(apis));
-    flotilla_api::server::serve_routed(
+    let serving = tokio::spawn(flotilla_api::server::serve_routed(
         router,
         listener,
         creds.tls,
         flotilla_api::server::Limits::default(),
         crate::serve::shutdown_signal(),
-    )
-    .await
-    .context("serving the simulated clusters")
+    ));
+    if let Some(hub) = &args.hub_kubeconfig {
+        join::all(hub, &args.out, &names).await?;
+    }
+    serving
+        .await
+        .context("the simulator's server task")?
+        .context("serving the simulated clusters")
 }
 
-/// Log every tenth of the clusters started.
-fn report(done: &std::sync::atomic::AtomicUsize, count: u32) {
+/// Log every tenth of the clusters that did `what`.
+fn report(done: &std::sync::atomic::AtomicUsize, count: u32, what: &str) {
     let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
     let step = (count as usize / 10).max(1);
     if n.is_multiple_of(step) || n == count as usize {
-        tracing::info!("{n} of {count} clusters started");
+        tracing::info!("{n} of {count} clusters {what}");
     }
 }
 

@@ -1,12 +1,13 @@
 //! `flotilla sim`: 50 simulated member clusters in one process, each a real Kubernetes API to
 //! kubectl and kube-rs under its own path, holding its own objects, refusing the others'
-//! tokens.
+//! tokens; all joined to a real hub in Push mode, where a Divided policy over them lands.
 
 use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
+use flotilla_testkit::hub::Hub;
 use flotilla_testkit::kubectl::kubectl_bin;
 use flotilla_testkit::process::Proc;
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -55,18 +56,23 @@ fn server(dir: &Path, cluster: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
+    let binary = Path::new(env!("CARGO_BIN_EXE_flotilla"));
+    let hub = Hub::start(binary, &[]);
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("sim");
-    let args = ["sim", "--count", "50", "--out", dir.to_str().unwrap()];
-    let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-    let mut sim = Proc::start(
+    let count = COUNT.to_string();
+    let hub_kubeconfig = hub.kubeconfig.to_str().unwrap();
+    let args = [
         "sim",
-        Path::new(env!("CARGO_BIN_EXE_flotilla")),
-        &args,
-        "info",
-        &tmp.path().join("sim.log"),
-    )
-    .unwrap();
+        "--count",
+        &count,
+        "--out",
+        dir.to_str().unwrap(),
+        "--hub-kubeconfig",
+        hub_kubeconfig,
+    ];
+    let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let mut sim = Proc::start("sim", binary, &args, "info", &tmp.path().join("sim.log")).unwrap();
 
     // Every cluster answers once the simulator serves; the last one started is m-50.
     let last = format!("m-{COUNT}");
@@ -151,6 +157,82 @@ async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
     let nowhere = m8.replace("/m-8", "/m-9999");
     let missing = fails(&dir, "m-7", &["--server", &nowhere, "get", "namespaces"]);
     assert!(missing.contains("NotFound"), "{missing}");
+
+    // Every cluster joins the hub and is Ready there.
+    let started = Instant::now();
+    loop {
+        sim.check_alive().unwrap();
+        let ready = hub.ok(&[
+            "get",
+            "clusters",
+            "-o",
+            "jsonpath={range .items[*]}{.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}",
+        ]);
+        let n = ready.lines().filter(|l| *l == "True").count();
+        if n == COUNT {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{n} of {COUNT} clusters Ready on the hub after 60 s: {}",
+            sim.log_tail(20)
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+
+    // A Deployment Divided over the fleet lands: its members' replicas add up to the template's.
+    hub.ok(&["create", "namespace", "spread"]);
+    hub.ok(&[
+        "-n",
+        "spread",
+        "create",
+        "deployment",
+        "api",
+        "--image=nginx",
+        "--replicas=100",
+    ]);
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        r#"apiVersion: policy.flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: api, namespace: spread}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: api}]
+  placement:
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
+"#,
+    );
+    let started = Instant::now();
+    loop {
+        let (mut total, mut holding) = (0, 0);
+        for k in 1..=COUNT {
+            let out = kubectl(
+                &dir,
+                &format!("m-{k}"),
+                &[
+                    "-n",
+                    "spread",
+                    "get",
+                    "deploy",
+                    "api",
+                    "-o",
+                    "jsonpath={.spec.replicas}",
+                ],
+            );
+            if let Ok(n) = String::from_utf8_lossy(&out.stdout).trim().parse::<u32>() {
+                total += n;
+                holding += 1;
+            }
+        }
+        if total == 100 && holding >= COUNT / 2 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "after 60 s the members hold {total} of 100 replicas in {holding} clusters"
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
 
     sim.stop().unwrap();
 }

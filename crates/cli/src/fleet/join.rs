@@ -48,14 +48,43 @@ pub async fn run(args: JoinArgs) -> Result<()> {
             args.member_kubeconfig.display()
         )
     })?;
+    let mut cluster = Cluster::new(
+        &args.name,
+        ClusterSpec {
+            region: args.topology.region,
+            zone: args.topology.zone,
+            provider: args.topology.provider,
+            networks: args.topology.networks,
+            ..ClusterSpec::default()
+        },
+    );
+    cluster.metadata.labels = Some(labels).filter(|l| !l.is_empty());
+    let hub = hub_client(args.kubeconfig.as_deref()).await?;
+    register(&hub, cluster, &member, &text, "flotilla join (push)").await?;
+    println!(
+        "cluster {} joined in Push mode (Kubernetes {}); the hub's worker delivers its Works",
+        args.name, version.git_version
+    );
+    Ok(())
+}
+
+/// Register `cluster` (its name, topology and labels) on `hub` in Push mode with the member
+/// kubeconfig `member` (as `text`, files inlined): the credential in a Secret in
+/// flotilla-system, the Cluster pointing at it, approved at once by `approver`.
+pub(crate) async fn register(
+    hub: &kube::Client,
+    mut cluster: Cluster,
+    member: &Kubeconfig,
+    text: &str,
+    approver: &str,
+) -> Result<()> {
+    let name = cluster.metadata.name.clone().unwrap_or_default();
     let endpoint = member
         .clusters
         .first()
         .and_then(|c| c.cluster.as_ref())
         .and_then(|c| c.server.clone());
-
-    let hub = hub_client(args.kubeconfig.as_deref()).await?;
-    let secret_name = push_secret_name(&args.name);
+    let secret_name = push_secret_name(&name);
     let secret: Secret = serde_json::from_value(json!({
         "apiVersion": "v1", "kind": "Secret",
         "metadata": {"name": secret_name, "namespace": SYSTEM_NAMESPACE},
@@ -63,9 +92,9 @@ pub async fn run(args: JoinArgs) -> Result<()> {
         "data": {"kubeconfig": base64::engine::general_purpose::STANDARD.encode(text.as_bytes())},
     }))?;
     let clusters: Api<Cluster> = Api::all(hub.clone());
-    if let Some(existing) = clusters.get_opt(&args.name).await? {
+    if let Some(existing) = clusters.get_opt(&name).await? {
         if existing.spec.sync_mode != SyncMode::Push {
-            bail!("cluster {} is already registered in Pull mode; remove it first with `flotilla cluster remove {}`", args.name, args.name);
+            bail!("cluster {name} is already registered in Pull mode; remove it first with `flotilla cluster remove {name}`");
         }
     }
     let pp = PatchParams::apply(flotilla_apis::names::FIELD_MANAGER).force();
@@ -73,35 +102,20 @@ pub async fn run(args: JoinArgs) -> Result<()> {
         .patch(&secret_name, &pp, &Patch::Apply(&secret))
         .await
         .context("storing the member credential on the hub")?;
-    let mut cluster = Cluster::new(
-        &args.name,
-        ClusterSpec {
-            sync_mode: SyncMode::Push,
-            api_endpoint: endpoint,
-            secret_ref: Some(SecretRef {
-                namespace: SYSTEM_NAMESPACE.into(),
-                name: secret_name,
-            }),
-            region: args.topology.region,
-            zone: args.topology.zone,
-            provider: args.topology.provider,
-            taints: vec![],
-            networks: args.topology.networks,
-        },
-    );
-    cluster.metadata.labels = Some(labels).filter(|l| !l.is_empty());
+    cluster.spec.sync_mode = SyncMode::Push;
+    cluster.spec.api_endpoint = endpoint;
+    cluster.spec.secret_ref = Some(SecretRef {
+        namespace: SYSTEM_NAMESPACE.into(),
+        name: secret_name,
+    });
     let mut body = serde_json::to_value(&cluster)?;
     body["apiVersion"] = json!("cluster.flotilla.io/v1alpha1");
     body["kind"] = json!("Cluster");
     clusters
-        .patch(&args.name, &pp, &Patch::Apply(&body))
+        .patch(&name, &pp, &Patch::Apply(&body))
         .await
         .context("registering the Cluster on the hub")?;
-    flotilla_controllers::registry::approve(&hub, &args.name, "flotilla join (push)").await?;
-    println!(
-        "cluster {} joined in Push mode (Kubernetes {}); the hub's worker delivers its Works",
-        args.name, version.git_version
-    );
+    flotilla_controllers::registry::approve(hub, &name, approver).await?;
     Ok(())
 }
 

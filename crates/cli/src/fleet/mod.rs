@@ -2,7 +2,7 @@
 //! `agent` itself. Each talks to the hub with `--kubeconfig` or `KUBECONFIG` like kubectl does.
 
 pub mod agent;
-mod client;
+pub(crate) mod client;
 pub mod cluster;
 pub mod explain;
 pub mod join;

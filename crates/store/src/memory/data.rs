@@ -64,7 +64,11 @@ impl Data {
     ) -> Result<ListResult> {
         let at = sql::snapshot_revision(revision, self.revision, self.compacted)?;
         let mut matching: Box<dyn Iterator<Item = Record> + '_> = if at == self.revision {
-            Box::new(self.objects.range::<str, _>(bounds(range)).map(|(_, r)| r.clone()))
+            Box::new(
+                self.objects
+                    .range::<str, _>(bounds(range))
+                    .map(|(_, r)| r.clone()),
+            )
         } else {
             Box::new(self.at(range, at).into_values())
         };
