@@ -65,9 +65,12 @@ impl Default for Limits {
 /// Which API serves a request: the hub has one; `flotilla sim` one per simulated member
 /// cluster, each under its own path prefix.
 pub trait Router: Send + Sync + 'static {
-    /// The API that serves `req`, with its URI rewritten to the paths that API serves; `None`
-    /// for a request no API serves (answered 404).
-    fn route(&self, req: &mut hyper::Request<axum::body::Body>) -> Option<Arc<Api>>;
+    /// The API that serves `req`, with its URI rewritten to the paths that API serves; or the
+    /// response to give instead (e.g. 404 for a request no API serves).
+    fn route(
+        &self,
+        req: &mut hyper::Request<axum::body::Body>,
+    ) -> Result<Arc<Api>, hyper::Response<axum::body::Body>>;
     /// Every API served: told when shutdown begins, their stores closed after the drain.
     fn apis(&self) -> Vec<Arc<Api>>;
     /// The API whose metrics count open connections, if one does.
@@ -78,8 +81,11 @@ pub trait Router: Send + Sync + 'static {
 struct One(Arc<Api>);
 
 impl Router for One {
-    fn route(&self, _: &mut hyper::Request<axum::body::Body>) -> Option<Arc<Api>> {
-        Some(self.0.clone())
+    fn route(
+        &self,
+        _: &mut hyper::Request<axum::body::Body>,
+    ) -> Result<Arc<Api>, hyper::Response<axum::body::Body>> {
+        Ok(self.0.clone())
     }
     fn apis(&self) -> Vec<Arc<Api>> {
         vec![self.0.clone()]
@@ -218,10 +224,8 @@ impl Connection {
             let busy = requests.begin();
             async move {
                 let resp = match api {
-                    Some(api) => crate::handlers::handle(api, req).await,
-                    None => crate::handlers::response::error(
-                        &crate::error::ApiError::unknown_path(req.uri().path()),
-                    ),
+                    Ok(api) => crate::handlers::handle(api, req).await,
+                    Err(resp) => resp,
                 };
                 Ok::<_, std::convert::Infallible>(resp.map(|body| {
                     axum::body::Body::new(body.map_frame(move |frame| {

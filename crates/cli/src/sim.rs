@@ -104,7 +104,15 @@ pub async fn run(args: SimArgs) -> Result<()> {
     );
     let mut names: Vec<String> = apis.keys().cloned().collect();
     names.sort_by_key(|n| n.rsplit('-').next().and_then(|k| k.parse::<u32>().ok()));
-    let router = Arc::new(router::Clusters::new(apis));
+    // The simulator's own kubeconfig, for its control requests (see `router`).
+    pki::write_kubeconfig(
+        &args.out.join("sim.kubeconfig"),
+        &format!("https://{addr}"),
+        &creds.ca_pem,
+        &creds.admin_token,
+    )?;
+    let admin = flotilla_api::auth::AdminToken::new(&creds.admin_token);
+    let router = Arc::new(router::Clusters::new(apis, admin));
     let serving = tokio::spawn(flotilla_api::server::serve_routed(
         router,
         listener,

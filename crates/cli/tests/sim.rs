@@ -1,6 +1,7 @@
 //! `flotilla sim`: 50 simulated member clusters in one process, each a real Kubernetes API to
 //! kubectl and kube-rs under its own path, holding its own objects, refusing the others'
-//! tokens; all joined to a real hub in Push mode, where a Divided policy over them lands.
+//! tokens; all joined to a real hub in Push mode, where a Divided policy over them lands and
+//! moves off a member the simulator stops.
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -57,7 +58,18 @@ fn server(dir: &Path, cluster: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
     let binary = Path::new(env!("CARGO_BIN_EXE_flotilla"));
-    let hub = Hub::start(binary, &[]);
+    // Short health and failover timings, so the failover step takes seconds, not minutes.
+    let hub = Hub::start(
+        binary,
+        &[
+            "--heartbeat-interval",
+            "2s",
+            "--cluster-grace-period",
+            "10s",
+            "--failover-toleration",
+            "5s",
+        ],
+    );
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("sim");
     let count = COUNT.to_string();
@@ -202,10 +214,9 @@ spec:
     replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
 "#,
     );
-    let started = Instant::now();
-    loop {
-        let (mut total, mut holding) = (0, 0);
-        for k in 1..=COUNT {
+    let landed = |skip: Option<usize>| {
+        let mut shares = Vec::new();
+        for k in (1..=COUNT).filter(|k| Some(*k) != skip) {
             let out = kubectl(
                 &dir,
                 &format!("m-{k}"),
@@ -220,16 +231,77 @@ spec:
                 ],
             );
             if let Ok(n) = String::from_utf8_lossy(&out.stdout).trim().parse::<u32>() {
-                total += n;
-                holding += 1;
+                shares.push((k, n));
             }
         }
-        if total == 100 && holding >= COUNT / 2 {
-            break;
+        shares
+    };
+    let started = Instant::now();
+    let shares = loop {
+        let shares = landed(None);
+        let total: u32 = shares.iter().map(|(_, n)| n).sum();
+        if total == 100 && shares.len() >= COUNT / 2 {
+            break shares;
         }
         assert!(
             started.elapsed() < Duration::from_secs(60),
-            "after 60 s the members hold {total} of 100 replicas in {holding} clusters"
+            "after 60 s the members hold {total} of 100 replicas in {} clusters",
+            shares.len()
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    };
+
+    // The simulator stops a member holding replicas: it answers 503, and the hub moves its
+    // share to the others.
+    let (victim, share) = *shares.iter().find(|(_, n)| *n > 0).unwrap();
+    let name = format!("m-{victim}");
+    let sim_server = server(&dir, "sim");
+    let stop_path = format!("/sim/clusters/{name}/stop");
+    let refused = fails(
+        &dir,
+        "m-1",
+        &[
+            "--server",
+            &sim_server,
+            "create",
+            "--raw",
+            &stop_path,
+            "-f",
+            "/dev/null",
+        ],
+    );
+    assert!(
+        refused.contains("Unauthorized"),
+        "a member's token stops a cluster: {refused}"
+    );
+    let control = kubectl(
+        &dir,
+        "sim",
+        &[
+            "create",
+            "--raw",
+            &format!("/sim/clusters/{name}/stop"),
+            "-f",
+            "/dev/null",
+        ],
+    );
+    assert!(
+        control.status.success(),
+        "stop {name}: {}",
+        String::from_utf8_lossy(&control.stderr)
+    );
+    let down = fails(&dir, &name, &["get", "namespaces"]);
+    assert!(down.contains("stopped"), "{down}");
+    let started = Instant::now();
+    loop {
+        let shares = landed(Some(victim));
+        let total: u32 = shares.iter().map(|(_, n)| n).sum();
+        if total == 100 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "90 s after {name} (holding {share}) stopped, the others hold {total} of 100 replicas"
         );
         tokio::time::sleep(Duration::from_secs(1)).await;
     }

@@ -1,20 +1,78 @@
 //! Requests to `/clusters/<name>/…` go to that cluster's API, which sees the path after it.
+//!
+//! The simulator's own control, with its admin token (`DIR/admin.token`, in
+//! `DIR/sim.kubeconfig`): `POST /sim/clusters/<name>/stop` makes that cluster answer every
+//! request 503, as an API server that is down behind its load balancer would, until
+//! `POST /sim/clusters/<name>/start`. `kubectl --kubeconfig DIR/sim.kubeconfig create --raw
+//! /sim/clusters/m-7/stop -f /dev/null` does it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use axum::body::Body;
+use flotilla_api::auth::AdminToken;
+use flotilla_api::error::ApiError;
+use flotilla_api::handlers::response;
 use flotilla_api::server::Router;
 use flotilla_api::Api;
+use http::{Method, Request, Response};
+use parking_lot::RwLock;
+use serde_json::json;
 
-/// The simulated clusters by name.
+/// The simulated clusters by name, which of them are stopped, and who may stop them.
 pub struct Clusters {
     apis: HashMap<String, Arc<Api>>,
+    stopped: RwLock<HashSet<String>>,
+    admin: AdminToken,
 }
 
 impl Clusters {
-    pub fn new(apis: HashMap<String, Arc<Api>>) -> Clusters {
-        Clusters { apis }
+    pub fn new(apis: HashMap<String, Arc<Api>>, admin: AdminToken) -> Clusters {
+        Clusters {
+            apis,
+            stopped: RwLock::default(),
+            admin,
+        }
+    }
+
+    /// Answer a control request: `path` is what follows `/sim/clusters/`.
+    fn control(&self, req: &Request<Body>, path: &str) -> Response<Body> {
+        let bearer = req
+            .headers()
+            .get(http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        if !bearer.is_some_and(|t| self.admin.matches(t)) {
+            return response::error(&ApiError::unauthorized());
+        }
+        let Some((name, verb)) = path.split_once('/') else {
+            return response::error(&ApiError::unknown_path(req.uri().path()));
+        };
+        if !self.apis.contains_key(name) {
+            return response::error(&ApiError::new(
+                404,
+                "NotFound",
+                format!("the simulator has no cluster {name:?}"),
+            ));
+        }
+        if req.method() != Method::POST {
+            return response::error(&ApiError::method_not_allowed("POST to stop or start"));
+        }
+        let stopped = match verb {
+            "stop" => self.stopped.write().insert(name.to_owned()),
+            "start" => self.stopped.write().remove(name),
+            _ => return response::error(&ApiError::unknown_path(req.uri().path())),
+        };
+        tracing::info!(
+            cluster = name,
+            verb,
+            changed = stopped,
+            "simulated cluster {verb}"
+        );
+        response::json(
+            200,
+            &json!({"cluster": name, "stopped": self.stopped.read().contains(name)}),
+        )
     }
 }
 
@@ -28,17 +86,29 @@ fn split(path: &str) -> Option<(&str, &str)> {
 }
 
 impl Router for Clusters {
-    fn route(&self, req: &mut http::Request<Body>) -> Option<Arc<Api>> {
-        let (name, rest) = split(req.uri().path())?;
-        let api = self.apis.get(name)?.clone();
+    fn route(&self, req: &mut Request<Body>) -> Result<Arc<Api>, Response<Body>> {
+        let path = req.uri().path().to_owned();
+        if let Some(rest) = path.strip_prefix("/sim/clusters/") {
+            return Err(self.control(req, rest));
+        }
+        let not_found = || response::error(&ApiError::unknown_path(&path));
+        let (name, rest) = split(&path).ok_or_else(not_found)?;
+        let api = self.apis.get(name).ok_or_else(not_found)?.clone();
+        if self.stopped.read().contains(name) {
+            return Err(response::error(&ApiError::new(
+                503,
+                "ServiceUnavailable",
+                format!("cluster {name} is stopped (flotilla sim)"),
+            )));
+        }
         let path_and_query = match req.uri().query() {
             Some(q) => format!("{rest}?{q}"),
             None => rest.to_owned(),
         };
         let mut parts = req.uri().clone().into_parts();
-        parts.path_and_query = Some(path_and_query.parse().ok()?);
-        *req.uri_mut() = http::Uri::from_parts(parts).ok()?;
-        Some(api)
+        parts.path_and_query = Some(path_and_query.parse().map_err(|_| not_found())?);
+        *req.uri_mut() = http::Uri::from_parts(parts).map_err(|_| not_found())?;
+        Ok(api)
     }
 
     fn apis(&self) -> Vec<Arc<Api>> {
