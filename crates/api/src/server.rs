@@ -70,7 +70,7 @@ pub trait Router: Send + Sync + 'static {
     fn route(
         &self,
         req: &mut hyper::Request<axum::body::Body>,
-    ) -> Result<Arc<Api>, hyper::Response<axum::body::Body>>;
+    ) -> Result<Arc<Api>, Box<hyper::Response<axum::body::Body>>>;
     /// Every API served: told when shutdown begins, their stores closed after the drain.
     fn apis(&self) -> Vec<Arc<Api>>;
     /// The API whose metrics count open connections, if one does.
@@ -84,7 +84,7 @@ impl Router for One {
     fn route(
         &self,
         _: &mut hyper::Request<axum::body::Body>,
-    ) -> Result<Arc<Api>, hyper::Response<axum::body::Body>> {
+    ) -> Result<Arc<Api>, Box<hyper::Response<axum::body::Body>>> {
         Ok(self.0.clone())
     }
     fn apis(&self) -> Vec<Arc<Api>> {
@@ -225,7 +225,7 @@ impl Connection {
             async move {
                 let resp = match api {
                     Ok(api) => crate::handlers::handle(api, req).await,
-                    Err(resp) => resp,
+                    Err(resp) => *resp,
                 };
                 Ok::<_, std::convert::Infallible>(resp.map(|body| {
                     axum::body::Body::new(body.map_frame(move |frame| {

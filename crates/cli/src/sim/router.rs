@@ -86,20 +86,20 @@ fn split(path: &str) -> Option<(&str, &str)> {
 }
 
 impl Router for Clusters {
-    fn route(&self, req: &mut Request<Body>) -> Result<Arc<Api>, Response<Body>> {
+    fn route(&self, req: &mut Request<Body>) -> Result<Arc<Api>, Box<Response<Body>>> {
         let path = req.uri().path().to_owned();
         if let Some(rest) = path.strip_prefix("/sim/clusters/") {
-            return Err(self.control(req, rest));
+            return Err(Box::new(self.control(req, rest)));
         }
-        let not_found = || response::error(&ApiError::unknown_path(&path));
+        let not_found = || Box::new(response::error(&ApiError::unknown_path(&path)));
         let (name, rest) = split(&path).ok_or_else(not_found)?;
         let api = self.apis.get(name).ok_or_else(not_found)?.clone();
         if self.stopped.read().contains(name) {
-            return Err(response::error(&ApiError::new(
+            return Err(Box::new(response::error(&ApiError::new(
                 503,
                 "ServiceUnavailable",
                 format!("cluster {name} is stopped (flotilla sim)"),
-            )));
+            ))));
         }
         let path_and_query = match req.uri().query() {
             Some(q) => format!("{rest}?{q}"),
