@@ -25,6 +25,7 @@ pub mod flowcontrol;
 pub mod handlers;
 pub mod lifecycle;
 pub mod limits;
+pub mod local;
 pub mod meta;
 pub mod metrics;
 pub(crate) mod objects;

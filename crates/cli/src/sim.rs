@@ -3,9 +3,12 @@
 //!
 //! With `--hub-kubeconfig` every cluster joins that hub in Push mode, as `flotilla join` would,
 //! with the topology, labels and taints of the scheduler bench's fleet (5 regions × 3 zones).
-//! Not built yet (issue 15): Pull mode through the agent's code, the fake kubelet, stopping one.
+//! A fake kubelet per cluster makes workloads progress ([`kubelet`]); the simulator can stop
+//! and start a cluster ([`router`]). Not built yet (issue 15): Pull mode through the agent's
+//! code; Nodes with capacity.
 
 mod join;
+mod kubelet;
 mod router;
 
 use std::collections::HashMap;
@@ -38,6 +41,10 @@ pub struct SimArgs {
     /// Cluster names are this prefix, a dash and a number from 1 (`m-1`, `m-2`, …).
     #[arg(long, default_value = "m")]
     prefix: String,
+    /// How long after a workload's spec changes its pods count as ready (Deployments,
+    /// StatefulSets) or it completes (Jobs).
+    #[arg(long, default_value = "1s", value_parser = crate::fleet::parse_duration)]
+    ready_after: Duration,
     /// The hub's admin kubeconfig: every cluster joins it in Push mode once served.
     #[arg(long)]
     hub_kubeconfig: Option<PathBuf>,
@@ -85,6 +92,7 @@ pub async fn run(args: SimArgs) -> Result<()> {
                 )
                 .await
                 .map_err(|e| anyhow::anyhow!("starting the API of {name}: {e}"))?;
+                kubelet::start(api.clone(), args.ready_after);
                 let path = out.join(format!("{name}.kubeconfig"));
                 pki::write_kubeconfig(&path, &format!("{base}/{name}"), ca, &token)?;
                 report(done, args.count, "started");

@@ -251,6 +251,29 @@ spec:
         tokio::time::sleep(Duration::from_secs(1)).await;
     };
 
+    // The members' fake kubelets make the pods ready, and the hub sums their status.
+    let hub_ready = || {
+        let out = hub.kubectl(&[
+            "-n",
+            "spread",
+            "get",
+            "deploy",
+            "api",
+            "-o",
+            "jsonpath={.status.readyReplicas}",
+        ]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    let started = Instant::now();
+    while hub_ready() != "100" {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the hub counts {:?} of 100 replicas ready after 60 s",
+            hub_ready()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+
     // The simulator stops a member holding replicas: it answers 503, and the hub moves its
     // share to the others.
     let (victim, share) = *shares.iter().find(|(_, n)| *n > 0).unwrap();
@@ -296,12 +319,14 @@ spec:
     loop {
         let shares = landed(Some(victim));
         let total: u32 = shares.iter().map(|(_, n)| n).sum();
-        if total == 100 {
+        if total == 100 && hub_ready() == "100" {
             break;
         }
         assert!(
             started.elapsed() < Duration::from_secs(90),
-            "90 s after {name} (holding {share}) stopped, the others hold {total} of 100 replicas"
+            "90 s after {name} (holding {share}) stopped, the others hold {total} of 100 \
+             replicas, {:?} ready on the hub",
+            hub_ready()
         );
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
