@@ -4,9 +4,12 @@
 //! watch cache; the store is only asked for writes, for snapshot pages at an old revision, and
 //! at startup. Objects are kept as the exact JSON bytes the store holds (resourceVersion
 //! included), so serving them needs no re-encoding, and one encoded event fans out to every
-//! watcher. A watcher that falls more than [`BROADCAST_CAPACITY`] events behind is dropped
-//! (it re-lists, as clients do on a closed watch) so memory never grows with slow readers.
+//! watcher of the directory it changed in ([`feeds`]). A watcher that falls more than
+//! [`BROADCAST_CAPACITY`] events of its resource behind (or [`feeds::NARROW_CAPACITY`] of its
+//! namespace) is dropped (it resumes from its last resourceVersion, as clients do on a closed
+//! watch) so memory never grows with slow readers.
 
+mod feeds;
 mod object;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -95,7 +98,7 @@ pub struct Subscription {
 pub struct Cache {
     store: Store,
     state: RwLock<State>,
-    tx: broadcast::Sender<Arc<Change>>,
+    feeds: feeds::Feeds,
     applied: watch::Sender<Revision>,
 }
 
@@ -138,7 +141,6 @@ impl Cache {
             }
         }
         let revision = revision.unwrap_or(0);
-        let (tx, _) = broadcast::channel(BROADCAST_CAPACITY);
         let (applied, _) = watch::channel(revision);
         let cache = Arc::new(Cache {
             store: store.clone(),
@@ -148,7 +150,7 @@ impl Cache {
                 objects,
                 history: VecDeque::new(),
             }),
-            tx,
+            feeds: feeds::Feeds::default(),
             applied,
         });
         tracing::info!(
@@ -204,7 +206,7 @@ impl Cache {
             }
         }
         // Sent under the lock so that subscribe() sees every change exactly once.
-        let _ = self.tx.send(change);
+        self.feeds.send(&change);
         drop(st);
         self.applied.send_replace(ev.revision);
     }
@@ -322,7 +324,7 @@ impl Cache {
         };
         Ok(Subscription {
             replay,
-            live: self.tx.subscribe(),
+            live: self.feeds.subscribe(prefix),
             revision: st.revision,
         })
     }
@@ -360,7 +362,7 @@ impl Cache {
                     .filter(|c| c.object.key.starts_with(prefix))
                     .cloned()
                     .collect(),
-                live: self.tx.subscribe(),
+                live: self.feeds.subscribe(prefix),
                 revision: st.revision,
             };
             (sub, st.history_start)

@@ -1,0 +1,87 @@
+//! The live feeds of the watch cache, one per directory someone watches.
+//!
+//! A change is sent only to the feeds of the directories that hold its key ("/registry/",
+//! "/registry/apps/", "/registry/apps/deployments/", "/registry/apps/deployments/demo/"), so a
+//! watcher wakes only for changes it would deliver, not for every write to the hub: with a
+//! thousand member clusters' push workers each watching the Works of its own namespace, and a
+//! thousand Lease renewals between two Work changes, one shared feed woke every watcher for
+//! every write and kept both cores busy on an idle hub. Feeds are made when first watched and
+//! dropped once nobody watches them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use tokio::sync::broadcast;
+
+use super::{Change, BROADCAST_CAPACITY};
+
+/// The buffer of a feed narrower than a resource (one namespace of it): such a feed carries a
+/// fraction of the resource's changes, and there may be one per member cluster. A watcher
+/// that falls this far behind ends, and its client resumes from its last resourceVersion.
+pub const NARROW_CAPACITY: usize = 1024;
+
+#[derive(Default)]
+pub(super) struct Feeds {
+    by_dir: Mutex<HashMap<String, broadcast::Sender<Arc<Change>>>>,
+}
+
+impl Feeds {
+    /// A receiver of the changes under `dir` (a directory: ends with '/').
+    pub fn subscribe(&self, dir: &str) -> broadcast::Receiver<Arc<Change>> {
+        let mut feeds = self.by_dir.lock();
+        if let Some(tx) = feeds.get(dir) {
+            return tx.subscribe();
+        }
+        let (tx, rx) = broadcast::channel(capacity(dir));
+        feeds.insert(dir.to_owned(), tx);
+        rx
+    }
+
+    /// Send `change` to the feeds of every directory holding its key; drop feeds nobody
+    /// receives any more.
+    pub fn send(&self, change: &Arc<Change>) {
+        let key = change.object.key.as_str();
+        let mut feeds = self.by_dir.lock();
+        let mut unwatched = Vec::new();
+        for (i, _) in key.match_indices('/') {
+            let dir = &key[..=i];
+            if let Some(tx) = feeds.get(dir) {
+                if tx.send(change.clone()).is_err() {
+                    unwatched.push(dir.to_owned());
+                }
+            }
+        }
+        for dir in unwatched {
+            feeds.remove(&dir);
+        }
+    }
+}
+
+/// The whole store and each resource get the full buffer; narrower directories a small one.
+fn capacity(dir: &str) -> usize {
+    // "/registry/" has 2 slashes, "/registry/apps/deployments/" 4.
+    if dir.matches('/').count() <= 4 {
+        BROADCAST_CAPACITY
+    } else {
+        NARROW_CAPACITY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::capacity;
+
+    #[test]
+    fn resources_get_the_full_buffer_and_namespaces_a_small_one() {
+        assert_eq!(capacity("/registry/"), super::BROADCAST_CAPACITY);
+        assert_eq!(
+            capacity("/registry/apps/deployments/"),
+            super::BROADCAST_CAPACITY
+        );
+        assert_eq!(
+            capacity("/registry/apps/deployments/demo/"),
+            super::NARROW_CAPACITY
+        );
+    }
+}
