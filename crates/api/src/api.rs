@@ -41,6 +41,10 @@ pub struct Config {
     /// How often the store drops history older than one interval (kube-apiserver compacts
     /// every five minutes): what watches can resume from and how long continue tokens last.
     pub compaction_interval: std::time::Duration,
+    /// How many changes a watcher of the whole store or of one resource may fall behind before
+    /// its watch ends (its client resumes from its last resourceVersion):
+    /// [`crate::cache::BROADCAST_CAPACITY`] for the hub; small for the many APIs of `flotilla sim`.
+    pub watch_buffer: usize,
     /// Serve flotilla's own kinds (`Cluster`, `Work`, policies …), installed as CRDs at start:
     /// the hub does; the API of a simulated member cluster (`flotilla sim`) does not.
     pub flotilla_kinds: bool,
@@ -106,7 +110,7 @@ impl Api {
             authority =
                 authority.with_max_expiration(i64::try_from(max.as_secs()).unwrap_or(i64::MAX));
         }
-        let cache = Cache::start(store.clone()).await?;
+        let cache = Cache::start_with(store.clone(), config.watch_buffer).await?;
         let api = Arc::new(Api {
             access: Access::new(config.admin_token.clone(), authority),
             config,
@@ -193,6 +197,7 @@ impl Api {
             max_token_expiration: None,
             compaction_interval: std::time::Duration::from_secs(300),
             flotilla_kinds: true,
+            watch_buffer: crate::cache::BROADCAST_CAPACITY,
         };
         Api::start(config, store).await.expect("start the test API")
     }

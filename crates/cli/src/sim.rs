@@ -22,6 +22,10 @@ use futures::{StreamExt, TryStreamExt};
 
 use crate::serve::pki;
 
+/// How far a watcher of a simulated cluster may fall behind: each watched directory's buffer
+/// is allocated whole, a thousand clusters over (a member sees a few writes a second).
+const WATCH_BUFFER: usize = 256;
+
 /// Clusters started at once (each start writes its system namespaces and RBAC).
 const STARTING: usize = 8;
 
@@ -87,6 +91,7 @@ pub async fn run(args: SimArgs) -> Result<()> {
                         max_token_expiration: None,
                         compaction_interval: Duration::from_secs(300),
                         flotilla_kinds: false,
+                        watch_buffer: WATCH_BUFFER,
                     },
                     flotilla_store::Store::open("memory:").await?,
                 )

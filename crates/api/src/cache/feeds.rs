@@ -14,26 +14,35 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::broadcast;
 
-use super::{Change, BROADCAST_CAPACITY};
+use super::Change;
 
 /// The buffer of a feed narrower than a resource (one namespace of it): such a feed carries a
 /// fraction of the resource's changes, and there may be one per member cluster. A watcher
 /// that falls this far behind ends, and its client resumes from its last resourceVersion.
 pub const NARROW_CAPACITY: usize = 1024;
 
-#[derive(Default)]
 pub(super) struct Feeds {
     by_dir: Mutex<HashMap<String, broadcast::Sender<Arc<Change>>>>,
+    /// The buffer of the whole store's and each resource's feed.
+    buffer: usize,
 }
 
 impl Feeds {
+    /// Feeds whose whole-store and per-resource buffers hold `buffer` changes.
+    pub fn new(buffer: usize) -> Feeds {
+        Feeds {
+            by_dir: Mutex::default(),
+            buffer: buffer.max(1),
+        }
+    }
+
     /// A receiver of the changes under `dir` (a directory: ends with '/').
     pub fn subscribe(&self, dir: &str) -> broadcast::Receiver<Arc<Change>> {
         let mut feeds = self.by_dir.lock();
         if let Some(tx) = feeds.get(dir) {
             return tx.subscribe();
         }
-        let (tx, rx) = broadcast::channel(capacity(dir));
+        let (tx, rx) = broadcast::channel(capacity(dir, self.buffer));
         feeds.insert(dir.to_owned(), tx);
         rx
     }
@@ -58,30 +67,30 @@ impl Feeds {
     }
 }
 
-/// The whole store and each resource get the full buffer; narrower directories a small one.
-fn capacity(dir: &str) -> usize {
+/// The whole store and each resource get the full `buffer`; narrower directories a small one.
+fn capacity(dir: &str, buffer: usize) -> usize {
     // "/registry/" has 2 slashes, "/registry/apps/deployments/" 4.
     if dir.matches('/').count() <= 4 {
-        BROADCAST_CAPACITY
+        buffer
     } else {
-        NARROW_CAPACITY
+        buffer.min(NARROW_CAPACITY)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::capacity;
+    use crate::cache::BROADCAST_CAPACITY;
 
     #[test]
     fn resources_get_the_full_buffer_and_namespaces_a_small_one() {
-        assert_eq!(capacity("/registry/"), super::BROADCAST_CAPACITY);
+        let full = BROADCAST_CAPACITY;
+        assert_eq!(capacity("/registry/", full), full);
+        assert_eq!(capacity("/registry/apps/deployments/", full), full);
         assert_eq!(
-            capacity("/registry/apps/deployments/"),
-            super::BROADCAST_CAPACITY
-        );
-        assert_eq!(
-            capacity("/registry/apps/deployments/demo/"),
+            capacity("/registry/apps/deployments/demo/", full),
             super::NARROW_CAPACITY
         );
+        assert_eq!(capacity("/registry/apps/deployments/demo/", 64), 64);
     }
 }

@@ -114,6 +114,13 @@ fn successor(prefix: &str) -> String {
 impl Cache {
     /// Load everything from the store and keep following it.
     pub async fn start(store: Store) -> Result<Arc<Cache>> {
+        Cache::start_with(store, BROADCAST_CAPACITY).await
+    }
+
+    /// [`Cache::start`] with watchers of the whole store or of a resource ending when they fall
+    /// `buffer` changes behind (a process serving many small APIs, `flotilla sim`, keeps it
+    /// small: each watched directory's buffer is allocated whole).
+    pub async fn start_with(store: Store, buffer: usize) -> Result<Arc<Cache>> {
         let mut objects = BTreeMap::new();
         let mut start_after = None;
         let mut revision = None;
@@ -150,7 +157,7 @@ impl Cache {
                 objects,
                 history: VecDeque::new(),
             }),
-            feeds: feeds::Feeds::default(),
+            feeds: feeds::Feeds::new(buffer),
             applied,
         });
         tracing::info!(

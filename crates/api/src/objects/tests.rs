@@ -22,6 +22,7 @@ async fn api(dir: &tempfile::TempDir) -> Arc<Api> {
         max_token_expiration: None,
         compaction_interval: std::time::Duration::from_secs(300),
         flotilla_kinds: true,
+        watch_buffer: crate::cache::BROADCAST_CAPACITY,
     };
     Api::start(config, store).await.unwrap()
 }

@@ -196,6 +196,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
                 .filter(|d| !d.is_zero()),
             compaction_interval: args.compaction_interval,
             flotilla_kinds: true,
+            watch_buffer: flotilla_api::cache::BROADCAST_CAPACITY,
         },
         store,
     )
