@@ -43,6 +43,21 @@ fn fails(dir: &Path, cluster: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Poll `check` every half second until it gives `Ok`; after `secs`, fail saying what it last
+/// saw (its `Err`).
+async fn until<T>(secs: u64, mut check: impl FnMut() -> Result<T, String>) -> T {
+    let started = Instant::now();
+    loop {
+        match check() {
+            Ok(v) => return v,
+            Err(saw) if started.elapsed() > Duration::from_secs(secs) => {
+                panic!("still not so after {secs} s: {saw}")
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(500)).await,
+        }
+    }
+}
+
 /// The server URL of `cluster`'s kubeconfig.
 fn server(dir: &Path, cluster: &str) -> String {
     let kc = Kubeconfig::read_from(dir.join(format!("{cluster}.kubeconfig"))).unwrap();
@@ -88,23 +103,17 @@ async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
 
     // Every cluster answers once the simulator serves; the last one started is m-50.
     let last = format!("m-{COUNT}");
-    let started = Instant::now();
-    loop {
+    until(120, || {
         sim.check_alive().unwrap();
-        if dir.join(format!("{last}.kubeconfig")).exists()
+        let serving = dir.join(format!("{last}.kubeconfig")).exists()
             && kubectl(&dir, &last, &["get", "namespace", "default"])
                 .status
-                .success()
-        {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "the simulator did not serve {COUNT} clusters in 120 s: {}",
-            sim.log_tail(20)
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+                .success();
+        serving
+            .then_some(())
+            .ok_or_else(|| format!("{last} is not served: {}", sim.log_tail(20)))
+    })
+    .await;
 
     // A cluster is a Kubernetes API to kubectl, with its own objects.
     ok(
@@ -171,8 +180,7 @@ async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
     assert!(missing.contains("NotFound"), "{missing}");
 
     // Every cluster joins the hub and is Ready there.
-    let started = Instant::now();
-    loop {
+    until(60, || {
         sim.check_alive().unwrap();
         let ready = hub.ok(&[
             "get",
@@ -181,16 +189,11 @@ async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
             "jsonpath={range .items[*]}{.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}",
         ]);
         let n = ready.lines().filter(|l| *l == "True").count();
-        if n == COUNT {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "{n} of {COUNT} clusters Ready on the hub after 60 s: {}",
-            sim.log_tail(20)
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+        (n == COUNT)
+            .then_some(())
+            .ok_or_else(|| format!("{n} of {COUNT} clusters Ready on the hub"))
+    })
+    .await;
 
     // A Deployment Divided over the fleet lands: its members' replicas add up to the template's.
     hub.ok(&["create", "namespace", "spread"]);
@@ -236,20 +239,17 @@ spec:
         }
         shares
     };
-    let started = Instant::now();
-    let shares = loop {
+    let shares = until(60, || {
         let shares = landed(None);
         let total: u32 = shares.iter().map(|(_, n)| n).sum();
-        if total == 100 && shares.len() >= COUNT / 2 {
-            break shares;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "after 60 s the members hold {total} of 100 replicas in {} clusters",
-            shares.len()
-        );
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    };
+        let holding = shares.len();
+        (total == 100 && holding >= COUNT / 2)
+            .then_some(shares)
+            .ok_or_else(|| {
+                format!("the members hold {total} of 100 replicas in {holding} clusters")
+            })
+    })
+    .await;
 
     // The members' fake kubelets make the pods ready, and the hub sums their status.
     let hub_ready = || {
@@ -264,15 +264,11 @@ spec:
         ]);
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     };
-    let started = Instant::now();
-    while hub_ready() != "100" {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the hub counts {:?} of 100 replicas ready after 60 s",
-            hub_ready()
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    until(60, || match hub_ready() {
+        r if r == "100" => Ok(()),
+        r => Err(format!("the hub counts {r:?} of 100 replicas ready")),
+    })
+    .await;
 
     // The simulator stops a member holding replicas: it answers 503, and the hub moves its
     // share to the others.
@@ -315,21 +311,19 @@ spec:
     );
     let down = fails(&dir, &name, &["get", "namespaces"]);
     assert!(down.contains("stopped"), "{down}");
-    let started = Instant::now();
-    loop {
-        let shares = landed(Some(victim));
-        let total: u32 = shares.iter().map(|(_, n)| n).sum();
-        if total == 100 && hub_ready() == "100" {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(90),
-            "90 s after {name} (holding {share}) stopped, the others hold {total} of 100 \
-             replicas, {:?} ready on the hub",
-            hub_ready()
-        );
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
+    until(90, || {
+        let total: u32 = landed(Some(victim)).iter().map(|(_, n)| n).sum();
+        let ready = hub_ready();
+        (total == 100 && ready == "100")
+            .then_some(())
+            .ok_or_else(|| {
+                format!(
+                    "{name} (holding {share}) stopped; the others hold {total} of 100 replicas, \
+                 {ready:?} ready on the hub"
+                )
+            })
+    })
+    .await;
 
     sim.stop().unwrap();
 }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use flotilla_api::cache::ChangeKind;
+use flotilla_api::cache::{Change, ChangeKind};
 use flotilla_api::Api;
 use parking_lot::Mutex;
 use serde_json::{json, Value};
@@ -36,26 +36,13 @@ pub fn start(api: Arc<Api>, ready_after: Duration) {
                     continue;
                 }
             };
+            let see = |change: &Change| seen(&api, &pending, ready_after, change);
             for change in std::mem::take(&mut sub.replay) {
-                seen(
-                    &api,
-                    &pending,
-                    ready_after,
-                    &change.object.key,
-                    change.kind,
-                    || change.object.value(),
-                );
+                see(&change);
             }
             loop {
                 match sub.live.recv().await {
-                    Ok(change) => seen(
-                        &api,
-                        &pending,
-                        ready_after,
-                        &change.object.key,
-                        change.kind,
-                        || change.object.value(),
-                    ),
+                    Ok(change) => see(&change),
                     // Fell behind: start over from the current state.
                     Err(RecvError::Lagged(_)) => break,
                     Err(RecvError::Closed) => return,
@@ -71,14 +58,13 @@ fn seen(
     api: &Arc<Api>,
     pending: &Arc<Mutex<HashSet<String>>>,
     ready_after: Duration,
-    key: &str,
-    kind: ChangeKind,
-    object: impl FnOnce() -> Value,
+    change: &Change,
 ) {
+    let key = change.object.key.as_str();
     let Some((_, resource)) = KINDS.iter().find(|(prefix, _)| key.starts_with(prefix)) else {
         return;
     };
-    if matches!(kind, ChangeKind::Deleted) || settled(resource.2, &object()) {
+    if matches!(change.kind, ChangeKind::Deleted) || settled(resource.2, &change.object.value()) {
         return;
     }
     if !pending.lock().insert(key.to_owned()) {
