@@ -72,13 +72,13 @@ pub async fn run(args: SimArgs) -> Result<()> {
         .map(|k| format!("{}-{k}", args.prefix))
         .collect();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let apis: Vec<(String, Arc<flotilla_api::Api>)> = futures::stream::iter(names)
+    let apis: Vec<(String, Arc<flotilla_api::Api>)> = futures::stream::iter(names.clone())
         .map(|name| {
             let (base, ca, signing_key, done) = (&base, &creds.ca_pem, &signing_key, &done);
             let addr = addr.to_string();
             let out = &args.out;
             async move {
-                let token = random_token();
+                let token = pki::random_token();
                 let api = flotilla_api::Api::start(
                     flotilla_api::Config {
                         admin_token: flotilla_api::auth::AdminToken::new(&token),
@@ -115,8 +115,6 @@ pub async fn run(args: SimArgs) -> Result<()> {
         "serving simulated member clusters at {base}/<name>; kubeconfigs in {}",
         args.out.display()
     );
-    let mut names: Vec<String> = apis.keys().cloned().collect();
-    names.sort_by_key(|n| n.rsplit('-').next().and_then(|k| k.parse::<u32>().ok()));
     // The simulator's own kubeconfig, for its control requests (see `router`).
     pki::write_kubeconfig(
         &args.out.join("sim.kubeconfig"),
@@ -149,11 +147,4 @@ fn report(done: &std::sync::atomic::AtomicUsize, count: u32, what: &str) {
     if n.is_multiple_of(step) || n == count as usize {
         tracing::info!("{n} of {count} clusters {what}");
     }
-}
-
-fn random_token() -> String {
-    use rand::RngCore;
-    let mut b = [0u8; 32];
-    rand::thread_rng().fill_bytes(&mut b);
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }

@@ -67,15 +67,17 @@ pub(crate) fn ensure_authority(dir: &Path) -> Result<()> {
     let token_path = dir.join(ADMIN_TOKEN);
     match fs::read_to_string(&token_path) {
         Ok(t) if !t.trim().is_empty() => {}
-        _ => {
-            use rand::RngCore;
-            let mut b = [0u8; 32];
-            rand::thread_rng().fill_bytes(&mut b);
-            let t: String = b.iter().map(|x| format!("{x:02x}")).collect();
-            write_private(&token_path, &t)?;
-        }
+        _ => write_private(&token_path, &random_token())?,
     }
     Ok(())
+}
+
+/// A new bearer token: 32 random bytes, in hex.
+pub(crate) fn random_token() -> String {
+    use rand::RngCore;
+    let mut b = [0u8; 32];
+    rand::thread_rng().fill_bytes(&mut b);
+    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// Load or create the CA and admin token in `dir`; issue a fresh serving certificate for `host`

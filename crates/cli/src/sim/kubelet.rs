@@ -81,23 +81,15 @@ fn seen(
             (!settled(resource.2, obj)).then(|| status(resource.2, obj))
         })
         .await;
-        if let Err(e) = written.filter_err(|e| e.code != 404) {
-            tracing::debug!(key, error = %e.message, "the fake kubelet could not write a status");
+        match written {
+            // Deleted meanwhile: nothing to make ready.
+            Err(e) if e.code == 404 => {}
+            Err(e) => {
+                tracing::debug!(key, error = %e.message, "the fake kubelet could not write a status")
+            }
+            Ok(()) => {}
         }
     });
-}
-
-trait FilterErr<E> {
-    fn filter_err(self, keep: impl Fn(&E) -> bool) -> Result<(), E>;
-}
-
-impl<E> FilterErr<E> for Result<(), E> {
-    fn filter_err(self, keep: impl Fn(&E) -> bool) -> Result<(), E> {
-        match self {
-            Err(e) if keep(&e) => Err(e),
-            _ => Ok(()),
-        }
-    }
 }
 
 fn replicas(obj: &Value) -> i64 {
