@@ -7,6 +7,9 @@
 //! hub, then members the benchmark started itself — also on error or Ctrl-C.
 
 mod join;
+mod plane;
+
+pub use plane::Plane;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -15,7 +18,7 @@ use anyhow::{bail, Context, Result};
 use flotilla_apis::cluster::v1alpha1::{Cluster, CONDITION_READY};
 use flotilla_testkit::hub::Serve;
 use flotilla_testkit::Members;
-use kube::{Api, Client, ResourceExt};
+use kube::{Client, ResourceExt};
 
 use super::members;
 use super::procs::{self, Proc};
@@ -63,9 +66,9 @@ pub struct Member {
 pub struct Fleet {
     /// The members, member-1 first. Declared first: their agents stop before the hub.
     pub members: Vec<Member>,
-    /// The hub process.
-    pub hub: Proc,
-    /// A client of the hub with its admin credential.
+    /// The control plane: the hub process, or Karmada's.
+    pub hub: Plane,
+    /// A client of the control plane's API with its admin credential.
     pub client: Client,
     /// Members started by the benchmark, taken down last.
     _started: Option<Members>,
@@ -142,9 +145,56 @@ impl Fleet {
         }
         let mut fleet = Fleet {
             members,
-            hub,
+            hub: Plane::Flotilla(hub),
             client,
             _started: started,
+            dir,
+        };
+        fleet.wait_ready(progress).await?;
+        Ok(fleet)
+    }
+
+    /// Start Karmada's control plane (scripts/karmada) and join the members of `members_dir`
+    /// to it in Push mode; returns once every Cluster is `Ready=True`.
+    pub async fn start_karmada(
+        bench: &str,
+        members_dir: &Path,
+        progress: &Progress,
+    ) -> Result<Fleet> {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("flotilla-bench-{bench}-karmada-"))
+            .tempdir()
+            .context("cannot create a temporary directory for Karmada")?;
+        let mut members = Vec::new();
+        for k in 1..=MEMBERS {
+            let kubeconfig = member_kubeconfig(members_dir, k);
+            members.push(Member {
+                name: format!("member-{k}"),
+                mode: Mode::Push,
+                client: member_client(&kubeconfig, k).await?,
+                agent: None,
+            });
+        }
+        let phase = progress.phase(
+            &format!(
+                "starting Karmada (scripts/karmada up; builds it first if needed) and joining \
+                 {MEMBERS} members in Push mode"
+            ),
+            1,
+        );
+        let (plane_dir, members_dir) = (dir.path().join("karmada"), members_dir.to_path_buf());
+        let karmada = tokio::task::spawn_blocking(move || {
+            crate::karmada::Karmada::start(&plane_dir, &members_dir, MEMBERS)
+        })
+        .await
+        .context("starting Karmada")??;
+        phase.done("Karmada up, members joined");
+        let client = flotilla_testkit::members::client_for(&karmada.kubeconfig).await?;
+        let mut fleet = Fleet {
+            members,
+            hub: Plane::Karmada(karmada),
+            client,
+            _started: None,
             dir,
         };
         fleet.wait_ready(progress).await?;
@@ -205,7 +255,11 @@ impl Fleet {
 
     /// The end of every log, for an error message that needs the whole picture.
     pub fn log_tails(&self) -> String {
-        let mut out = format!("hub log (last lines):\n{}\n", self.hub.log_tail(10));
+        let mut out = format!(
+            "{} log (last lines):\n{}\n",
+            self.hub.kinds().name,
+            self.hub.log_tail(10)
+        );
         for m in &self.members {
             if let Some(a) = &m.agent {
                 out += &format!("{} agent log (last lines):\n{}\n", m.name, a.log_tail(10));
@@ -214,14 +268,9 @@ impl Fleet {
         out
     }
 
-    /// The Clusters on the hub.
+    /// The Clusters of the control plane.
     pub async fn clusters(&self) -> Result<Vec<Cluster>> {
-        let api: Api<Cluster> = Api::all(self.client.clone());
-        let list = api
-            .list(&Default::default())
-            .await
-            .context("listing Clusters on the hub")?;
-        Ok(list.items)
+        self.hub.clusters(&self.client).await
     }
 
     async fn wait_ready(&mut self, progress: &Progress) -> Result<()> {

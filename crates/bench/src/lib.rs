@@ -25,6 +25,7 @@ mod figures;
 mod fleet;
 mod ha;
 mod hub;
+mod karmada;
 mod kubeconfig;
 mod members;
 mod open_loop;

@@ -4,6 +4,10 @@
 //! member clusters — against issue 6's targets: how long a template change takes to reach
 //! every member, and what the hub holds in memory with 10,000 Deployments propagated.
 //!
+//! With `--peer karmada` the same phases run a second time on the same members against
+//! Karmada's control plane (built from its Go module and started by scripts/karmada, the members
+//! joined in Push mode), and the report puts the two side by side.
+//!
 //! Parts: [`objects`] builds the namespaces, policies and Deployments; [`latency`], [`memory`]
 //! and [`cleanup`] are the phases; [`report`] writes the section. The fleet, the processes,
 //! the watches and the open-loop load are shared with `bench work`.
@@ -25,7 +29,6 @@ use kube::api::ListParams;
 use kube::{Api, Client};
 
 use super::fleet::{self, Fleet};
-use super::procs;
 use super::progress::Progress;
 
 /// How long the members get to report the API the benchmark propagates.
@@ -58,8 +61,21 @@ pub struct PropagationArgs {
     /// tool works; its figures are appended only with --output.
     #[arg(long)]
     quick: bool,
+    /// Also measure a peer control plane on the same members, in the same run, and report
+    /// the two side by side. `karmada`: Karmada's control plane built from its Go module
+    /// (scripts/karmada build; 10-20 minutes the first time on a machine), the members
+    /// joined to it in Push mode with `karmadactl join`.
+    #[arg(long, value_enum, value_name = "PEER")]
+    peer: Option<Peer>,
     #[command(flatten)]
     out: super::report::OutputArgs,
+}
+
+/// A control plane measured beside flotilla.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Peer {
+    /// Karmada (the version pinned in tools/karmada/go.mod).
+    Karmada,
 }
 
 /// Run the benchmark. Dropping the future stops every process it started.
@@ -75,31 +91,79 @@ pub async fn run(a: PropagationArgs) -> Result<()> {
     let run = fleet::Run::begin();
     let progress = Progress::new("propagation");
 
-    let mut fleet = Fleet::start("propagation", a.members_dir.as_deref(), &progress).await?;
-    let members = fleet.describe(a.members_dir.is_some());
+    // The peer runs on the same members, so they must outlive flotilla's fleet: started here
+    // when not given.
+    let started = match (&a.members_dir, a.peer) {
+        (None, Some(_)) => {
+            let dir = tempfile::Builder::new()
+                .prefix("flotilla-bench-propagation-members-")
+                .tempdir()
+                .context("cannot create a temporary directory for the members")?;
+            let set = super::members::start(&dir.path().join("members"), &progress).await?;
+            Some((dir, set))
+        }
+        _ => None,
+    };
+    let members_dir = match &started {
+        Some((_, set)) => Some(set.dir().to_path_buf()),
+        None => a.members_dir.clone(),
+    };
     let scale = Scale {
         templates,
         changes,
         rate: a.rate,
         deployments,
     };
-    let measured = measure(&mut fleet, &run.name, &scale, &progress).await;
-    let (idle, phases) = match measured {
+    let mut fleet = Fleet::start("propagation", members_dir.as_deref(), &progress).await?;
+    let members = fleet.describe(a.members_dir.is_some());
+    let flotilla = match measure(&mut fleet, &run.name, &scale, &progress).await {
         Ok(m) => m,
         // Keep the logs of what failed; the processes are stopped all the same.
         Err(e) => return Err(fleet.fail(e).await),
     };
+    let mut failed = check("flotilla", &flotilla);
+    let logs = fleet.stop(failed.is_err()).await?;
+    failed = failed.with_context(|| fleet::logs_kept(&logs));
+
+    let peer = match (a.peer, &members_dir) {
+        (Some(Peer::Karmada), Some(dir)) => {
+            let measured = measure_karmada(dir, &format!("{}k", run.name), &scale, &progress).await;
+            if let Ok((_, m)) = &measured {
+                if let (Ok(()), Err(e)) = (&failed, check("Karmada", m)) {
+                    failed = Err(e);
+                }
+            }
+            Some(measured.map_err(|e| format!("{e:#}")))
+        }
+        _ => None,
+    };
+    drop(started);
     let section = report::Section {
         head: run.head(a.quick, members),
-        idle,
-        latency: phases.0,
-        memory: phases.1,
-        cleanup: phases.2,
+        flotilla,
+        peer,
     };
-    let checked = check(&section);
-    let logs = fleet.stop(checked.is_err()).await?;
     super::report::publish(&report::render(&section), output.as_deref())?;
-    checked.with_context(|| fleet::logs_kept(&logs))
+    failed
+}
+
+/// The phases against Karmada on the members of `members_dir`: its description and what they
+/// measured. Karmada is taken down afterwards either way.
+async fn measure_karmada(
+    members_dir: &std::path::Path,
+    run: &str,
+    scale: &Scale,
+    progress: &Progress,
+) -> Result<(String, report::Measured)> {
+    let mut fleet = Fleet::start_karmada("propagation", members_dir, progress).await?;
+    let describe = fleet.hub.describe();
+    match measure(&mut fleet, run, scale, progress).await {
+        Ok(m) => {
+            fleet.stop(false).await?;
+            Ok((describe, m))
+        }
+        Err(e) => Err(fleet.fail(e).await),
+    }
 }
 
 /// How much the phases do.
@@ -110,22 +174,16 @@ struct Scale {
     deployments: usize,
 }
 
-type Phases = (
-    Result<latency::Latency, String>,
-    Result<memory::Memory, String>,
-    Result<cleanup::Cleanup, String>,
-);
-
 /// The phases, in order; only setup errors end it early, a failed phase is reported. Returns
-/// the hub's memory before them, and what each measured.
+/// the control plane's memory before them, and what each measured.
 async fn measure(
     fleet: &mut Fleet,
     run: &str,
     s: &Scale,
     progress: &Progress,
-) -> Result<(procs::Rss, Phases)> {
+) -> Result<report::Measured> {
     wait_for_apis(fleet, progress).await?;
-    let idle = procs::rss(fleet.hub.pid())?;
+    let idle = fleet.hub.rss()?;
     let (lat_ns, scale_ns) = (format!("{run}-latency"), format!("{run}-scale"));
     let latency = latency::run(
         fleet,
@@ -140,14 +198,12 @@ async fn measure(
     let memory = memory::run(fleet, run, &scale_ns, s.deployments, progress).await;
     let cleanup = cleanup::run(fleet, &[lat_ns, scale_ns], memory::SETTLE, progress).await;
     let text = |r: anyhow::Error| format!("{r:#}");
-    Ok((
+    Ok(report::Measured {
         idle,
-        (
-            latency.map_err(text),
-            memory.map_err(text),
-            cleanup.map_err(text),
-        ),
-    ))
+        latency: latency.map_err(text),
+        memory: memory.map_err(text),
+        cleanup: cleanup.map_err(text),
+    })
 }
 
 /// Wait until every member has reported that it serves Deployments: before that the scheduler
@@ -189,8 +245,8 @@ async fn count_in(member: &Client, ns: &str) -> Result<usize> {
     Ok(page.items.len() + usize::try_from(rest).unwrap_or(0))
 }
 
-/// An error naming what went wrong, if anything did, after the report is out.
-fn check(s: &report::Section) -> Result<()> {
+/// An error naming what went wrong in `plane`'s run, if anything did, after the report is out.
+fn check(plane: &str, s: &report::Measured) -> Result<()> {
     let mut problems = Vec::new();
     for (phase, failed) in [
         ("latency", s.latency.as_ref().err()),
@@ -235,6 +291,6 @@ fn check(s: &report::Section) -> Result<()> {
     if problems.is_empty() {
         Ok(())
     } else {
-        bail!("{}; see the report above", problems.join("; "))
+        bail!("{plane}: {}; see the report above", problems.join("; "))
     }
 }

@@ -86,7 +86,6 @@ impl Tracker {
     ) -> Result<Tracker>
     where
         K: Resource + Clone + Debug + DeserializeOwned + Send + 'static,
-        K::DynamicType: Default,
     {
         let seen = Arc::new(Mutex::new(Seen::default()));
         let mut config = watcher::Config::default();

@@ -8,15 +8,13 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use flotilla_apis::work::v1alpha1::Work;
-use flotilla_controllers::propagation::binding::BINDING_NAMESPACE_ANNOTATION;
 use k8s_openapi::api::core::v1::Namespace;
-use kube::api::{DeleteParams, ListParams};
+use kube::api::{DeleteParams, DynamicObject, ListParams};
 use kube::{Api, ResourceExt};
 
 use super::count_in;
 use crate::fleet::Fleet;
-use crate::procs::{self, Rss};
+use crate::procs::Rss;
 use crate::progress::Progress;
 
 /// How long the phase waits without anything more going before it gives up on the rest.
@@ -101,7 +99,8 @@ pub async fn run(
             hub_left.len()
         ),
     });
-    let works_left = Api::<Work>::all(fleet.client.clone())
+    let kinds = fleet.hub.kinds();
+    let works_left = Api::<DynamicObject>::all_with(fleet.client.clone(), &kinds.work())
         .list_metadata(&ListParams::default())
         .await
         .context("listing the Works left on the hub")?
@@ -109,12 +108,12 @@ pub async fn run(
         .iter()
         .filter(|w| {
             w.annotations()
-                .get(BINDING_NAMESPACE_ANNOTATION)
+                .get(kinds.binding_namespace_annotation)
                 .is_some_and(|ns| namespaces.contains(ns))
         })
         .count();
     tokio::time::sleep(settle).await;
-    let hub = Some(procs::rss(fleet.hub.pid())?);
+    let hub = Some(fleet.hub.rss()?);
     remove_empty(fleet, namespaces, &left, progress).await;
     Ok(Cleanup {
         copies,

@@ -86,13 +86,9 @@ pub async fn run(
     progress: &Progress,
 ) -> Result<Latency> {
     let names: Vec<String> = fleet.members.iter().map(|m| m.name.clone()).collect();
-    objects::setup(
-        &fleet.client,
-        run,
-        ns,
-        &objects::policy(ns, "latency", &names)?,
-    )
-    .await?;
+    let kind = fleet.hub.kinds().policy();
+    let policy = objects::policy(&kind, ns, "latency", &names)?;
+    objects::setup(&fleet.client, run, ns, &kind, &policy).await?;
     let mut in_members = Vec::new();
     for m in &fleet.members {
         let api: Api<Deployment> = Api::namespaced(m.client.clone(), ns);

@@ -11,17 +11,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use flotilla_apis::work::v1alpha1::{ResourceBinding, CONDITION_FULLY_APPLIED};
+use flotilla_apis::work::v1alpha1::CONDITION_FULLY_APPLIED;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::PostParams;
+use kube::api::{DynamicObject, PostParams};
 use kube::{Api, ResourceExt};
 
 use super::count_in;
 use super::objects;
 use crate::figures::thousands;
 use crate::fleet::{self, Fleet};
-use crate::procs::{self, Rss};
+use crate::procs::Rss;
 use crate::progress::Progress;
 use crate::track::{self, Key, Tracker, Verdict};
 
@@ -68,21 +68,21 @@ pub async fn run(
     progress: &Progress,
 ) -> Result<Memory> {
     let names: Vec<String> = fleet.members.iter().map(|m| m.name.clone()).collect();
-    objects::setup(
-        &fleet.client,
-        run,
-        ns,
-        &objects::policy(ns, "scale", &names)?,
-    )
-    .await?;
+    let kind = fleet.hub.kinds().policy();
+    let policy = objects::policy(&kind, ns, "scale", &names)?;
+    objects::setup(&fleet.client, run, ns, &kind, &policy).await?;
     let bindings = Tracker::start_keyed(
-        Api::<ResourceBinding>::namespaced(fleet.client.clone(), ns),
+        Api::<DynamicObject>::namespaced_with(
+            fleet.client.clone(),
+            ns,
+            &fleet.hub.kinds().binding(),
+        ),
         "",
         fully_applied,
     )
     .await
     .context("watching the bindings on the hub")?;
-    let before = procs::rss(fleet.hub.pid())?;
+    let before = fleet.hub.rss()?;
     let keys: Vec<Key> = (0..n).map(|i| format!("{ns}/{}", name(run, i))).collect();
 
     let phase = progress.phase(
@@ -136,7 +136,7 @@ pub async fn run(
         waited.met as f64 / took.as_secs_f64().max(1e-3)
     ));
     tokio::time::sleep(SETTLE).await;
-    let after = procs::rss(fleet.hub.pid())?;
+    let after = fleet.hub.rss()?;
     let ready: Vec<String> = fleet
         .clusters()
         .await?
@@ -167,21 +167,26 @@ fn name(run: &str, i: usize) -> String {
     format!("{run}-scale-{i:05}")
 }
 
-/// A binding is keyed by its template (`namespace/name`), met once `FullyApplied=True`.
-fn fully_applied(b: &ResourceBinding) -> Vec<(Key, Verdict)> {
-    let key = format!(
-        "{}/{}",
-        b.namespace().unwrap_or_default(),
-        b.spec.resource.name
-    );
-    let cond = b.status.as_ref().and_then(|s| {
-        s.conditions
-            .iter()
-            .find(|c| c.type_ == CONDITION_FULLY_APPLIED)
-    });
+/// A binding (flotilla's or Karmada's: the same shape) is keyed by its template
+/// (`namespace/name`), met once `FullyApplied=True`.
+fn fully_applied(b: &DynamicObject) -> Vec<(Key, Verdict)> {
+    let name = b.data["spec"]["resource"]["name"]
+        .as_str()
+        .unwrap_or_default();
+    let key = format!("{}/{name}", b.namespace().unwrap_or_default());
+    let empty = Vec::new();
+    let conditions = b.data["status"]["conditions"].as_array().unwrap_or(&empty);
+    let cond = conditions
+        .iter()
+        .find(|c| c["type"] == CONDITION_FULLY_APPLIED);
+    let text = |c: &serde_json::Value, f: &str| c[f].as_str().unwrap_or_default().to_string();
     let verdict = match cond {
-        Some(c) if c.status == "True" => Verdict::Met,
-        Some(c) => Verdict::Pending(Some(format!("FullyApplied={}: {}", c.status, c.message))),
+        Some(c) if c["status"] == "True" => Verdict::Met,
+        Some(c) => Verdict::Pending(Some(format!(
+            "FullyApplied={}: {}",
+            text(c, "status"),
+            text(c, "message")
+        ))),
         None => Verdict::Pending(Some("no FullyApplied condition yet".into())),
     };
     vec![(key, verdict)]

@@ -1,15 +1,14 @@
-//! What the benchmark writes on the hub: a namespace per phase, a PropagationPolicy (Karmada's
-//! field shapes) that sends every Deployment of the namespace to the three members whole
+//! What the benchmark writes on the control plane: a namespace per phase, a PropagationPolicy
+//! (Karmada's field shapes, so the same object serves flotilla and Karmada) that sends every Deployment of the namespace to the three members whole
 //! (`Duplicated`), and the Deployments — labelled with the run, and annotated with a sequence
 //! number that the latency phase raises to change them.
 
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
-use flotilla_apis::policy::v1alpha1::PropagationPolicy;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Namespace;
-use kube::api::{ObjectMeta, PostParams};
+use kube::api::{ApiResource, DynamicObject, ObjectMeta, PostParams};
 use kube::{Api, Client};
 use serde_json::json;
 
@@ -43,12 +42,17 @@ pub fn deployment(run: &str, namespace: &str, name: &str, replicas: i32) -> Resu
     .context("building a Deployment")
 }
 
-/// A PropagationPolicy `name` in `namespace`: every Deployment of the namespace, whole, to
-/// each of `clusters`.
-pub fn policy(namespace: &str, name: &str, clusters: &[String]) -> Result<PropagationPolicy> {
+/// A PropagationPolicy `name` of kind `kind` (flotilla's or Karmada's) in `namespace`: every
+/// Deployment of the namespace, whole, to each of `clusters`.
+pub fn policy(
+    kind: &ApiResource,
+    namespace: &str,
+    name: &str,
+    clusters: &[String],
+) -> Result<DynamicObject> {
     serde_json::from_value(json!({
-        "apiVersion": "policy.flotilla.io/v1alpha1",
-        "kind": "PropagationPolicy",
+        "apiVersion": kind.api_version,
+        "kind": kind.kind,
         "metadata": {"name": name, "namespace": namespace},
         "spec": {
             "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}],
@@ -76,8 +80,15 @@ pub fn seq_patch(seq: u64) -> serde_json::Value {
     json!({"metadata": {"annotations": {SEQ_ANNOTATION: seq.to_string()}}})
 }
 
-/// Create namespace `name` on the hub, labelled with the run, and `policy` in it.
-pub async fn setup(hub: &Client, run: &str, name: &str, policy: &PropagationPolicy) -> Result<()> {
+/// Create namespace `name` on the control plane, labelled with the run, and `policy` (of kind
+/// `kind`) in it.
+pub async fn setup(
+    hub: &Client,
+    run: &str,
+    name: &str,
+    kind: &ApiResource,
+    policy: &DynamicObject,
+) -> Result<()> {
     let ns = Namespace {
         metadata: ObjectMeta {
             name: Some(name.to_string()),
@@ -90,7 +101,7 @@ pub async fn setup(hub: &Client, run: &str, name: &str, policy: &PropagationPoli
         .create(&PostParams::default(), &ns)
         .await
         .with_context(|| format!("creating the namespace {name} on the hub"))?;
-    Api::<PropagationPolicy>::namespaced(hub.clone(), name)
+    Api::<DynamicObject>::namespaced_with(hub.clone(), name, kind)
         .create(&PostParams::default(), policy)
         .await
         .with_context(|| format!("creating the PropagationPolicy in {name} on the hub"))?;

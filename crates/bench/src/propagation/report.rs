@@ -9,19 +9,28 @@ use super::memory::{Memory, CONCURRENCY, SETTLE};
 use crate::figures::{mib, thousands};
 use crate::procs::Rss;
 use crate::report::{one_line, phase, summary_cells, Head};
-use crate::stats::Summary;
+use crate::stats::{ms, Summary};
 
 /// Issue 6's target for a template change to reach every member.
 pub const TARGET_MS: u128 = 1_000;
-/// Karmada's published figure, printed as the reference (it cannot be run here).
+/// Karmada's published figure, printed as the reference.
 pub const KARMADA: &str = "Karmada's published figure is p99 1.3 s from a template change to \
-applied in the members at 100 clusters (a published figure, not measured here)";
+applied in the members at 100 clusters";
 
 /// Everything the section says.
 pub struct Section {
     /// When, where, at which commit, on which members.
     pub head: Head,
-    /// The hub's memory right after the members joined.
+    /// What flotilla's run measured.
+    pub flotilla: Measured,
+    /// The peer's run (`--peer`): what its control plane is and what it measured, or why it
+    /// could not be measured.
+    pub peer: Option<Result<(String, Measured), String>>,
+}
+
+/// What one control plane's run measured.
+pub struct Measured {
+    /// The control plane's memory right after the members joined.
     pub idle: Rss,
     /// The latency phase, or why it failed.
     pub latency: Result<Latency, String>,
@@ -34,12 +43,87 @@ pub struct Section {
 /// The section as Markdown.
 pub fn render(s: &Section) -> String {
     let mut out = s.head.render("Propagation (`flotilla bench propagation`)");
+    let f = &s.flotilla;
     out += "### End-to-end latency: template change on the hub → in all 3 members\n\n";
-    out += &phase(&s.latency, latency);
+    out += &phase(&f.latency, latency);
     out += "\n### Hub memory and throughput\n\n";
-    out += &phase(&s.memory, |m| memory(m, s.idle, s.cleanup.as_ref().ok()));
+    out += &phase(&f.memory, |m| memory(m, f.idle, f.cleanup.as_ref().ok()));
     out += "\n### Cleanup\n\n";
-    out += &phase(&s.cleanup, cleanup);
+    out += &phase(&f.cleanup, cleanup);
+    if let Some(peer) = &s.peer {
+        out += "\n### Side by side with Karmada (same members, same run)\n\n";
+        out += &match peer {
+            Ok((what, k)) => side_by_side(f, what, k),
+            Err(e) => format!("Karmada could not be measured: {}\n", one_line(e)),
+        };
+    }
+    out
+}
+
+/// One table of the figures both planes measured, then what failed on the peer's side.
+fn side_by_side(f: &Measured, what: &str, k: &Measured) -> String {
+    let mut out = format!(
+        "The same phases on the same 3 members, one control plane after the other, with the \
+         members joined to Karmada in Push mode (`karmadactl join`) and the same \
+         PropagationPolicy (`policy.karmada.io/v1alpha1`, the same fields). Control-plane \
+         memory is the sum of VmRSS over its processes ({what}; flotilla: the one `flotilla \
+         serve` process).\n\n\
+         | figure | flotilla | Karmada |\n|---|---|---|\n"
+    );
+    let both = |label: &str, cell: &dyn Fn(&Measured) -> Option<String>| {
+        let show = |m: &Measured| cell(m).unwrap_or_else(|| "–".into());
+        format!("| {label} | {} | {} |\n", show(f), show(k))
+    };
+    let lat = |pick: fn(&Latency) -> Option<Summary>| {
+        move |m: &Measured| {
+            let s = pick(m.latency.as_ref().ok()?)?;
+            Some(format!("p50 {} / p99 {}", ms(s.p50), ms(s.p99)))
+        }
+    };
+    out += &both(
+        "template change → in all 3 members",
+        &lat(|l: &Latency| l.all),
+    );
+    out += &both(
+        "create → Deployment in all 3 members",
+        &lat(|l: &Latency| l.create_in_members),
+    );
+    out += &both("propagated (scale phase)", &|m: &Measured| {
+        let mem = m.memory.as_ref().ok()?;
+        Some(format!(
+            "{} Deployments in {:.1} s: {:.0}/s ({:.0} member objects/s)",
+            thousands((mem.deployments - mem.not_applied.0) as u64),
+            mem.took.as_secs_f64(),
+            mem.throughput(),
+            3.0 * mem.throughput()
+        ))
+    });
+    out += &both("memory, idle with 3 members", &|m: &Measured| {
+        Some(mib(m.idle.now))
+    });
+    out += &both("memory, all bindings FullyApplied", &|m: &Measured| {
+        Some(mib(m.memory.as_ref().ok()?.after.now))
+    });
+    out += &both("memory, peak", &|m: &Measured| {
+        let mem = m.memory.as_ref().ok()?;
+        Some(mib(mem.after.peak))
+    });
+    out += &both(
+        "cleanup: namespaces deleted → members empty",
+        &|m: &Measured| {
+            let t = m.cleanup.as_ref().ok()?.took?;
+            Some(format!("{:.1} s", t.as_secs_f64()))
+        },
+    );
+    for (phase, failed) in [
+        ("latency", k.latency.as_ref().err()),
+        ("scale", k.memory.as_ref().err()),
+        ("cleanup", k.cleanup.as_ref().err()),
+    ] {
+        if let Some(e) = failed {
+            out += &format!("\nKarmada's {phase} phase failed: {}\n", one_line(e));
+        }
+    }
     out
 }
 

@@ -127,7 +127,7 @@ pub async fn run(
     phase.done(&format!("{} of {} Works Applied", waited.met, sizes.len()));
     tokio::time::sleep(SETTLE).await;
     let after = procs::rss(pid)?;
-    let hub = procs::rss(fleet.hub.pid())?;
+    let hub = fleet.hub.rss()?;
     progress.note(&format!(
         "{member} agent: VmRSS {} before, {} at {} manifests (peak {})",
         mib(before.now),

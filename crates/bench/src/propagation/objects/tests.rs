@@ -1,3 +1,5 @@
+use flotilla_apis::policy::v1alpha1::PropagationPolicy;
+
 use super::*;
 
 #[test]
@@ -7,8 +9,13 @@ fn a_labelled_deployment_and_a_karmada_shaped_policy() {
     assert_eq!(v["metadata"]["labels"][RUN_LABEL], "bench-1");
     assert_eq!(v["spec"]["replicas"], 1);
     assert_eq!(seq(&d), 0);
-    let p = policy("ns", "all", &["member-1".into(), "member-3".into()]).unwrap();
+    let kind = kube::api::ApiResource::erase::<PropagationPolicy>(&());
+    let p = policy(&kind, "ns", "all", &["member-1".into(), "member-3".into()]).unwrap();
     let v = serde_json::to_value(&p).unwrap();
+    // flotilla's own type reads it: the shapes are Karmada's and flotilla's alike.
+    let typed: PropagationPolicy = serde_json::from_value(v.clone()).unwrap();
+    assert_eq!(typed.spec.resource_selectors.len(), 1);
+    assert_eq!(v["apiVersion"], "policy.flotilla.io/v1alpha1");
     assert_eq!(v["spec"]["resourceSelectors"][0]["kind"], "Deployment");
     assert_eq!(
         v["spec"]["placement"]["clusterAffinity"]["clusterNames"][1],

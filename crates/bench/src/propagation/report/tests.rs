@@ -30,38 +30,41 @@ fn section() -> Section {
             run: "quick scale".into(),
             members: "member-1 pull, member-2 pull, member-3 push".into(),
         },
-        idle: rss(70),
-        latency: Ok(Latency {
-            templates: 2,
-            create_in_members: summary(500),
-            create_running: summary(900),
-            changes: 4,
-            rate: 20,
-            sent_rate: 19.98,
-            all: summary(800),
-            per_member: vec![("member-3".into(), Mode::Push, None)],
-            not_seen: (1, vec!["member-2: ns/d@3 (never seen by the watch)".into()]),
-            ..Latency::default()
-        }),
-        memory: Ok(Memory {
-            deployments: 1_000,
-            before: rss(100),
-            after: rss(300),
-            creates_took: Duration::from_secs(4),
-            took: Duration::from_secs(20),
-            not_applied: (0, vec![]),
-            members: vec![
-                ("member-1".into(), 1_000, true),
-                ("member-2".into(), 3, false),
-            ],
-        }),
-        cleanup: Ok(Cleanup {
-            copies: 3_006,
-            took: Some(Duration::from_millis(12_340)),
-            hub: Some(rss(250)),
-            left: vec![("member-1".into(), 0)],
-            ..Cleanup::default()
-        }),
+        flotilla: Measured {
+            idle: rss(70),
+            latency: Ok(Latency {
+                templates: 2,
+                create_in_members: summary(500),
+                create_running: summary(900),
+                changes: 4,
+                rate: 20,
+                sent_rate: 19.98,
+                all: summary(800),
+                per_member: vec![("member-3".into(), Mode::Push, None)],
+                not_seen: (1, vec!["member-2: ns/d@3 (never seen by the watch)".into()]),
+                ..Latency::default()
+            }),
+            memory: Ok(Memory {
+                deployments: 1_000,
+                before: rss(100),
+                after: rss(300),
+                creates_took: Duration::from_secs(4),
+                took: Duration::from_secs(20),
+                not_applied: (0, vec![]),
+                members: vec![
+                    ("member-1".into(), 1_000, true),
+                    ("member-2".into(), 3, false),
+                ],
+            }),
+            cleanup: Ok(Cleanup {
+                copies: 3_006,
+                took: Some(Duration::from_millis(12_340)),
+                hub: Some(rss(250)),
+                left: vec![("member-1".into(), 0)],
+                ..Cleanup::default()
+            }),
+        },
+        peer: None,
     }
 }
 
@@ -92,11 +95,11 @@ fn the_section_says_it_all() {
 #[test]
 fn failed_phases_and_missed_targets_say_so() {
     let mut s = section();
-    if let Ok(l) = &mut s.latency {
+    if let Ok(l) = &mut s.flotilla.latency {
         l.all = summary(1_300);
     }
-    s.memory = Err("the hub\nexited".into());
-    s.cleanup = Err("boom".into());
+    s.flotilla.memory = Err("the hub\nexited".into());
+    s.flotilla.cleanup = Err("boom".into());
     let text = render(&s);
     assert!(text.contains("— **not met**."), "{text}");
     assert!(
@@ -105,4 +108,32 @@ fn failed_phases_and_missed_targets_say_so() {
     );
     assert!(text.contains("The phase failed: boom\n"), "{text}");
     assert!(!text.contains("hub VmRSS after cleanup"), "{text}");
+}
+
+#[test]
+fn a_peer_is_set_beside_flotilla() {
+    let mut s = section();
+    let mut k = section().flotilla;
+    if let Ok(l) = &mut k.latency {
+        l.all = summary(1_300);
+    }
+    k.idle = rss(900);
+    k.cleanup = Err("Karmada's etcd (pid 7) has exited".into());
+    s.peer = Some(Ok(("Karmada: apiserver 1, etcd 2".into(), k)));
+    let text = render(&s);
+    for want in [
+        "### Side by side with Karmada (same members, same run)",
+        "(Karmada: apiserver 1, etcd 2; flotilla: the one `flotilla serve` process)",
+        "| template change → in all 3 members | p50 100.00 ms / p99 800.00 ms | p50 100.00 ms / \
+         p99 1300.00 ms |\n",
+        "| memory, idle with 3 members | 70.0 MiB | 900.0 MiB |\n",
+        "| cleanup: namespaces deleted → members empty | 12.3 s | – |\n",
+        "Karmada's cleanup phase failed: Karmada's etcd (pid 7) has exited\n",
+    ] {
+        assert!(text.contains(want), "lacks {want:?}:\n{text}");
+    }
+    s.peer = Some(Err("scripts/karmada up failed:\nno Go".into()));
+    assert!(
+        render(&s).contains("Karmada could not be measured: scripts/karmada up failed: no Go\n")
+    );
 }
