@@ -5,6 +5,7 @@
 //! leader: each holds the Leases of some of the 16 shards in `flotilla-system` and works only
 //! those ([`flotilla_controllers::shards`]); when one stops, the others take its shards over.
 
+mod in_process;
 mod metrics;
 pub(crate) mod run;
 
@@ -97,6 +98,7 @@ pub async fn run(args: ControllersArgs) -> Result<()> {
     tracing::info!(%identity, "controllers starting");
     run::run(
         &kubeconfig,
+        None,
         &args.controllers,
         &identity,
         crate::serve::shutdown_signal(),

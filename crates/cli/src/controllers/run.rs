@@ -21,17 +21,29 @@ pub const IDENTITY_HEADER: &str = "x-flotilla-controller";
 
 /// Runs the controllers as `identity` until `stop` completes, then gives the shards back and
 /// returns (or returns an error if the hub cannot be reached at all).
+///
+/// `in_process`: the API server of this very process (`serve`), which then serves the
+/// controllers' requests without going through its listener ([`super::in_process`]).
 pub async fn run(
     kubeconfig: &Path,
+    in_process: Option<Arc<flotilla_api::Api>>,
     args: &ControllerArgs,
     identity: &str,
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<()> {
-    let hub = client(kubeconfig, identity).await?;
     let root_ca = root_ca(kubeconfig)?;
-    // Lease renewals on a connection of their own: never queued behind the controllers'
-    // watches and writes on a busy hub.
-    let lease_client = client(kubeconfig, identity).await?;
+    let (hub, lease_client) = match in_process {
+        Some(api) => {
+            let hub = super::in_process::client(api, kubeconfig, identity)?;
+            (hub.clone(), hub)
+        }
+        // Lease renewals on a connection of their own: never queued behind the controllers'
+        // watches and writes on a busy hub.
+        None => (
+            client(kubeconfig, identity).await?,
+            client(kubeconfig, identity).await?,
+        ),
+    };
     let (leases, shards) = Leases::start(lease_client, identity);
     // On the heap: the controllers' futures together are too large for a thread's stack.
     tokio::select! {

@@ -220,6 +220,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let dns_server = dns.bind().await?;
     // The controllers give their shards back before the API server stops serving them.
     let (stopped, stop) = tokio::sync::oneshot::channel::<()>();
+    let in_process = api.clone();
     let serving = flotilla_api::serve(api, listener, creds.tls, limits, async {
         let _ = stop.await;
     });
@@ -230,7 +231,10 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         } else {
             let (config, signal) = (&args.controllers, shutdown_signal());
             match crate::controllers::hub_identity(&dir) {
-                Ok(id) => crate::controllers::run::run(&kubeconfig, config, &id, signal).await,
+                Ok(id) => {
+                    let api = Some(in_process);
+                    crate::controllers::run::run(&kubeconfig, api, config, &id, signal).await
+                }
                 Err(e) => Err(e),
             }
         };
