@@ -101,34 +101,51 @@ pub async fn supervise(
     let mut workers: HashMap<String, Worker> = HashMap::new();
     let mut tick = tokio::time::interval(RECHECK);
     loop {
-        tokio::select! {
+        // A Cluster's event concerns its own worker only: with a thousand members, each status
+        // write re-checking every worker was most of the supervisor's time. The tick and a
+        // change of shares re-check them all (and catch what a watch restart missed).
+        let only = tokio::select! {
             event = changes.next() => match event {
-                Some(Err(e)) => tracing::warn!(error = %e, "watching Clusters"),
-                Some(Ok(_)) => {}
+                Some(Err(e)) => {
+                    tracing::warn!(error = %e, "watching Clusters");
+                    continue;
+                }
+                Some(Ok(c)) => Some(c.name_any()),
                 None => return,
             },
-            _ = tick.tick() => {}
-            Some(()) = moved.next() => {}
-        }
+            _ = tick.tick() => None,
+            Some(()) = moved.next() => None,
+        };
         let options = (&delivery, &beat, &voting);
-        reconcile(&hub, &store, &mut workers, options, &*share).await;
+        reconcile(&hub, &store, &mut workers, options, &*share, only.as_deref()).await;
     }
 }
 
+/// Start and stop workers to match the Clusters: every one, or `only` that one.
 async fn reconcile(
     hub: &Client,
     store: &Store<Cluster>,
     workers: &mut HashMap<String, Worker>,
     (delivery, beat, voting): (&delivery::Options, &heartbeat::Options, &probe::Options),
     share: &dyn Share,
+    only: Option<&str>,
 ) {
-    let wanted: HashMap<String, std::sync::Arc<Cluster>> = store
-        .state()
+    let candidates = match only {
+        Some(name) => store
+            .get(&reflector::ObjectRef::new(name))
+            .into_iter()
+            .collect(),
+        None => store.state(),
+    };
+    let wanted: HashMap<String, std::sync::Arc<Cluster>> = candidates
         .into_iter()
         .filter(|c| wants_worker(c) && share.serves(&c.name_any()))
         .map(|c| (c.name_any(), c))
         .collect();
     workers.retain(|name, w| {
+        if only.is_some_and(|o| o != name) {
+            return true;
+        }
         let keep = !w.task.is_finished()
             && wanted
                 .get(name)

@@ -127,6 +127,7 @@ fn a_peer_is_set_beside_flotilla() {
         "| template change → in all 3 members | p50 100.00 ms / p99 800.00 ms | p50 100.00 ms / \
          p99 1300.00 ms |\n",
         "| memory, idle with 3 members | 70.0 MiB | 900.0 MiB |\n",
+        "| changes not in all 3 members within 30 s | 1 of 4 | 1 of 4 |\n",
         "| cleanup: namespaces deleted → members empty | 12.3 s | – |\n",
         "Karmada's cleanup phase failed: Karmada's etcd (pid 7) has exited\n",
     ] {
