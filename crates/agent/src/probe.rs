@@ -107,10 +107,14 @@ pub async fn run(hub: Client, cluster: &str, options: Options) {
     let mut last_write: Option<Instant> = None;
     let mut last_attempt: Option<Instant> = None;
     let mut tick = tokio::time::interval(TICK);
+    // After a spell with nothing to probe, carry on from now rather than make up the ticks.
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     tracing::info!(%cluster, source = ?options.source, "voting on the health of fleet service endpoints");
     loop {
         tokio::select! {
-            _ = tick.tick() => {}
+            // Only while there is something to probe: a thousand push workers' voters ticking
+            // ten times a second with no targets kept an idle hub busy.
+            _ = tick.tick(), if !tracked.is_empty() => {}
             changed = targets.changed() => {
                 if changed.is_err() {
                     return;
