@@ -117,7 +117,15 @@ pub async fn supervise(
             Some(()) = moved.next() => None,
         };
         let options = (&delivery, &beat, &voting);
-        reconcile(&hub, &store, &mut workers, options, &*share, only.as_deref()).await;
+        reconcile(
+            &hub,
+            &store,
+            &mut workers,
+            options,
+            &*share,
+            only.as_deref(),
+        )
+        .await;
     }
 }
 

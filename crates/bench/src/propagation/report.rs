@@ -84,10 +84,17 @@ fn side_by_side(f: &Measured, what: &str, k: &Measured) -> String {
         "template change → in all 3 members",
         &lat(|l: &Latency| l.all),
     );
-    out += &both("changes not in all 3 members within 30 s", &|m: &Measured| {
-        let l = m.latency.as_ref().ok()?;
-        Some(format!("{} of {}", l.not_seen.0, thousands(l.changes as u64)))
-    });
+    out += &both(
+        "changes not in all 3 members within 30 s",
+        &|m: &Measured| {
+            let l = m.latency.as_ref().ok()?;
+            Some(format!(
+                "{} of {}",
+                l.not_seen.0,
+                thousands(l.changes as u64)
+            ))
+        },
+    );
     out += &both(
         "create → Deployment in all 3 members",
         &lat(|l: &Latency| l.create_in_members),
