@@ -1,8 +1,8 @@
 //! Cleanup, measured too: the run's namespaces are deleted on the hub, which deletes the
 //! templates; the hub's garbage collector deletes their bindings, the binding controller their
 //! Works, and the agents and the push worker prune the copies from the members. The phase waits
-//! until the namespaces are gone from the hub and no Deployment of theirs is left in any member,
-//! then counts the Works left on the hub and reads the hub's memory. The namespaces the agents
+//! until the namespaces are gone from the hub, no Deployment of theirs is left in any member and
+//! their Works are gone (or nothing moved for a while), then reads the hub's memory. The namespaces the agents
 //! created in the members are removed when empty; one with leftovers is kept as evidence.
 
 use std::time::{Duration, Instant};
@@ -64,7 +64,7 @@ pub async fn run(
         }
     }
     let mut last = (usize::MAX, Vec::new(), Instant::now());
-    let (hub_left, left) = loop {
+    let (hub_left, left, works_left) = loop {
         fleet.check_alive()?;
         let mut hub_left = Vec::new();
         for ns in namespaces {
@@ -79,19 +79,32 @@ pub async fn run(
         }
         let left = in_members(fleet, namespaces).await?;
         let remaining: usize = left.iter().map(|(_, n)| n).sum();
+        // A Work keeps its finalizer until the member's copy is pruned, so it goes a moment
+        // after the member is empty: wait for it too (listed once the rest is gone).
+        let rest_gone = remaining == 0 && hub_left.is_empty();
+        let works = if rest_gone {
+            works_of(fleet, namespaces).await?
+        } else {
+            usize::MAX / 2
+        };
         phase
             .bar()
             .set_position(copies.saturating_sub(remaining) as u64);
-        if (remaining, &hub_left) != (last.0, &last.1) {
-            last = (remaining, hub_left.clone(), Instant::now());
+        let now = (remaining + works, hub_left.clone());
+        if now != (last.0, last.1.clone()) {
+            last = (now.0, now.1, Instant::now());
         }
-        if (remaining == 0 && hub_left.is_empty()) || last.2.elapsed() > STALL {
-            break (hub_left, left);
+        if rest_gone && works == 0 {
+            break (hub_left, left, 0);
+        }
+        if last.2.elapsed() > STALL {
+            break (hub_left, left, works_of(fleet, namespaces).await?);
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     };
     let remaining: usize = left.iter().map(|(_, n)| n).sum();
-    let took = (remaining == 0 && hub_left.is_empty()).then(|| started.elapsed());
+    let took =
+        (remaining == 0 && works_left == 0 && hub_left.is_empty()).then(|| started.elapsed());
     phase.done(&match took {
         Some(_) => format!("namespaces gone, {copies} copies pruned"),
         None => format!(
@@ -99,19 +112,6 @@ pub async fn run(
             hub_left.len()
         ),
     });
-    let kinds = fleet.hub.kinds();
-    let works_left = Api::<DynamicObject>::all_with(fleet.client.clone(), &kinds.work())
-        .list_metadata(&ListParams::default())
-        .await
-        .context("listing the Works left on the hub")?
-        .items
-        .iter()
-        .filter(|w| {
-            w.annotations()
-                .get(kinds.binding_namespace_annotation)
-                .is_some_and(|ns| namespaces.contains(ns))
-        })
-        .count();
     tokio::time::sleep(settle).await;
     let hub = Some(fleet.hub.rss()?);
     remove_empty(fleet, namespaces, &left, progress).await;
@@ -123,6 +123,25 @@ pub async fn run(
         left,
         hub,
     })
+}
+
+/// Works on the hub of the bindings in `namespaces`.
+async fn works_of(fleet: &Fleet, namespaces: &[String]) -> Result<usize> {
+    let kinds = fleet.hub.kinds();
+    Ok(
+        Api::<DynamicObject>::all_with(fleet.client.clone(), &kinds.work())
+            .list_metadata(&ListParams::default())
+            .await
+            .context("listing the Works left on the hub")?
+            .items
+            .iter()
+            .filter(|w| {
+                w.annotations()
+                    .get(kinds.binding_namespace_annotation)
+                    .is_some_and(|ns| namespaces.contains(ns))
+            })
+            .count(),
+    )
 }
 
 /// Deployments of `namespaces` in each member.

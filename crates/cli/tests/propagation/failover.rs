@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::common::fleet::eventually;
+use crate::common::fleet::{eventually, kc};
 use crate::common::Hub;
 use flotilla_testkit::process::last_lines;
 use flotilla_testkit::Members;
@@ -14,6 +14,30 @@ fn member_ready(m: &std::path::Path, name: &str) -> u32 {
     member_get(m, &format!("deploy/{name}"), "{.status.readyReplicas}")
         .parse()
         .unwrap_or(0)
+}
+
+/// `readyReplicas` of Deployment `name` in a member: 0 when it is not there, `None` when the
+/// member could not be read.
+fn sampled_ready(m: &std::path::Path, name: &str) -> Option<u32> {
+    let (ok, out, err) = kc(
+        m,
+        &[
+            "get",
+            &format!("deploy/{name}"),
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.status.readyReplicas}",
+            "--request-timeout=3s",
+        ],
+    );
+    if ok {
+        Some(out.trim().parse().unwrap_or(0))
+    } else if err.contains("NotFound") {
+        Some(0)
+    } else {
+        None
+    }
 }
 
 /// Stopping a member moves its replicas to the others (and the hub still counts 6 ready);
@@ -88,8 +112,20 @@ pub(super) fn failover_and_failback(hub: &Hub, members: &Members) {
     eprintln!("member-3 started in {:?}", started.elapsed());
     let deadline = started + Duration::from_secs(150);
     let mut lowest = u32::MAX;
+    // Each change of the members' ready counts, with when it was seen: the evidence if the
+    // count drops.
+    let mut timeline: Vec<(Duration, Vec<u32>)> = Vec::new();
     loop {
-        let ready: Vec<u32> = MEMBERS.iter().map(|c| member_ready(&m(c), "ha")).collect();
+        // A member that cannot be read right now (a slow or restarting API server) gives no
+        // sample; that is not a drop of its ready replicas.
+        let ready: Option<Vec<u32>> = MEMBERS.iter().map(|c| sampled_ready(&m(c), "ha")).collect();
+        let Some(ready) = ready else {
+            std::thread::sleep(Duration::from_millis(300));
+            continue;
+        };
+        if timeline.last().map(|(_, r)| r) != Some(&ready) {
+            timeline.push((started.elapsed(), ready.clone()));
+        }
         let sum: u32 = ready.iter().sum();
         lowest = lowest.min(sum);
         if ready == [2, 2, 2] {
@@ -103,14 +139,16 @@ pub(super) fn failover_and_failback(hub: &Hub, members: &Members) {
         std::thread::sleep(Duration::from_millis(300));
     }
     let took = started.elapsed();
-    eprintln!("failback took {took:?}");
+    eprintln!("failback took {took:?}; ready per member: {timeline:?}");
     assert!(
         took >= Duration::from_secs(20),
         "failback came before the 20 s stable period: {took:?}"
     );
     assert!(
         lowest >= 6,
-        "the ready replicas in the members dropped to {lowest} during failback"
+        "the ready replicas in the members dropped to {lowest} during failback; ready per \
+         member after the start: {timeline:?}; hub log:\n{}",
+        last_lines(&hub.log(), 80)
     );
     assert_eq!(binding("{.status.failedOver[*].name}"), "");
     eventually(
