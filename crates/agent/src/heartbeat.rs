@@ -5,7 +5,9 @@
 //! time. The Cluster's status says what the member is (version, nodes, resources, APIs) and
 //! whether the agent can reach it: `Ready=False` with reason `MemberUnreachable` when the agent
 //! runs but its member does not answer. The status is written when it changes and at least
-//! every `status_refresh`, not every beat, so a fleet of idle clusters does not flood watchers.
+//! every `status_refresh`, not every beat, so a fleet of idle clusters does not flood watchers;
+//! while the Lease is renewed on time, a beat compares with what it last wrote instead of
+//! reading the Cluster (a thousand members would otherwise read a hundred Clusters a second).
 //!
 //! A credential the hub no longer accepts (401), a Lease or Cluster it forbids (403) or removed
 //! (404) end the heartbeat with [`Error::Revoked`]: the agent must stop, not retry forever.
@@ -16,7 +18,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use flotilla_apis::cluster::v1alpha1::{
-    Cluster, CONDITION_JOINED, CONDITION_READY, REASON_CLUSTER_READY, REASON_JOINED,
+    Cluster, ClusterStatus, CONDITION_JOINED, CONDITION_READY, REASON_CLUSTER_READY, REASON_JOINED,
     REASON_MEMBER_UNREACHABLE,
 };
 use flotilla_apis::conditions::{self, Set};
@@ -75,6 +77,10 @@ struct Known {
     resources: Option<(Instant, BTreeMap<String, summary::Amounts>)>,
     /// When the Cluster's status was last written.
     written: Option<Instant>,
+    /// The status as last read or written, while the Lease has been renewed on every beat
+    /// since: nothing else changes `Ready` then, so a beat that would write the same status
+    /// decides so without reading the Cluster. `None` makes the next beat read it.
+    last: Option<ClusterStatus>,
 }
 
 /// Renews `cluster`'s Lease and writes its status through `hub`, probing `member`, until the
@@ -85,10 +91,22 @@ pub async fn run(hub: Client, member: Client, cluster: &str, options: Options) -
     let mut known = Known::default();
     let mut tick = tokio::time::interval(options.interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut renewed: Option<Instant> = None;
     loop {
         tick.tick().await;
-        if let Err(e) = renew(&leases, cluster, &options).await {
-            fatal_or_log(e, cluster)?;
+        match renew(&leases, cluster, &options).await {
+            Ok(()) => {
+                // A renewal that came late may have come after the hub took the Cluster for
+                // gone (`Ready=Unknown`): read it again rather than trust what was written.
+                if renewed.is_some_and(|t| t.elapsed() > options.interval * 3) {
+                    known.last = None;
+                }
+                renewed = Some(Instant::now());
+            }
+            Err(e) => {
+                known.last = None;
+                fatal_or_log(e, cluster)?;
+            }
         }
         let probe = probe(&member, &mut known, &options).await;
         if let Err(e) = report(&clusters, cluster, &mut known, probe, &options).await {
@@ -202,11 +220,68 @@ async fn report(
     probe: Result<(), String>,
     options: &Options,
 ) -> Result<()> {
+    let fresh = known
+        .written
+        .is_some_and(|at| at.elapsed() < options.status_refresh);
+    if fresh {
+        if let Some(last) = &known.last {
+            if same(&next_status(last, known, &probe), last) {
+                return Ok(());
+            }
+        }
+    }
+    // Something to write: read the Cluster first, so the conditions others set (approval)
+    // are kept.
     let current = clusters
         .get(cluster)
         .await
         .map_err(|e| hub_error(format!("reading Cluster {cluster}"), e))?;
     let previous = current.status.clone().unwrap_or_default();
+    let mut status = next_status(&previous, known, &probe);
+    if same(&status, &previous) && fresh {
+        known.last = Some(previous);
+        return Ok(());
+    }
+    let now = Timestamp::now();
+    status.last_heartbeat_time = Some(Time(now));
+    clusters
+        .patch_status(
+            cluster,
+            &PatchParams::default(),
+            &Patch::Merge(&json!({ "status": status })),
+        )
+        .await
+        .map_err(|e| hub_error(format!("writing the status of Cluster {cluster}"), e))?;
+    known.written = Some(Instant::now());
+    known.last = Some(status);
+    Ok(())
+}
+
+/// Equal but for the heartbeat time (field by field: a status with a member's APIs is big,
+/// and this runs every beat of every cluster).
+fn same(a: &ClusterStatus, b: &ClusterStatus) -> bool {
+    let ClusterStatus {
+        conditions,
+        kubernetes_version,
+        api_enablements,
+        node_summary,
+        resource_summary,
+        last_heartbeat_time: _,
+    } = a;
+    *conditions == b.conditions
+        && *kubernetes_version == b.kubernetes_version
+        && *node_summary == b.node_summary
+        && *resource_summary == b.resource_summary
+        && *api_enablements == b.api_enablements
+}
+
+/// `previous` with what this beat found: Joined, Ready from the probe, and what is known of
+/// the member.
+fn next_status(
+    previous: &ClusterStatus,
+    known: &Known,
+    probe: &Result<(), String>,
+) -> ClusterStatus {
     let mut status = previous.clone();
     let now = Timestamp::now();
     let joined = Set {
@@ -245,28 +320,8 @@ async fn report(
     if let Some((_, apis)) = &known.apis {
         status.api_enablements = apis.clone();
     }
-    let unchanged = {
-        let mut a = status.clone();
-        let mut b = previous.clone();
-        a.last_heartbeat_time = None;
-        b.last_heartbeat_time = None;
-        a == b
-    };
-    let fresh = known
-        .written
-        .is_some_and(|at| at.elapsed() < options.status_refresh);
-    if unchanged && fresh {
-        return Ok(());
-    }
-    status.last_heartbeat_time = Some(Time(now));
-    clusters
-        .patch_status(
-            cluster,
-            &PatchParams::default(),
-            &Patch::Merge(&json!({ "status": status })),
-        )
-        .await
-        .map_err(|e| hub_error(format!("writing the status of Cluster {cluster}"), e))?;
-    known.written = Some(Instant::now());
-    Ok(())
+    status
 }
+
+#[cfg(test)]
+mod tests;

@@ -40,10 +40,10 @@ pub struct DnsArgs {
     #[arg(long, value_name = "N", default_value_t = 3)]
     endpoints: usize,
     /// How long each measured dnsperf run lasts (e.g. 10s, 1500ms) [default: 10s; --quick: 2s].
-    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    #[arg(long, value_name = "TIME", value_parser = crate::args::parse_duration)]
     duration: Option<Duration>,
     /// dnsperf's warm-up run against each server before measuring it [default: 3s; --quick: 1s].
-    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    #[arg(long, value_name = "TIME", value_parser = crate::args::parse_duration)]
     warmup: Option<Duration>,
     /// dnsperf client sockets (-c).
     #[arg(long, value_name = "N", default_value_t = 2)]
@@ -70,28 +70,6 @@ pub struct DnsArgs {
     quick: bool,
     #[command(flatten)]
     out: super::report::OutputArgs,
-}
-
-/// `10s`, `1500ms`, `2m` or plain seconds.
-fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let (number, unit) = match s.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
-        Some(i) => s.split_at(i),
-        None => (s, "s"),
-    };
-    let n: f64 = number
-        .parse()
-        .map_err(|_| format!("{s:?} is no duration: write e.g. 10s or 500ms"))?;
-    let secs = match unit {
-        "ms" => n / 1000.0,
-        "s" => n,
-        "m" => n * 60.0,
-        _ => return Err(format!("{s:?}: the unit must be ms, s or m")),
-    };
-    if !(secs > 0.0 && secs < 86_400.0) {
-        return Err(format!("{s:?} must be above zero and below a day"));
-    }
-    Ok(Duration::from_secs_f64(secs))
 }
 
 /// Everything one server's turn measured.

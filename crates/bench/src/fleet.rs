@@ -6,7 +6,7 @@
 //! Everything started here is stopped when the [`Fleet`] is dropped — agents first, then the
 //! hub, then members the benchmark started itself — also on error or Ctrl-C.
 
-mod join;
+pub(crate) mod join;
 mod plane;
 
 pub use plane::Plane;

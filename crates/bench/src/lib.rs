@@ -19,6 +19,7 @@
 //! schedule); [`scheduler`] runs in process; [`dns`] runs flotilla's DNS server and knotd
 //! under dnsperf. All share [`progress`], [`stats`] and [`report`].
 
+mod args;
 mod client;
 mod dns;
 mod figures;
@@ -34,6 +35,7 @@ mod procs;
 mod progress;
 mod propagation;
 mod report;
+mod scale;
 mod scheduler;
 mod stats;
 mod track;
@@ -91,6 +93,11 @@ enum What {
     /// acknowledged writes lost, and controller takeover between two `flotilla controllers`.
     /// Takes about 2 minutes (`--quick`: about 1).
     Ha(ha::HaArgs),
+    /// Benchmark the hub with many simulated member clusters (issue 15): `flotilla serve` and
+    /// `flotilla sim --count N` (default 1,000, all joined in Push mode) — how long until all
+    /// are Ready on the hub, then the idle hub's and simulator's CPU and memory. Takes about
+    /// 2 minutes (`--quick`: 20 clusters, about 20 s).
+    Scale(scale::ScaleArgs),
 }
 
 /// Options of `flotilla bench api`.
@@ -161,6 +168,7 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         What::Dns(a) => dns::run(a).await,
         // Takes its replica set down on Ctrl-C itself.
         What::Ha(a) => ha::run(a).await,
+        What::Scale(a) => on_fleet(scale::run(a)).await,
     }
 }
 

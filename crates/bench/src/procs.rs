@@ -3,6 +3,8 @@
 //! process id — SIGTERM, then SIGKILL — when dropped, so an error or Ctrl-C never leaves one
 //! behind); here: which binary it runs, and its resident memory.
 
+pub mod cpu;
+
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 

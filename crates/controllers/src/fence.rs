@@ -77,7 +77,24 @@ where
     }
 }
 
-/// The service of [`Layer`].
+/// As [`Layer`], for a transport that is cheap to clone and always ready (the hub's own API
+/// called in process): each request's future takes a clone, no buffer task between.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CloneLayer;
+
+impl<S> tower::Layer<S> for CloneLayer
+where
+    S: tower::Service<Request> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Service = Stamped<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Stamped { inner }
+    }
+}
+
+/// The service of [`Layer`] and [`CloneLayer`].
 #[derive(Clone, Debug)]
 pub struct Stamped<S> {
     inner: S,

@@ -1,6 +1,9 @@
 //! One cached object: the stored JSON bytes plus the few fields every list and watch filters on.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
+use parking_lot::Mutex;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -21,6 +24,9 @@ pub struct CachedObject {
     pub namespace: Option<String>,
     /// `metadata.labels`.
     pub labels: std::collections::BTreeMap<String, String>,
+    /// Whether a schema's read defaults (the one held) change this object: found once, then
+    /// every watcher, GET and LIST of it serves the stored bytes without parsing them again.
+    defaulted: Mutex<Option<(Arc<Value>, bool)>>,
 }
 
 #[derive(Deserialize)]
@@ -49,7 +55,22 @@ impl CachedObject {
             name: head.metadata.name,
             namespace: head.metadata.namespace,
             labels: head.metadata.labels,
+            defaulted: Mutex::new(None),
         })
+    }
+
+    /// Whether the read defaults `schema` change this object, `changes` telling the first
+    /// time it is asked for that schema (a CRD changed since gets a new one, and is asked anew).
+    pub fn changed_by_defaults(&self, schema: &Arc<Value>, changes: impl FnOnce() -> bool) -> bool {
+        let mut memo = self.defaulted.lock();
+        match &*memo {
+            Some((known, changed)) if Arc::ptr_eq(known, schema) => *changed,
+            _ => {
+                let changed = changes();
+                *memo = Some((schema.clone(), changed));
+                changed
+            }
+        }
     }
 
     /// The label value for `key`.

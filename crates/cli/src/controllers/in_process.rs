@@ -74,7 +74,7 @@ pub fn client(
             .with_context(|| format!("--identity {identity:?} is not a valid header value"))?,
     );
     let service = tower::ServiceBuilder::new()
-        .layer(flotilla_controllers::fence::Layer)
+        .layer(flotilla_controllers::fence::CloneLayer)
         .service(InProcess {
             api,
             headers: Arc::new(headers),

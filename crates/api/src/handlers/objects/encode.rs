@@ -11,6 +11,23 @@ use crate::registry::{storage, ResourceInfo};
 /// and served at all of theirs (conversion strategy None: only apiVersion changes); a resource
 /// sharing another API's storage is converted (see [`crate::registry::storage`]).
 pub(crate) fn output(res: &ResourceInfo, o: &CachedObject) -> Bytes {
+    // A custom resource stored at the version served whose read defaults change nothing (it
+    // was defaulted when written, with the same schema) is served as stored; the object
+    // remembers the answer, so a change fanned out to many watchers is parsed once, not once
+    // per watcher.
+    if res.custom && stored_at(&o.raw, res) {
+        if let Some(schema) = &res.read_defaults {
+            let changes = || {
+                let stored = o.value();
+                let mut served = stored.clone();
+                crate::admission::schema::on_read::apply(res, &mut served);
+                served != stored
+            };
+            if !o.changed_by_defaults(schema, changes) {
+                return o.raw.clone();
+            }
+        }
+    }
     output_raw(res, &o.raw)
 }
 

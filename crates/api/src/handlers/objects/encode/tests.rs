@@ -32,3 +32,45 @@ fn custom_resources_are_served_at_the_version_asked_for() {
     let v1: Value = serde_json::from_slice(&output_raw(at("v1"), &bare)).expect("JSON");
     assert_eq!(v1["apiVersion"], "stable.example.com/v1");
 }
+
+#[test]
+fn objects_their_read_defaults_do_not_change_are_served_as_stored() {
+    use crate::cache::CachedObject;
+    let crd = |default: &str| {
+        json!({"spec": {"group": "stable.example.com",
+            "names": {"kind": "CronTab", "plural": "crontabs"}, "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "mode": {"type": "string", "default": default}}}}}}}]}})
+    };
+    let res = crate::registry::crd::resources_for(&crd("Pull")).remove(0);
+    assert!(res.read_defaults.is_some(), "the schema declares a default");
+    let object = |raw: &'static [u8]| {
+        CachedObject::new("k".into(), Bytes::from_static(raw), 1).expect("an object")
+    };
+    // Written with its default: the stored bytes, key order and all.
+    let defaulted = object(
+        br#"{"spec":{"mode":"Pull","z":1},"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x"}}"#,
+    );
+    assert_eq!(super::output(&res, &defaulted), defaulted.raw);
+    assert_eq!(
+        super::output(&res, &defaulted),
+        defaulted.raw,
+        "asked again"
+    );
+    // Stored before the default existed: served with it, every time.
+    let bare = object(
+        br#"{"spec":{"z":1},"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"y"}}"#,
+    );
+    for _ in 0..2 {
+        let v: Value = serde_json::from_slice(&super::output(&res, &bare)).expect("JSON");
+        assert_eq!(v["spec"], json!({"z": 1, "mode": "Pull"}));
+    }
+    // The CRD's default changed: the first object is asked anew and gets nothing new (its
+    // value is set), the answer is not the old schema's.
+    let push = crate::registry::crd::resources_for(&crd("Push")).remove(0);
+    assert_eq!(super::output(&push, &defaulted), defaulted.raw);
+    let v: Value = serde_json::from_slice(&super::output(&push, &bare)).expect("JSON");
+    assert_eq!(v["spec"]["mode"], "Push");
+}
