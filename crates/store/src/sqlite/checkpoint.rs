@@ -5,9 +5,9 @@
 //! its own connection now runs `PASSIVE` checkpoints every 20 ms while writes keep coming: they
 //! never block the writer or readers, and run on the other core. That raised 64-task 1 KiB
 //! create throughput from ~22k/s to ~29k/s on two cores. When a checkpoint finds little to copy
-//! the wait doubles, up to a second: a hub idling with 1,000 members (a trickle of Lease
+//! the wait doubles, up to a second, while writes add frames slower than [`BUSY_RATE`]: a hub idling with 1,000 members (a trickle of Lease
 //! renewals) otherwise spent a tenth of a core checkpointing and fsyncing fifty times a
-//! second; the first checkpoint that copies a batch goes back to 20 ms. The writer keeps SQLite's automatic
+//! second; a checkpoint that finds frames piling up faster goes back to 20 ms. The writer keeps SQLite's automatic
 //! checkpoint at a high threshold as a backstop: by the time it fires, the copying is mostly
 //! done, and a checkpoint that ends inside a commit lets the next transaction restart the WAL
 //! from the beginning, which keeps the file from growing under sustained load.
@@ -23,9 +23,10 @@ use crate::{Error, Result};
 const PERIOD: Duration = Duration::from_millis(20);
 /// The longest it waits when there is little to copy.
 const IDLE_PERIOD: Duration = Duration::from_secs(1);
-/// A checkpoint that copied fewer WAL frames than this doubles the wait before the next one
-/// (up to [`IDLE_PERIOD`]); one that copied more goes back to [`PERIOD`].
-const BUSY_FRAMES: i64 = 256;
+/// Writes that add WAL frames faster than this (frames a second, measured over the last
+/// wait) keep the short period; slower ones double the wait, up to [`IDLE_PERIOD`]. A
+/// thousand members' heartbeats add a few hundred a second; a create benchmark, thousands.
+const BUSY_RATE: f64 = 2_000.0;
 
 /// Start the checkpoint thread on its own connection; it stops when `stop`'s sender (held by
 /// the writer) is dropped.
@@ -69,7 +70,7 @@ fn run(conn: Connection, stop: Receiver<()>) {
 /// a trickle of writes (a fleet's heartbeats) is copied about once a second, in one fsync,
 /// instead of fifty times; sustained writes keep the short period.
 fn next_period(period: Duration, copied: i64) -> Duration {
-    if copied >= BUSY_FRAMES {
+    if copied as f64 >= BUSY_RATE * period.as_secs_f64() {
         PERIOD
     } else {
         (period * 2).min(IDLE_PERIOD)
@@ -87,7 +88,11 @@ mod tests {
             p = next_period(p, 3);
         }
         assert_eq!(p, IDLE_PERIOD);
-        assert_eq!(next_period(p, BUSY_FRAMES), PERIOD);
+        // A few hundred frames a second (heartbeats) stay at the long wait.
+        assert_eq!(next_period(IDLE_PERIOD, 300), IDLE_PERIOD);
+        // Thousands a second go back to the short one, and stay there.
+        assert_eq!(next_period(IDLE_PERIOD, 5_000), PERIOD);
+        assert_eq!(next_period(PERIOD, 100), PERIOD);
         assert_eq!(next_period(PERIOD, 0), PERIOD * 2);
     }
 }
