@@ -17,9 +17,12 @@ use tokio::sync::broadcast;
 use super::Change;
 
 /// The buffer of a feed narrower than a resource (one namespace of it): such a feed carries a
-/// fraction of the resource's changes, and there may be one per member cluster. A watcher
-/// that falls this far behind ends, and its client resumes from its last resourceVersion.
-pub const NARROW_CAPACITY: usize = 1024;
+/// fraction of the resource's changes, and there may be several per member cluster (its
+/// Works, ServiceExports, EndpointSlices…). A watcher that falls this far behind ends, and its
+/// client resumes from its last resourceVersion (from the history, without a relist). The
+/// buffer is allocated whole: at 1,024 slots the feeds of 1,000 push members held about
+/// 150 MB of an idle hub's memory, at 256 about 40 MB.
+pub const NARROW_CAPACITY: usize = 256;
 
 pub(super) struct Feeds {
     by_dir: Mutex<HashMap<String, broadcast::Sender<Arc<Change>>>>,
