@@ -9,7 +9,6 @@
 //! heartbeat and a prober each) that was most of an idle hub's memory and CPU.
 
 use std::convert::Infallible;
-use std::path::Path;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
@@ -17,6 +16,8 @@ use anyhow::{Context, Result};
 use futures::future::BoxFuture;
 use http::{HeaderMap, HeaderValue, Request, Response};
 use secrecy::ExposeSecret;
+
+use super::run::HubConfig;
 
 /// A [`tower::Service`] that serves kube-rs' requests with `api`'s handler, adding `headers`
 /// (the credential and the controller identity) to each.
@@ -47,32 +48,23 @@ impl tower::Service<Request<kube::client::Body>> for InProcess {
     }
 }
 
-/// A hub client served by `api` in this process, authenticated with the bearer token of
-/// `kubeconfig`, naming `identity` and carrying the running task's fence
+/// A hub client served by `api` in this process, authenticated with the bearer token of the
+/// controllers' kubeconfig, naming their identity and carrying the running task's fence
 /// ([`flotilla_controllers::fence`]).
-pub fn client(
-    api: Arc<flotilla_api::Api>,
-    kubeconfig: &Path,
-    identity: &str,
-) -> Result<kube::Client> {
-    let file = kube::config::Kubeconfig::read_from(kubeconfig)
-        .with_context(|| format!("cannot read the kubeconfig {}", kubeconfig.display()))?;
-    let token = file
+pub(super) fn client(api: Arc<flotilla_api::Api>, hub: &HubConfig) -> Result<kube::Client> {
+    let token = hub
+        .file
         .auth_infos
         .iter()
         .find_map(|a| a.auth_info.as_ref()?.token.clone())
-        .with_context(|| format!("{} holds no bearer token", kubeconfig.display()))?;
+        .with_context(|| format!("{} holds no bearer token", hub.path.display()))?;
     let mut headers = HeaderMap::new();
     let bearer = format!("Bearer {}", token.expose_secret());
     headers.insert(
         http::header::AUTHORIZATION,
         HeaderValue::from_str(&bearer).context("the kubeconfig's token is no header value")?,
     );
-    headers.insert(
-        super::run::IDENTITY_HEADER,
-        HeaderValue::from_str(identity)
-            .with_context(|| format!("--identity {identity:?} is not a valid header value"))?,
-    );
+    headers.insert(super::run::IDENTITY_HEADER, hub.identity.clone());
     let service = tower::ServiceBuilder::new()
         .layer(flotilla_controllers::fence::CloneLayer)
         .service(InProcess {

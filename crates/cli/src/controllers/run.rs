@@ -31,18 +31,16 @@ pub async fn run(
     identity: &str,
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<()> {
-    let root_ca = root_ca(kubeconfig)?;
+    let hub_config = HubConfig::read(kubeconfig, identity)?;
+    let root_ca = hub_config.root_ca()?;
     let (hub, lease_client) = match in_process {
         Some(api) => {
-            let hub = super::in_process::client(api, kubeconfig, identity)?;
+            let hub = super::in_process::client(api, &hub_config)?;
             (hub.clone(), hub)
         }
         // Lease renewals on a connection of their own: never queued behind the controllers'
         // watches and writes on a busy hub.
-        None => (
-            client(kubeconfig, identity).await?,
-            client(kubeconfig, identity).await?,
-        ),
+        None => (client(&hub_config).await?, client(&hub_config).await?),
     };
     let (leases, shards) = Leases::start(lease_client, identity);
     // On the heap: the controllers' futures together are too large for a thread's stack.
@@ -54,23 +52,59 @@ pub async fn run(
     Ok(())
 }
 
-/// A hub client from `kubeconfig` whose requests name this process
-/// ([`IDENTITY_HEADER`]) and carry the fence of the shard being worked
-/// ([`flotilla_controllers::fence`]).
-async fn client(kubeconfig: &Path, identity: &str) -> Result<kube::Client> {
-    let file = kube::config::Kubeconfig::read_from(kubeconfig)
-        .with_context(|| format!("cannot read the kubeconfig {}", kubeconfig.display()))?;
+/// How the controllers reach the hub: its kubeconfig, read once, and the value of the
+/// identity header their requests carry.
+pub(super) struct HubConfig {
+    /// Where the kubeconfig was read from (for messages).
+    pub path: std::path::PathBuf,
+    /// The kubeconfig.
+    pub file: kube::config::Kubeconfig,
+    /// `--identity`, as the header's value.
+    pub identity: http::HeaderValue,
+}
+
+impl HubConfig {
+    /// Read `kubeconfig`; `identity` names this process to the hub.
+    pub fn read(kubeconfig: &Path, identity: &str) -> Result<HubConfig> {
+        let file = kube::config::Kubeconfig::read_from(kubeconfig)
+            .with_context(|| format!("cannot read the kubeconfig {}", kubeconfig.display()))?;
+        let identity = http::HeaderValue::from_str(identity)
+            .with_context(|| format!("--identity {identity:?} is not a valid header value"))?;
+        Ok(HubConfig {
+            path: kubeconfig.to_path_buf(),
+            file,
+            identity,
+        })
+    }
+
+    /// The PEM of the CA that clients of the hub trust, as the kubeconfig holds it: what
+    /// every namespace's `kube-root-ca.crt` publishes.
+    fn root_ca(&self) -> Result<String> {
+        use base64::Engine as _;
+        let data = self
+            .file
+            .clusters
+            .iter()
+            .find_map(|c| c.cluster.as_ref()?.certificate_authority_data.clone())
+            .with_context(|| format!("{} names no CA", self.path.display()))?;
+        let pem = base64::engine::general_purpose::STANDARD
+            .decode(data.trim())
+            .context("decoding the hub's CA in the kubeconfig")?;
+        String::from_utf8(pem).context("the hub's CA is no PEM text")
+    }
+}
+
+/// A hub client whose requests name this process ([`IDENTITY_HEADER`]) and carry the fence of
+/// the shard being worked ([`flotilla_controllers::fence`]).
+async fn client(hub: &HubConfig) -> Result<kube::Client> {
     let options = kube::config::KubeConfigOptions::default();
-    let mut config = kube::Config::from_custom_kubeconfig(file, &options)
+    let mut config = kube::Config::from_custom_kubeconfig(hub.file.clone(), &options)
         .await
-        .with_context(|| format!("the kubeconfig {} is not usable", kubeconfig.display()))?;
+        .with_context(|| format!("the kubeconfig {} is not usable", hub.path.display()))?;
     let name = IDENTITY_HEADER
         .parse()
         .context("the identity header's name")?;
-    let value = identity
-        .parse()
-        .with_context(|| format!("--identity {identity:?} is not a valid header value"))?;
-    config.headers.push((name, value));
+    config.headers.push((name, hub.identity.clone()));
     flotilla_controllers::fence::client(config).context("cannot build a client for the hub")
 }
 
@@ -165,21 +199,4 @@ impl push::Share for PushShare {
         }
         .boxed()
     }
-}
-
-/// The PEM of the CA that clients of the hub trust, as the kubeconfig holds it: what every
-/// namespace's `kube-root-ca.crt` publishes.
-fn root_ca(kubeconfig: &Path) -> Result<String> {
-    use base64::Engine as _;
-    let config = kube::config::Kubeconfig::read_from(kubeconfig)
-        .with_context(|| format!("reading {}", kubeconfig.display()))?;
-    let data = config
-        .clusters
-        .iter()
-        .find_map(|c| c.cluster.as_ref()?.certificate_authority_data.clone())
-        .with_context(|| format!("{} names no CA", kubeconfig.display()))?;
-    let pem = base64::engine::general_purpose::STANDARD
-        .decode(data.trim())
-        .context("decoding the hub's CA in the kubeconfig")?;
-    String::from_utf8(pem).context("the hub's CA is no PEM text")
 }

@@ -1,3 +1,4 @@
+use std::path::Path;
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
@@ -41,7 +42,7 @@ async fn start(
 async fn requests_and_watches_are_served_in_process_as_the_kubeconfigs_user() {
     let dir = tempfile::tempdir().unwrap();
     let (api, kubeconfig) = start(dir.path(), "admin-token", "admin-token").await;
-    let hub = client(api, &kubeconfig, "proc-a").unwrap();
+    let hub = client(api, &HubConfig::read(&kubeconfig, "proc-a").unwrap()).unwrap();
     let namespaces: Api<Namespace> = Api::all(hub.clone());
     assert!(namespaces
         .list(&Default::default())
@@ -88,7 +89,11 @@ async fn requests_and_watches_are_served_in_process_as_the_kubeconfigs_user() {
 async fn a_wrong_token_is_refused_and_fenced_writes_stay_fenced() {
     let dir = tempfile::tempdir().unwrap();
     let (api, kubeconfig) = start(dir.path(), "admin-token", "not-the-token").await;
-    let stranger = client(api.clone(), &kubeconfig, "proc-a").unwrap();
+    let stranger = client(
+        api.clone(),
+        &HubConfig::read(&kubeconfig, "proc-a").unwrap(),
+    )
+    .unwrap();
     let err = Api::<Namespace>::all(stranger)
         .list(&Default::default())
         .await
@@ -100,7 +105,7 @@ async fn a_wrong_token_is_refused_and_fenced_writes_stay_fenced() {
 
     let dir = tempfile::tempdir().unwrap();
     let (api, kubeconfig) = start(dir.path(), "admin-token", "admin-token").await;
-    let hub = client(api, &kubeconfig, "proc-a").unwrap();
+    let hub = client(api, &HubConfig::read(&kubeconfig, "proc-a").unwrap()).unwrap();
     let cms: Api<ConfigMap> = Api::namespaced(hub, "default");
     let cm: ConfigMap =
         serde_json::from_value(serde_json::json!({"metadata": {"name": "x"}})).unwrap();
