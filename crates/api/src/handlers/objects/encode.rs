@@ -15,17 +15,22 @@ pub(crate) fn output(res: &ResourceInfo, o: &CachedObject) -> Bytes {
     // was defaulted when written, with the same schema) is served as stored; the object
     // remembers the answer, so a change fanned out to many watchers is parsed once, not once
     // per watcher.
+    // (One look at the apiVersion decides both cases here: output_raw would look again.)
     if res.custom && stored_at(&o.raw, res) {
-        if let Some(schema) = &res.read_defaults {
-            let changes = || {
-                let stored = o.value();
-                let mut served = stored.clone();
-                crate::admission::schema::on_read::apply(res, &mut served);
-                served != stored
-            };
-            if !o.changed_by_defaults(schema, changes) {
-                return o.raw.clone();
+        let as_stored = match &res.read_defaults {
+            None => true,
+            Some(schema) => {
+                let changes = || {
+                    let stored = o.value();
+                    let mut served = stored.clone();
+                    crate::admission::schema::on_read::apply(res, &mut served);
+                    served != stored
+                };
+                !o.changed_by_defaults(schema, changes)
             }
+        };
+        if as_stored {
+            return o.raw.clone();
         }
     }
     output_raw(res, &o.raw)
