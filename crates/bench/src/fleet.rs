@@ -9,7 +9,7 @@
 pub(crate) mod join;
 mod plane;
 
-pub use plane::Plane;
+pub use plane::{Kinds, Plane, FLOTILLA};
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -365,14 +365,23 @@ impl Run {
 
     /// The report's head, once the run is over.
     pub fn head(self, quick: bool, members: String) -> Head {
+        self.head_sharing(
+            quick,
+            members,
+            "the agents, the members and the load generator",
+        )
+    }
+
+    /// [`Run::head`] for a run whose hub shares the machine with `sharing` (not the agents and
+    /// members of a usual run).
+    pub fn head_sharing(self, quick: bool, members: String, sharing: &str) -> Head {
         Head {
             when: self.when,
             machine: report::machine(),
             commit: self.commit,
             run: format!(
-                "{} scale, {} build of flotilla {}; the hub (SQLite), the agents, the members and \
-                 the load generator share this machine; 1-minute load average {} before the run, \
-                 {} after it",
+                "{} scale, {} build of flotilla {}; the hub (SQLite), {sharing} share this \
+                 machine; 1-minute load average {} before the run, {} after it",
                 if quick { "quick" } else { "full" },
                 report::build(),
                 env!("CARGO_PKG_VERSION"),

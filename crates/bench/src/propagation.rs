@@ -12,10 +12,10 @@
 //! and [`cleanup`] are the phases; [`report`] writes the section. The fleet, the processes,
 //! the watches and the open-loop load are shared with `bench work`.
 
-mod cleanup;
-mod latency;
-mod memory;
-mod objects;
+pub(crate) mod cleanup;
+pub(crate) mod latency;
+pub(crate) mod memory;
+pub(crate) mod objects;
 mod report;
 
 use std::path::PathBuf;

@@ -3,11 +3,19 @@
 //! Starts `flotilla serve` (SQLite, controllers and push workers in the process) and
 //! `flotilla sim --count N --hub-kubeconfig …`, whose N clusters join the hub in Push mode; times
 //! how long until all N are `Ready=True` on the hub; lets the fleet settle, then reads what the
-//! idle hub and simulator cost: resident memory and CPU over a window (from `/proc`). Every
-//! figure is printed next to the target and appended to BENCHMARKS.md.
+//! idle hub and simulator cost: resident memory and CPU over a window (from `/proc`). Then the
+//! fleet is loaded: M Deployments Divided over placement groups of 3–10 clusters
+//! ([`divided`]: Works applied per second, the hub's memory), template changes timed until
+//! applied in all their clusters ([`changes`]), one loaded cluster stopped and its workloads
+//! timed until moved ([`failover`]), and the namespace deleted ([`cleanup`]). Every figure is
+//! printed next to the target and appended to BENCHMARKS.md.
 //!
 //! Parts: [`fleet`] starts and watches the two processes, [`report`] writes the section.
 
+mod changes;
+mod cleanup;
+mod divided;
+mod failover;
 mod fleet;
 mod report;
 
@@ -38,8 +46,28 @@ pub struct ScaleArgs {
     /// Give up when the clusters are not all Ready within this long of the simulator's start.
     #[arg(long, default_value = "5m", value_parser = crate::args::parse_duration)]
     ready_timeout: Duration,
-    /// A short run (20 clusters, seconds of settling) that proves the tool works; its figures
-    /// mean little and are appended only with --output.
+    /// Deployments Divided over the fleet in the load phase [default: 10000; --quick: 100].
+    #[arg(long, value_name = "M")]
+    deployments: Option<usize>,
+    /// Replicas of each Deployment (divided over its 3-10 clusters).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(i32).range(1..=1000))]
+    replicas: i32,
+    /// Templates changed in the change phase [default: 50; --quick: 10].
+    #[arg(long, value_name = "K")]
+    templates: Option<usize>,
+    /// Changes made in the change phase [default: 1000; --quick: 50].
+    #[arg(long, value_name = "N")]
+    changes: Option<usize>,
+    /// Changes per second (open loop).
+    #[arg(long, value_name = "PER_SECOND", default_value_t = 50,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    rate: u64,
+    /// Only join and measure the idle fleet; no load, changes, failover or cleanup.
+    #[arg(long)]
+    idle_only: bool,
+    /// A short run (20 clusters, seconds of settling, 100 Deployments, hub timings of seconds
+    /// so failover is quick) that proves the tool works; its figures mean little and are
+    /// appended only with --output.
     #[arg(long)]
     quick: bool,
     #[command(flatten)]
@@ -57,16 +85,57 @@ pub struct Plan {
     pub window: Duration,
     /// Ready deadline.
     pub ready_timeout: Duration,
+    /// The load: Deployments and replicas of each (`None`: idle only).
+    pub load: Option<(usize, i32)>,
+    /// Templates, changes and their rate.
+    pub changes: (usize, usize, u64),
+    /// The hub's cluster grace period and failover toleration.
+    pub timings: (Duration, Duration),
+}
+
+impl Plan {
+    /// How long failover may take by the target: the hub notices after the grace
+    /// period, waits out the toleration, and then has 30 s.
+    pub fn failover_budget(&self) -> Duration {
+        self.timings.0 + self.timings.1 + Duration::from_secs(30)
+    }
+
+    /// `flotilla serve`'s timing flags for the plan.
+    fn hub_args(&self, quick: bool) -> Vec<String> {
+        let secs = |d: Duration| format!("{}s", d.as_secs());
+        let mut args = vec![
+            "--cluster-grace-period".into(),
+            secs(self.timings.0),
+            "--failover-toleration".into(),
+            secs(self.timings.1),
+        ];
+        if quick {
+            args.extend(["--heartbeat-interval".into(), "2s".into()]);
+        }
+        args
+    }
 }
 
 impl Plan {
     fn of(a: &ScaleArgs) -> Plan {
+        let pick = |given: Option<usize>, quick: usize, full: usize| {
+            given.unwrap_or(if a.quick { quick } else { full }).max(1)
+        };
+        let load = (!a.idle_only).then(|| (pick(a.deployments, 100, 10_000), a.replicas));
+        let changes = (
+            pick(a.templates, 10, 50),
+            pick(a.changes, 50, 1_000),
+            a.rate,
+        );
         if a.quick {
             Plan {
                 clusters: a.clusters.min(20),
                 settle: Duration::from_secs(2),
                 window: Duration::from_secs(3),
                 ready_timeout: a.ready_timeout,
+                load,
+                changes,
+                timings: (Duration::from_secs(10), Duration::from_secs(5)),
             }
         } else {
             Plan {
@@ -74,6 +143,10 @@ impl Plan {
                 settle: a.settle,
                 window: a.window,
                 ready_timeout: a.ready_timeout,
+                load,
+                changes,
+                // `flotilla serve`'s defaults.
+                timings: (Duration::from_secs(40), Duration::from_secs(60)),
             }
         }
     }
@@ -86,9 +159,18 @@ pub async fn run(a: ScaleArgs) -> Result<()> {
     let output = a.out.path(a.quick);
     let progress = Progress::new("scale");
     let run = Run::begin();
-    let mut set = fleet::SimFleet::start(plan.clusters, &progress).await?;
-    let idle = match measure(&mut set, &plan, &progress).await {
-        Ok(idle) => idle,
+    let mut set = fleet::SimFleet::start(plan.clusters, &plan.hub_args(a.quick), &progress).await?;
+    let measured = match measure(&mut set, &plan, &progress).await {
+        Ok(idle) => match plan.load {
+            Some(load) => loaded(&mut set, &run.name, &plan, load, &progress)
+                .await
+                .map(|l| (idle, Some(l))),
+            None => Ok((idle, None)),
+        },
+        Err(e) => Err(e),
+    };
+    let (idle, loaded) = match measured {
+        Ok(m) => m,
         Err(e) => {
             let tails = set.log_tails();
             set.stop();
@@ -96,16 +178,71 @@ pub async fn run(a: ScaleArgs) -> Result<()> {
         }
     };
     set.stop();
-    let head = run.head(
+    let head = run.head_sharing(
         a.quick,
         format!(
             "{} clusters of `flotilla sim` (one process), every one joined in Push mode",
             plan.clusters
         ),
+        "the simulator and the load generator",
     );
-    let text = report::render(&head, &plan, &idle);
+    let text = report::render(&head, &plan, &idle, loaded.as_ref());
     out::publish(&text, output.as_deref())?;
-    report::check(&idle, &plan).context("the run did not complete")
+    report::check(&idle, loaded.as_ref(), &plan).context("the run did not complete")
+}
+
+/// What the phases after the idle window measured; a phase that failed says why.
+pub struct Loaded {
+    /// The Divided Deployments.
+    pub load: Result<divided::Load, String>,
+    /// Template changes.
+    pub changes: Result<changes::Changes, String>,
+    /// One cluster's failover.
+    pub failover: Result<failover::Failover, String>,
+    /// Deleting it all.
+    pub cleanup: Result<cleanup::Cleanup, String>,
+}
+
+/// The load, change, failover and cleanup phases; only a process that died ends them early,
+/// a phase that failed is reported (and the phases that need its result are not run).
+async fn loaded(
+    set: &mut fleet::SimFleet,
+    run: &str,
+    plan: &Plan,
+    (deployments, replicas): (usize, i32),
+    progress: &Progress,
+) -> Result<Loaded> {
+    let ns = format!("{run}-scale");
+    let text = |e: anyhow::Error| format!("{e:#}");
+    let load = divided::run(set, run, &ns, deployments, replicas, progress)
+        .await
+        .map_err(text);
+    set.check_alive()?;
+    fn skipped<T>() -> Result<T, String> {
+        Err("not run: the load phase failed".to_string())
+    }
+    let (templates, count, rate) = plan.changes;
+    let changes = match &load {
+        Ok(l) => changes::run(set, run, &ns, l, templates, count, rate, progress)
+            .await
+            .map_err(text),
+        Err(_) => skipped(),
+    };
+    set.check_alive()?;
+    let failover = match &load {
+        Ok(l) => failover::run(set, &ns, l, plan.failover_budget(), progress)
+            .await
+            .map_err(text),
+        Err(_) => skipped(),
+    };
+    set.check_alive()?;
+    let cleanup = cleanup::run(set, &ns, progress).await.map_err(text);
+    Ok(Loaded {
+        load,
+        changes,
+        failover,
+        cleanup,
+    })
 }
 
 /// Join, then the idle figures.

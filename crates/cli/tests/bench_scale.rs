@@ -1,5 +1,6 @@
 //! `flotilla bench scale --quick` runs end to end (a hub and `flotilla sim` with 20 clusters, all
-//! joined in Push mode) and writes a report with every figure next to issue 15's targets.
+//! joined in Push mode; 100 Deployments Divided over them, changed, one cluster failed over,
+//! all deleted) and writes a report with every figure next to issue 15's targets.
 
 use std::process::Command;
 
@@ -26,6 +27,15 @@ fn quick_scale_benchmark_reports_every_figure() {
         "| hub open files | ",
         "| simulator resident memory (peak) | ",
         "| simulator CPU, idle | ",
+        "| Deployments Divided | 100 × 10 replicas, 7 groups, ",
+        "| bindings not FullyApplied | 0 | 0 | yes |",
+        "| Works applied per second (first create → last FullyApplied) | ",
+        "| hub resident memory, loaded (peak) | ",
+        "| template change → applied in all its clusters, p50 / p99 / max | ",
+        "| changes failed or not seen everywhere within 30 s | 0 + 0 | 0 | yes |",
+        "| failover: one cluster stopped → its bindings applied elsewhere | ",
+        "| ≤ 45 s | yes |",
+        "| cleanup: namespace deleted → its Works gone | ",
     ] {
         assert!(report.contains(row), "report lacks {row:?}:\n{report}");
     }

@@ -32,7 +32,8 @@ pub struct Kinds {
     pub binding_namespace_annotation: &'static str,
 }
 
-const FLOTILLA: Kinds = Kinds {
+/// flotilla's kinds.
+pub const FLOTILLA: Kinds = Kinds {
     name: "flotilla",
     policy: ("policy.flotilla.io", "v1alpha1"),
     binding: ("work.flotilla.io", "v1alpha1"),

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{DeleteParams, DynamicObject, ListParams};
-use kube::{Api, ResourceExt};
+use kube::{Api, Client, ResourceExt};
 
 use super::count_in;
-use crate::fleet::Fleet;
+use crate::fleet::{Fleet, Kinds};
 use crate::procs::Rss;
 use crate::progress::Progress;
 
@@ -127,21 +127,24 @@ pub async fn run(
 
 /// Works on the hub of the bindings in `namespaces`.
 async fn works_of(fleet: &Fleet, namespaces: &[String]) -> Result<usize> {
-    let kinds = fleet.hub.kinds();
-    Ok(
-        Api::<DynamicObject>::all_with(fleet.client.clone(), &kinds.work())
-            .list_metadata(&ListParams::default())
-            .await
-            .context("listing the Works left on the hub")?
-            .items
-            .iter()
-            .filter(|w| {
-                w.annotations()
-                    .get(kinds.binding_namespace_annotation)
-                    .is_some_and(|ns| namespaces.contains(ns))
-            })
-            .count(),
-    )
+    works_in(&fleet.client, fleet.hub.kinds(), namespaces).await
+}
+
+/// Works on the control plane of `hub` (whose kinds are `kinds`) of the bindings in
+/// `namespaces`.
+pub(crate) async fn works_in(hub: &Client, kinds: &Kinds, namespaces: &[String]) -> Result<usize> {
+    Ok(Api::<DynamicObject>::all_with(hub.clone(), &kinds.work())
+        .list_metadata(&ListParams::default())
+        .await
+        .context("listing the Works left on the hub")?
+        .items
+        .iter()
+        .filter(|w| {
+            w.annotations()
+                .get(kinds.binding_namespace_annotation)
+                .is_some_and(|ns| namespaces.contains(ns))
+        })
+        .count())
 }
 
 /// Deployments of `namespaces` in each member.

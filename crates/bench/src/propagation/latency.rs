@@ -258,7 +258,7 @@ fn running(key: &str) -> Key {
 
 /// What a member's Deployment shows: every sequence number up to its own (a later change
 /// includes the earlier ones), and whether its replicas are ready.
-fn judge(d: &Deployment) -> Vec<(Key, Verdict)> {
+pub(crate) fn judge(d: &Deployment) -> Vec<(Key, Verdict)> {
     let k = key(d);
     let mut out: Vec<(Key, Verdict)> = (0..=seq(d))
         .map(|s| (format!("{k}@{s}"), Verdict::Met))

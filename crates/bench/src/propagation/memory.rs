@@ -169,7 +169,7 @@ fn name(run: &str, i: usize) -> String {
 
 /// A binding (flotilla's or Karmada's: the same shape) is keyed by its template
 /// (`namespace/name`), met once `FullyApplied=True`.
-fn fully_applied(b: &DynamicObject) -> Vec<(Key, Verdict)> {
+pub(crate) fn fully_applied(b: &DynamicObject) -> Vec<(Key, Verdict)> {
     let name = b.data["spec"]["resource"]["name"]
         .as_str()
         .unwrap_or_default();

@@ -1,11 +1,13 @@
 //! The hub and the simulator of a scale run: started in a temporary directory, watched, and
 //! stopped by process id (also when the run fails or is interrupted: [`Proc`] stops on drop).
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use flotilla_apis::cluster::v1alpha1::Cluster;
 use flotilla_testkit::hub::Serve;
+use flotilla_testkit::members::client_for;
 use kube::api::ListParams;
 use kube::{Api, Client};
 
@@ -21,7 +23,12 @@ pub struct SimFleet {
     /// `flotilla serve`.
     pub hub: Proc,
     /// The hub's admin client.
-    client: Client,
+    pub client: Client,
+    /// How many clusters the simulator serves.
+    clusters: usize,
+    /// The simulator's kubeconfigs: `<name>.kubeconfig` per cluster, `sim.kubeconfig` for its
+    /// control API.
+    sim_dir: PathBuf,
     /// When the simulator started.
     started: Instant,
     /// Data and logs (removed at the end).
@@ -29,16 +36,22 @@ pub struct SimFleet {
 }
 
 impl SimFleet {
-    /// Start the hub, then `flotilla sim --count clusters` joining it.
-    pub async fn start(clusters: u32, progress: &Progress) -> Result<SimFleet> {
+    /// Start the hub (with `hub_args` added to `flotilla serve`), then
+    /// `flotilla sim --count clusters` joining it.
+    pub async fn start(
+        clusters: u32,
+        hub_args: &[String],
+        progress: &Progress,
+    ) -> Result<SimFleet> {
         let dir = tempfile::Builder::new()
             .prefix("flotilla-bench-scale-")
             .tempdir()
             .context("cannot create a temporary directory for the hub and the simulator")?;
         progress.note("starting `flotilla serve` (SQLite)");
         let hub_dir = dir.path().join("hub");
-        let serve =
-            Serve::new(&procs::flotilla_binary()?, &hub_dir).log(&dir.path().join("hub.log"));
+        let serve = Serve::new(&procs::flotilla_binary()?, &hub_dir)
+            .args(hub_args)
+            .log(&dir.path().join("hub.log"));
         let mut hub = serve.start()?;
         let admin = serve.kubeconfig();
         let client = wait_for_hub(&mut hub, &admin).await?;
@@ -60,9 +73,36 @@ impl SimFleet {
             sim,
             hub,
             client,
+            clusters: clusters as usize,
+            sim_dir,
             started: Instant::now(),
             _dir: dir,
         })
+    }
+
+    /// How many clusters the simulator serves.
+    pub fn clusters(&self) -> usize {
+        self.clusters
+    }
+
+    /// A client of simulated cluster `name`, with its own kubeconfig.
+    pub async fn member(&self, name: &str) -> Result<Client> {
+        client_for(&self.sim_dir.join(format!("{name}.kubeconfig")))
+            .await
+            .with_context(|| format!("a client of the simulated cluster {name}"))
+    }
+
+    /// Stop (`stop`) or start again (`start`) simulated cluster `name`: stopped, it answers
+    /// every request with 503, as an unreachable cluster would fail.
+    pub async fn control(&self, verb: &str, name: &str) -> Result<()> {
+        let sim = client_for(&self.sim_dir.join("sim.kubeconfig")).await?;
+        let req = hyper::Request::post(format!("/sim/clusters/{name}/{verb}"))
+            .body(Vec::new())
+            .context("building a control request")?;
+        sim.request_text(req)
+            .await
+            .with_context(|| format!("asking the simulator to {verb} {name}"))?;
+        Ok(())
     }
 
     /// Both processes still run.

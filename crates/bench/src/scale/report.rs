@@ -1,10 +1,12 @@
 //! The scale benchmark's section of BENCHMARKS.md: one row per figure with issue 15's target.
 
+mod load;
+
 use std::time::Duration;
 
 use anyhow::{bail, Result};
 
-use super::Plan;
+use super::{Loaded, Plan};
 use crate::procs::Rss;
 use crate::report::{yes, Head};
 
@@ -44,8 +46,22 @@ fn percent(cores: f64) -> String {
     format!("{:.0}% of one core", cores * 100.0)
 }
 
+/// Works applied per second in the load phase.
+pub const WORKS_PER_SECOND: f64 = 2_000.0;
+/// The hub's memory with 10,000 Deployments over 1,000 clusters.
+pub const HUB_RSS_LOADED: u64 = 1_500_000_000;
+
+/// The change latency target at `clusters`: p99 ≤ 500 ms at 100 clusters, ≤ 1 s at 1,000.
+pub fn change_p99(clusters: u32) -> Duration {
+    if clusters <= 100 {
+        Duration::from_millis(500)
+    } else {
+        Duration::from_secs(1)
+    }
+}
+
 /// The section.
-pub fn render(head: &Head, plan: &Plan, idle: &Idle) -> String {
+pub fn render(head: &Head, plan: &Plan, idle: &Idle, loaded: Option<&Loaded>) -> String {
     let mut s = head.render(&format!(
         "scale: {} simulated member clusters (flotilla bench scale)",
         plan.clusters
@@ -60,7 +76,7 @@ pub fn render(head: &Head, plan: &Plan, idle: &Idle) -> String {
         plan.window.as_secs()
     );
     s += "| figure | value | target | met |\n|---|---|---|---|\n";
-    let rows: [(&str, String, String, Option<bool>); 7] = [
+    let rows: [Row; 7] = [
         (
             "all clusters Ready on the hub, from the simulator's start",
             format!("{:.1} s", idle.ready_after.as_secs_f64()),
@@ -104,15 +120,27 @@ pub fn render(head: &Head, plan: &Plan, idle: &Idle) -> String {
             None,
         ),
     ];
-    for (figure, value, target, met) in rows {
-        let met = met.map_or("", yes);
-        s += &format!("| {figure} | {value} | {target} | {met} |\n");
+    for row in rows {
+        s += &table_row(row);
+    }
+    if let Some(l) = loaded {
+        s += &load::render(plan, l);
     }
     s
 }
 
-/// A run whose clusters did not stay Ready did not measure an idle fleet.
-pub fn check(idle: &Idle, plan: &Plan) -> Result<()> {
+/// A figure, its value, its target and whether it is met.
+pub type Row = (&'static str, String, String, Option<bool>);
+
+/// One row of the table.
+pub fn table_row((figure, value, target, met): Row) -> String {
+    let met = met.map_or("", yes);
+    format!("| {figure} | {value} | {target} | {met} |\n")
+}
+
+/// A run whose clusters did not stay Ready did not measure an idle fleet; a phase that failed,
+/// a binding not applied, a change not seen, a workload not moved or a Work left is an error.
+pub fn check(idle: &Idle, loaded: Option<&Loaded>, plan: &Plan) -> Result<()> {
     if idle.still_ready < plan.clusters as usize {
         bail!(
             "{} of the {} clusters were no longer Ready after the idle window",
@@ -120,5 +148,8 @@ pub fn check(idle: &Idle, plan: &Plan) -> Result<()> {
             plan.clusters
         );
     }
-    Ok(())
+    match loaded {
+        Some(l) => load::check(l),
+        None => Ok(()),
+    }
 }
