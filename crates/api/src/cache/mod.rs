@@ -14,7 +14,7 @@ mod object;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -29,8 +29,15 @@ use crate::error::{ApiError, Result};
 
 /// How many events a watcher may lag behind before it is dropped.
 pub const BROADCAST_CAPACITY: usize = 16 * 1024;
-/// How many past events are kept to resume watches from a resourceVersion.
+/// At most how many past events are kept in memory to resume watches from a resourceVersion.
 pub const HISTORY_LEN: usize = 50_000;
+/// Past events older than this leave the in-memory history (as kube-apiserver's watch cache
+/// keeps about 75 s of events), once it holds more than [`HISTORY_MIN`]: a busy hub does not
+/// keep 50,000 objects' old versions for good. A watch resuming from further back is replayed
+/// from the store's event log ([`Cache::subscribe_replaying`]), not answered 410.
+pub const HISTORY_FRESH: Duration = Duration::from_secs(75);
+/// The in-memory history keeps at least this many events, however old.
+pub const HISTORY_MIN: usize = 1_000;
 
 /// What happened to an object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +89,28 @@ struct State {
     history_start: Revision,
     objects: BTreeMap<String, Arc<CachedObject>>,
     history: VecDeque<Arc<Change>>,
+    /// When each change of `history` was applied (the same length, in the same order).
+    history_at: VecDeque<Instant>,
+}
+
+impl State {
+    /// Drop the oldest changes beyond [`HISTORY_LEN`], and those older than
+    /// [`HISTORY_FRESH`] beyond [`HISTORY_MIN`].
+    fn trim_history(&mut self, now: Instant) {
+        while self.history.len() > HISTORY_MIN {
+            let stale = self
+                .history_at
+                .front()
+                .is_some_and(|at| now.saturating_duration_since(*at) > HISTORY_FRESH);
+            if !stale && self.history.len() <= HISTORY_LEN {
+                break;
+            }
+            self.history_at.pop_front();
+            if let Some(old) = self.history.pop_front() {
+                self.history_start = old.revision;
+            }
+        }
+    }
 }
 
 /// A subscription: changes to replay first, then live ones.
@@ -156,6 +185,7 @@ impl Cache {
                 history_start: revision,
                 objects,
                 history: VecDeque::new(),
+                history_at: VecDeque::new(),
             }),
             feeds: feeds::Feeds::new(buffer),
             applied,
@@ -207,11 +237,9 @@ impl Cache {
         });
         st.revision = ev.revision;
         st.history.push_back(change.clone());
-        while st.history.len() > HISTORY_LEN {
-            if let Some(old) = st.history.pop_front() {
-                st.history_start = old.revision;
-            }
-        }
+        let now = Instant::now();
+        st.history_at.push_back(now);
+        st.trim_history(now);
         // Sent under the lock so that subscribe() sees every change exactly once.
         self.feeds.send(&change);
         drop(st);

@@ -171,3 +171,49 @@ async fn list_pages_and_filters() {
     });
     assert_eq!(odd.len(), 2);
 }
+
+#[test]
+fn history_keeps_fresh_changes_and_a_floor_of_old_ones() {
+    let change = |rev: i64| {
+        let object = CachedObject::new(
+            format!("/registry/core/configmaps/ns/c{rev}"),
+            obj("c", "", rev),
+            rev,
+        )
+        .unwrap();
+        Arc::new(Change {
+            revision: rev,
+            kind: ChangeKind::Added,
+            object: Arc::new(object),
+            prev: None,
+        })
+    };
+    let mut st = State {
+        revision: 0,
+        history_start: 0,
+        objects: BTreeMap::new(),
+        history: VecDeque::new(),
+        history_at: VecDeque::new(),
+    };
+    let start = Instant::now();
+    let total = HISTORY_MIN as i64 + 500;
+    // The first 700 changes are old, the rest fresh.
+    for rev in 1..=total {
+        let at = if rev <= 700 {
+            start
+        } else {
+            start + HISTORY_FRESH + Duration::from_secs(10)
+        };
+        st.history.push_back(change(rev));
+        st.history_at.push_back(at);
+        st.trim_history(at);
+    }
+    // The old ones went as far as the floor allows, the fresh ones all stay.
+    assert_eq!(st.history.len(), HISTORY_MIN);
+    assert_eq!(st.history_at.len(), st.history.len());
+    assert_eq!(st.history_start, total - HISTORY_MIN as i64);
+    assert_eq!(st.history.front().unwrap().revision, st.history_start + 1);
+    // Once everything is old, the floor still holds.
+    st.trim_history(start + 10 * HISTORY_FRESH);
+    assert_eq!(st.history.len(), HISTORY_MIN);
+}
