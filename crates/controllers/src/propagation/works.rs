@@ -27,6 +27,7 @@ pub mod aggregate;
 mod deletion;
 pub mod eviction;
 pub mod feedback;
+mod index;
 mod refuse;
 mod render;
 pub mod shares;
@@ -37,7 +38,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flotilla_apis::cluster::v1alpha1::Cluster;
-use flotilla_apis::names::execution_namespace;
 use flotilla_apis::policy::v1alpha1::{ClusterOverridePolicy, OverridePolicy};
 use flotilla_apis::work::v1alpha1::{
     ClusterResourceBinding, ManifestStatus, ResourceBinding, ResourceBindingSpec, Work,
@@ -55,6 +55,7 @@ use tokio_stream::wrappers::BroadcastStream;
 
 use self::deletion::{delete_work, finish_deletion, set_finalizer};
 use self::eviction::{end_tasks, hold_shrinking, progress, Progress};
+use self::index::WorkIndex;
 use self::refuse::refuse;
 use self::render::{leaving, targets, template, write_works, Template};
 use self::shares::shares;
@@ -65,7 +66,7 @@ use super::binding::{
 };
 use super::feed::{feed, feed_on_change};
 use super::scope;
-use super::workload::{binding_label, fnv64, work_name};
+use super::workload::{binding_label, fnv64};
 use crate::shards::{binding_key, Shards};
 use crate::{Error, Result};
 
@@ -103,6 +104,8 @@ struct Context {
     options: Options,
     clusters: Store<Cluster>,
     works: Store<Work>,
+    /// Each binding's Works in `works`.
+    index: Arc<WorkIndex>,
     overrides: Store<OverridePolicy>,
     cluster_overrides: Store<ClusterOverridePolicy>,
     kinds: Mutex<HashMap<(String, String), (ApiResource, bool)>>,
@@ -114,6 +117,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
     let (works, work_writer) = reflector::store();
     let (overrides, op_writer) = reflector::store();
     let (cluster_overrides, cop_writer) = reflector::store();
+    let index = Arc::new(WorkIndex::default());
     let (changed, _) = broadcast::channel::<()>(64);
     let op_feed = feed(
         Api::<OverridePolicy>::all(hub.clone()),
@@ -140,25 +144,41 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
     )
     .default_backoff()
     .modify(super::feed::lean::<Work>)
+    .inspect({
+        let index = index.clone();
+        move |event| {
+            if let Ok(watcher::Event::Apply(w) | watcher::Event::InitApply(w)) = event {
+                index.seen(w);
+            }
+        }
+    })
     .reflect(work_writer)
-    .for_each(move |event| {
-        if let Ok(
-            watcher::Event::Apply(w) | watcher::Event::Delete(w) | watcher::Event::InitApply(w),
-        ) = event
-        {
-            let a = w.annotations();
-            if let Some(name) = a.get(BINDING_NAME_ANNOTATION) {
-                match a.get(BINDING_NAMESPACE_ANNOTATION) {
-                    Some(ns) => {
-                        let _ = rb_tx.send(ObjectRef::<ResourceBinding>::new(name).within(ns));
-                    }
-                    None => {
-                        let _ = crb_tx.send(ObjectRef::<ClusterResourceBinding>::new(name));
+    .for_each({
+        let (index, works) = (index.clone(), works.clone());
+        move |event| {
+            match &event {
+                Ok(watcher::Event::Delete(w)) => index.gone(w),
+                Ok(watcher::Event::InitDone) => index.prune(&works),
+                _ => {}
+            }
+            if let Ok(
+                watcher::Event::Apply(w) | watcher::Event::Delete(w) | watcher::Event::InitApply(w),
+            ) = event
+            {
+                let a = w.annotations();
+                if let Some(name) = a.get(BINDING_NAME_ANNOTATION) {
+                    match a.get(BINDING_NAMESPACE_ANNOTATION) {
+                        Some(ns) => {
+                            let _ = rb_tx.send(ObjectRef::<ResourceBinding>::new(name).within(ns));
+                        }
+                        None => {
+                            let _ = crb_tx.send(ObjectRef::<ClusterResourceBinding>::new(name));
+                        }
                     }
                 }
             }
+            futures::future::ready(())
         }
-        futures::future::ready(())
     });
     let ctx = Arc::new(Context {
         hub: hub.clone(),
@@ -166,6 +186,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         options,
         clusters,
         works,
+        index,
         overrides,
         cluster_overrides,
         kinds: Mutex::new(HashMap::new()),
@@ -204,19 +225,9 @@ fn error_policy<B: BindingObject>(b: Arc<B>, error: &Error, _: Arc<Context>) -> 
     Action::requeue(Duration::from_secs(5))
 }
 
-/// The Works of one binding: its Work, looked up by name, in each registered cluster's
-/// execution namespace (a lookup per cluster, not a scan of every Work on the hub).
-fn works_of(ctx: &Context, ns: Option<&str>, binding: &str, label: &str) -> Vec<Arc<Work>> {
-    let name = work_name(ns, binding);
-    ctx.clusters
-        .state()
-        .iter()
-        .filter_map(|c| {
-            let es = execution_namespace(&c.name_any());
-            ctx.works.get(&ObjectRef::new(&name).within(&es))
-        })
-        .filter(|w| w.labels().get(BINDING_LABEL).map(String::as_str) == Some(label))
-        .collect()
+/// The Works of one binding, in whichever clusters' execution namespaces they are.
+fn works_of(ctx: &Context, label: &str) -> Vec<Arc<Work>> {
+    ctx.index.works(&ctx.works, label)
 }
 
 fn cluster_of(w: &Work) -> &str {
@@ -238,7 +249,7 @@ async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Resu
     let ns = b.scope_namespace().map(str::to_owned);
     let label = binding_label(ns.as_deref(), &name);
     let api = B::api(ctx.hub.clone(), ns.as_deref());
-    let works = works_of(&ctx, ns.as_deref(), &name, &label);
+    let works = works_of(&ctx, &label);
     if b.meta().deletion_timestamp.is_some() {
         return finish_deletion(&ctx.hub, &*b, &api, &works).await;
     }

@@ -1,0 +1,150 @@
+//! Which Works each binding has, so a reconcile looks up its own Works instead of asking every
+//! registered cluster's execution namespace (a lookup per cluster per reconcile is O(clusters ×
+//! bindings) work at fleet scale: 15% of the hub's CPU with 1,000 clusters).
+//!
+//! Keyed by the binding label's value; each entry names a Work by execution namespace and name.
+//! An entry is added when the watch delivers the Work, before the cache stores it, so a Work in
+//! the cache is always in the index; it is removed after the cache has dropped the Work (a
+//! deletion), and entries for Works deleted while the watch was down are pruned when it has
+//! listed again. An entry whose Work the cache does not hold is simply not found.
+
+use std::collections::{BTreeSet, HashMap};
+
+use flotilla_apis::work::v1alpha1::Work;
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::ResourceExt;
+use parking_lot::Mutex;
+
+use crate::propagation::binding::BINDING_LABEL;
+
+/// A Work: its execution namespace and name.
+type WorkRef = (String, String);
+
+/// The binding label's value → its Works.
+#[derive(Default)]
+pub(super) struct WorkIndex(Mutex<HashMap<String, BTreeSet<WorkRef>>>);
+
+fn entry(w: &Work) -> Option<(String, WorkRef)> {
+    let label = w.labels().get(BINDING_LABEL)?.clone();
+    Some((label, (w.namespace()?, w.name_any())))
+}
+
+impl WorkIndex {
+    /// The watch delivered `w` (before the cache stores it).
+    pub(super) fn seen(&self, w: &Work) {
+        if let Some((label, r)) = entry(w) {
+            self.0.lock().entry(label).or_default().insert(r);
+        }
+    }
+
+    /// The cache dropped `w`.
+    pub(super) fn gone(&self, w: &Work) {
+        if let Some((label, r)) = entry(w) {
+            let mut map = self.0.lock();
+            if let Some(set) = map.get_mut(&label) {
+                set.remove(&r);
+                if set.is_empty() {
+                    map.remove(&label);
+                }
+            }
+        }
+    }
+
+    /// After a relist: forget the Works `store` no longer holds.
+    pub(super) fn prune(&self, store: &Store<Work>) {
+        self.0.lock().retain(|_, set| {
+            set.retain(|(ns, name)| store.get(&ObjectRef::new(name).within(ns)).is_some());
+            !set.is_empty()
+        });
+    }
+
+    /// The Works in `store` labelled `label`.
+    pub(super) fn works(&self, store: &Store<Work>, label: &str) -> Vec<std::sync::Arc<Work>> {
+        let refs: Vec<WorkRef> = match self.0.lock().get(label) {
+            Some(set) => set.iter().cloned().collect(),
+            None => return Vec::new(),
+        };
+        refs.iter()
+            .filter_map(|(ns, name)| store.get(&ObjectRef::new(name).within(ns)))
+            .filter(|w| w.labels().get(BINDING_LABEL).map(String::as_str) == Some(label))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kube::runtime::reflector;
+    use kube::runtime::watcher::Event;
+
+    use super::*;
+
+    fn work(ns: &str, name: &str, label: &str) -> Work {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "work.flotilla.io/v1alpha1",
+            "kind": "Work",
+            "metadata": {"name": name, "namespace": ns, "labels": {BINDING_LABEL: label}},
+            "spec": {},
+        }))
+        .unwrap()
+    }
+
+    fn names(ws: Vec<std::sync::Arc<Work>>) -> Vec<String> {
+        let mut n: Vec<String> = ws
+            .iter()
+            .map(|w| format!("{}/{}", w.namespace().unwrap(), w.name_any()))
+            .collect();
+        n.sort();
+        n
+    }
+
+    #[test]
+    fn finds_a_bindings_works_in_any_cluster_and_forgets_deleted_ones() {
+        let (store, mut writer) = reflector::store::<Work>();
+        let index = WorkIndex::default();
+        let a1 = work("flotilla-es-m-1", "web", "shop.web");
+        let a2 = work("flotilla-es-m-900", "web", "shop.web");
+        let b1 = work("flotilla-es-m-1", "db", "shop.db");
+        for w in [&a1, &a2, &b1] {
+            index.seen(w);
+            writer.apply_watcher_event(&Event::Apply(w.clone()));
+        }
+        assert_eq!(
+            names(index.works(&store, "shop.web")),
+            ["flotilla-es-m-1/web", "flotilla-es-m-900/web"]
+        );
+        assert_eq!(
+            names(index.works(&store, "shop.db")),
+            ["flotilla-es-m-1/db"]
+        );
+        assert!(index.works(&store, "shop.none").is_empty());
+
+        // Seen but not stored yet: not found, and found once stored.
+        let a3 = work("flotilla-es-m-3", "web", "shop.web");
+        index.seen(&a3);
+        assert_eq!(index.works(&store, "shop.web").len(), 2);
+        writer.apply_watcher_event(&Event::Apply(a3.clone()));
+        assert_eq!(index.works(&store, "shop.web").len(), 3);
+
+        // A deletion, after the cache dropped it.
+        writer.apply_watcher_event(&Event::Delete(a1.clone()));
+        index.gone(&a1);
+        assert_eq!(
+            names(index.works(&store, "shop.web")),
+            ["flotilla-es-m-3/web", "flotilla-es-m-900/web"]
+        );
+
+        // A relist that no longer has a2 (deleted while the watch was down).
+        writer.apply_watcher_event(&Event::Init);
+        for w in [&a3, &b1] {
+            index.seen(w);
+            writer.apply_watcher_event(&Event::InitApply(w.clone()));
+        }
+        writer.apply_watcher_event(&Event::InitDone);
+        index.prune(&store);
+        assert_eq!(
+            names(index.works(&store, "shop.web")),
+            ["flotilla-es-m-3/web"]
+        );
+        assert_eq!(index.0.lock().values().map(BTreeSet::len).sum::<usize>(), 2);
+    }
+}
