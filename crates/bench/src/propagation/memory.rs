@@ -96,38 +96,16 @@ pub async fn run(
     );
     let started = Instant::now();
     let hub: Api<Deployment> = Api::namespaced(fleet.client.clone(), ns);
-    let creating = AtomicBool::new(true);
-    let create = async {
-        let created = futures::stream::iter(0..n)
-            .map(|i| {
-                let (hub, name) = (hub.clone(), name(run, i));
-                async move {
-                    let d = objects::deployment(run, ns, &name, 0)?;
-                    hub.create(&PostParams::default(), &d)
-                        .await
-                        .with_context(|| format!("creating Deployment {ns}/{name} on the hub"))
-                }
-            })
-            .buffer_unordered(CONCURRENCY)
-            .try_for_each(|_| futures::future::ok(()))
-            .await;
-        creating.store(false, Ordering::SeqCst);
-        created.map(|()| started.elapsed())
-    };
-    // Waiting starts with the creates, so the bar moves from the first binding applied; an
-    // error on either side (a failed create, a process that died) ends both.
-    let trackers = [&bindings];
-    let wait = track::wait_met(
-        &trackers,
-        || keys.clone(),
+    let (creates_took, waited) = create_and_wait(
+        &hub,
+        n,
+        |i| objects::deployment(run, ns, &name(run, i), 0),
+        &bindings,
+        &keys,
         phase.bar(),
-        STALL,
-        || {
-            fleet.check_alive()?;
-            Ok(creating.load(Ordering::SeqCst))
-        },
-    );
-    let (creates_took, waited) = tokio::try_join!(create, wait)?;
+        || fleet.check_alive(),
+    )
+    .await?;
     let took = started.elapsed();
     phase.done(&format!(
         "{} of {} FullyApplied ({:.0}/s)",
@@ -160,6 +138,54 @@ pub async fn run(
         not_applied: (n - waited.met, waited.missing),
         members,
     })
+}
+
+/// Create Deployments `build(0..n)` on `hub`, [`CONCURRENCY`] at a time, while waiting until
+/// `tracker` has seen each of `keys` met (counted on `bar`; `alive` fails the wait when a
+/// process died). Waiting starts with the creates, so the bar moves from the first key met; an
+/// error on either side (a failed create, a process that died) ends both. Returns how long the
+/// creates took and how the wait ended.
+pub(crate) async fn create_and_wait(
+    hub: &Api<Deployment>,
+    n: usize,
+    build: impl Fn(usize) -> Result<Deployment>,
+    tracker: &Tracker,
+    keys: &[Key],
+    bar: &indicatif::ProgressBar,
+    mut alive: impl FnMut() -> Result<()>,
+) -> Result<(Duration, track::Waited)> {
+    let started = Instant::now();
+    let creating = AtomicBool::new(true);
+    let create = async {
+        let created = futures::stream::iter(0..n)
+            .map(|i| {
+                let (hub, d) = (hub.clone(), build(i));
+                async move {
+                    let d = d?;
+                    let name = format!("{}/{}", d.namespace().unwrap_or_default(), d.name_any());
+                    hub.create(&PostParams::default(), &d)
+                        .await
+                        .with_context(|| format!("creating Deployment {name} on the hub"))
+                }
+            })
+            .buffer_unordered(CONCURRENCY)
+            .try_for_each(|_| futures::future::ok(()))
+            .await;
+        creating.store(false, Ordering::SeqCst);
+        created.map(|()| started.elapsed())
+    };
+    let trackers = [tracker];
+    let wait = track::wait_met(
+        &trackers,
+        || keys.to_vec(),
+        bar,
+        STALL,
+        || {
+            alive()?;
+            Ok(creating.load(Ordering::SeqCst))
+        },
+    );
+    tokio::try_join!(create, wait)
 }
 
 /// The name of Deployment `i` of the phase.

@@ -12,12 +12,10 @@
 //! hub's memory is read after a settle.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use flotilla_apis::work::v1alpha1::ResourceBinding;
-use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{ApiResource, DynamicObject, ListParams, PostParams};
 use kube::{Api, Client, ResourceExt};
@@ -28,14 +26,12 @@ use crate::figures::thousands;
 use crate::fleet::FLOTILLA;
 use crate::procs::Rss;
 use crate::progress::Progress;
-use crate::propagation::memory::{fully_applied, CONCURRENCY, SETTLE};
+use crate::propagation::memory::{create_and_wait, fully_applied, SETTLE};
 use crate::propagation::objects;
-use crate::track::{self, Key, Tracker};
+use crate::track::{Key, Tracker};
 
 /// The label that puts a Deployment in a placement group.
 pub const GROUP_LABEL: &str = "bench.flotilla.io/group";
-/// How long the wait goes on without another binding turning FullyApplied.
-const STALL: Duration = Duration::from_secs(180);
 
 /// The placement groups of a fleet of `clusters` named `m-1` … `m-N`: each a list of names.
 pub fn groups(clusters: usize) -> Vec<Vec<String>> {
@@ -156,39 +152,18 @@ pub async fn run(
     );
     let started = Instant::now();
     let hub: Api<Deployment> = Api::namespaced(set.client.clone(), ns);
-    let creating = AtomicBool::new(true);
     let count = groups.len();
-    let create = async {
-        let created = futures::stream::iter(0..n)
-            .map(|i| {
-                let (hub, name) = (hub.clone(), name(run, i));
-                async move {
-                    let mut d = objects::deployment(run, ns, &name, replicas)?;
-                    d.labels_mut()
-                        .insert(GROUP_LABEL.into(), (i % count).to_string());
-                    hub.create(&PostParams::default(), &d)
-                        .await
-                        .with_context(|| format!("creating Deployment {ns}/{name} on the hub"))
-                }
-            })
-            .buffer_unordered(CONCURRENCY)
-            .try_for_each(|_| futures::future::ok(()))
-            .await;
-        creating.store(false, Ordering::SeqCst);
-        created.map(|()| started.elapsed())
+    let build = |i: usize| {
+        let mut d = objects::deployment(run, ns, &name(run, i), replicas)?;
+        d.labels_mut()
+            .insert(GROUP_LABEL.into(), (i % count).to_string());
+        Ok(d)
     };
-    let trackers = [&bindings];
-    let wait = track::wait_met(
-        &trackers,
-        || keys.clone(),
-        phase.bar(),
-        STALL,
-        || {
-            set.check_alive()?;
-            Ok(creating.load(Ordering::SeqCst))
-        },
-    );
-    let (creates_took, waited) = tokio::try_join!(create, wait)?;
+    let (creates_took, waited) =
+        create_and_wait(&hub, n, build, &bindings, &keys, phase.bar(), || {
+            set.check_alive()
+        })
+        .await?;
     let took = started.elapsed();
     drop(bindings);
     let placed = placements(&set.client, ns).await?;
