@@ -160,15 +160,15 @@ pub async fn run(a: ScaleArgs) -> Result<()> {
     let progress = Progress::new("scale");
     let run = Run::begin();
     let mut set = fleet::SimFleet::start(plan.clusters, &plan.hub_args(a.quick), &progress).await?;
-    let measured = match measure(&mut set, &plan, &progress).await {
-        Ok(idle) => match plan.load {
-            Some(load) => loaded(&mut set, &run.name, &plan, load, &progress)
-                .await
-                .map(|l| (idle, Some(l))),
-            None => Ok((idle, None)),
-        },
-        Err(e) => Err(e),
-    };
+    let measured = async {
+        let idle = measure(&mut set, &plan, &progress).await?;
+        let loaded = match plan.load {
+            Some(load) => Some(loaded(&mut set, &run.name, &plan, load, &progress).await?),
+            None => None,
+        };
+        anyhow::Ok((idle, loaded))
+    }
+    .await;
     let (idle, loaded) = match measured {
         Ok(m) => m,
         Err(e) => {

@@ -88,9 +88,8 @@ struct State {
     /// History is complete for every revision strictly greater than this.
     history_start: Revision,
     objects: BTreeMap<String, Arc<CachedObject>>,
-    history: VecDeque<Arc<Change>>,
-    /// When each change of `history` was applied (the same length, in the same order).
-    history_at: VecDeque<Instant>,
+    /// Past changes, oldest first, each with when it was applied.
+    history: VecDeque<(Instant, Arc<Change>)>,
 }
 
 impl State {
@@ -99,14 +98,13 @@ impl State {
     fn trim_history(&mut self, now: Instant) {
         while self.history.len() > HISTORY_MIN {
             let stale = self
-                .history_at
+                .history
                 .front()
-                .is_some_and(|at| now.saturating_duration_since(*at) > HISTORY_FRESH);
+                .is_some_and(|(at, _)| now.saturating_duration_since(*at) > HISTORY_FRESH);
             if !stale && self.history.len() <= HISTORY_LEN {
                 break;
             }
-            self.history_at.pop_front();
-            if let Some(old) = self.history.pop_front() {
+            if let Some((_, old)) = self.history.pop_front() {
                 self.history_start = old.revision;
             }
         }
@@ -185,7 +183,6 @@ impl Cache {
                 history_start: revision,
                 objects,
                 history: VecDeque::new(),
-                history_at: VecDeque::new(),
             }),
             feeds: feeds::Feeds::new(buffer),
             applied,
@@ -236,9 +233,8 @@ impl Cache {
             prev,
         });
         st.revision = ev.revision;
-        st.history.push_back(change.clone());
         let now = Instant::now();
-        st.history_at.push_back(now);
+        st.history.push_back((now, change.clone()));
         st.trim_history(now);
         // Sent under the lock so that subscribe() sees every change exactly once.
         self.feeds.send(&change);
@@ -339,6 +335,7 @@ impl Cache {
             Some(rv) => st
                 .history
                 .iter()
+                .map(|(_, c)| c)
                 .filter(|c| c.revision > rv && c.object.key.starts_with(prefix))
                 .cloned()
                 .collect(),
@@ -394,6 +391,7 @@ impl Cache {
                 replay: st
                     .history
                     .iter()
+                    .map(|(_, c)| c)
                     .filter(|c| c.object.key.starts_with(prefix))
                     .cloned()
                     .collect(),

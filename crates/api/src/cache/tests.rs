@@ -193,7 +193,6 @@ fn history_keeps_fresh_changes_and_a_floor_of_old_ones() {
         history_start: 0,
         objects: BTreeMap::new(),
         history: VecDeque::new(),
-        history_at: VecDeque::new(),
     };
     let start = Instant::now();
     let total = HISTORY_MIN as i64 + 500;
@@ -204,15 +203,13 @@ fn history_keeps_fresh_changes_and_a_floor_of_old_ones() {
         } else {
             start + HISTORY_FRESH + Duration::from_secs(10)
         };
-        st.history.push_back(change(rev));
-        st.history_at.push_back(at);
+        st.history.push_back((at, change(rev)));
         st.trim_history(at);
     }
     // The old ones went as far as the floor allows, the fresh ones all stay.
     assert_eq!(st.history.len(), HISTORY_MIN);
-    assert_eq!(st.history_at.len(), st.history.len());
     assert_eq!(st.history_start, total - HISTORY_MIN as i64);
-    assert_eq!(st.history.front().unwrap().revision, st.history_start + 1);
+    assert_eq!(st.history.front().unwrap().1.revision, st.history_start + 1);
     // Once everything is old, the floor still holds.
     st.trim_history(start + 10 * HISTORY_FRESH);
     assert_eq!(st.history.len(), HISTORY_MIN);

@@ -92,8 +92,6 @@ pub struct Load {
     pub replicas: i32,
     /// Placement groups (= policies).
     pub groups: usize,
-    /// Works of the bindings that were FullyApplied (their clusters).
-    pub works: usize,
     /// From the first create to the last create returned.
     pub creates_took: Duration,
     /// From the first create to the last binding seen FullyApplied.
@@ -107,9 +105,14 @@ pub struct Load {
 }
 
 impl Load {
+    /// Works of the bindings: the clusters they list.
+    pub fn works(&self) -> usize {
+        works(&self.placed)
+    }
+
     /// Works applied per second, from the first create.
     pub fn works_per_second(&self) -> f64 {
-        self.works as f64 / self.took.as_secs_f64().max(1e-3)
+        self.works() as f64 / self.took.as_secs_f64().max(1e-3)
     }
 }
 
@@ -167,13 +170,12 @@ pub async fn run(
     let took = started.elapsed();
     drop(bindings);
     let placed = placements(&set.client, ns).await?;
-    let works = placed.values().map(Vec::len).sum();
     phase.done(&format!(
         "{} of {} FullyApplied, {} Works ({:.0} Works/s)",
         thousands(waited.met as u64),
         thousands(n as u64),
-        thousands(works as u64),
-        works as f64 / took.as_secs_f64().max(1e-3)
+        thousands(works(&placed) as u64),
+        works(&placed) as f64 / took.as_secs_f64().max(1e-3)
     ));
     tokio::time::sleep(SETTLE).await;
     set.check_alive()?;
@@ -181,13 +183,17 @@ pub async fn run(
         deployments: n,
         replicas,
         groups: count,
-        works,
         creates_took,
         took,
         not_applied: (n - waited.met, waited.missing),
         hub: crate::procs::rss(set.hub.pid())?,
         placed,
     })
+}
+
+/// The Works of `placed` bindings: the clusters they list.
+fn works(placed: &BTreeMap<Key, Vec<String>>) -> usize {
+    placed.values().map(Vec::len).sum()
 }
 
 /// Each binding of namespace `ns`: its template's key → the clusters it lists.

@@ -156,24 +156,26 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
     .for_each({
         let (index, works) = (index.clone(), works.clone());
         move |event| {
-            match &event {
-                Ok(watcher::Event::Delete(w)) => index.gone(w),
-                Ok(watcher::Event::InitDone) => index.prune(&works),
-                _ => {}
-            }
-            if let Ok(
-                watcher::Event::Apply(w) | watcher::Event::Delete(w) | watcher::Event::InitApply(w),
-            ) = event
-            {
-                let a = w.annotations();
-                if let Some(name) = a.get(BINDING_NAME_ANNOTATION) {
-                    match a.get(BINDING_NAMESPACE_ANNOTATION) {
-                        Some(ns) => {
-                            let _ = rb_tx.send(ObjectRef::<ResourceBinding>::new(name).within(ns));
-                        }
-                        None => {
-                            let _ = crb_tx.send(ObjectRef::<ClusterResourceBinding>::new(name));
-                        }
+            let w = match &event {
+                Ok(watcher::Event::Apply(w) | watcher::Event::InitApply(w)) => w,
+                Ok(watcher::Event::Delete(w)) => {
+                    index.gone(w);
+                    w
+                }
+                Ok(watcher::Event::InitDone) => {
+                    index.prune(&works);
+                    return futures::future::ready(());
+                }
+                _ => return futures::future::ready(()),
+            };
+            let a = w.annotations();
+            if let Some(name) = a.get(BINDING_NAME_ANNOTATION) {
+                match a.get(BINDING_NAMESPACE_ANNOTATION) {
+                    Some(ns) => {
+                        let _ = rb_tx.send(ObjectRef::<ResourceBinding>::new(name).within(ns));
+                    }
+                    None => {
+                        let _ = crb_tx.send(ObjectRef::<ClusterResourceBinding>::new(name));
                     }
                 }
             }

@@ -29,7 +29,7 @@ pub fn render(plan: &Plan, l: &Loaded) -> String {
                     thousands(d.deployments as u64),
                     d.replicas,
                     d.groups,
-                    thousands(d.works as u64)
+                    thousands(d.works() as u64)
                 ),
                 String::new(),
                 None,
