@@ -17,9 +17,15 @@ pub fn flotilla_binary() -> Result<PathBuf> {
     std::env::current_exe().context("cannot locate the flotilla binary")
 }
 
-/// Start this binary with `args`, `RUST_LOG=warn` and stderr/stdout into `log`.
+/// Start this binary with `args`, `RUST_LOG` from [`log_filter`] and stderr/stdout into `log`.
 pub fn start(name: &str, args: &[&OsStr], log: &Path) -> Result<Proc> {
-    Proc::start(name, &flotilla_binary()?, args, "warn", log)
+    Proc::start(name, &flotilla_binary()?, args, &log_filter(), log)
+}
+
+/// The `RUST_LOG` of the processes a benchmark starts: `warn`, or `FLOTILLA_BENCH_LOG` to look
+/// inside a run (say `warn,flotilla_api::handlers=debug` for every request the hub serves).
+pub fn log_filter() -> String {
+    std::env::var("FLOTILLA_BENCH_LOG").unwrap_or_else(|_| "warn".to_owned())
 }
 
 /// Resident memory of a process from `/proc/PID/status`.

@@ -20,6 +20,8 @@
 //! * [`scope`]: what a binding may reach (its own namespace only, nothing of the hub's), so
 //!   a namespace's policies cannot deliver anything outside that namespace of a member.
 //! * `feed`: reflector feeds and the controllers' common setup.
+//! * `settled`: what a controller last settled for each binding, so events that change none
+//!   of its inputs (most are status writes) are answered without redoing the work.
 
 pub mod binding;
 pub mod dependencies;
@@ -28,5 +30,6 @@ mod feed;
 pub mod scheduling;
 pub mod scope;
 pub mod select;
+mod settled;
 pub mod workload;
 pub mod works;

@@ -51,6 +51,7 @@ impl SimFleet {
         let hub_dir = dir.path().join("hub");
         let serve = Serve::new(&procs::flotilla_binary()?, &hub_dir)
             .args(hub_args)
+            .rust_log(&procs::log_filter())
             .log(&dir.path().join("hub.log"));
         let mut hub = serve.start()?;
         let admin = serve.kubeconfig();

@@ -33,12 +33,11 @@ use kube::runtime::{watcher, Controller, WatchStreamExt};
 use kube::{Api, Client};
 use serde_json::json;
 use tokio::sync::broadcast;
-use tokio_stream::wrappers::BroadcastStream;
 
 pub use self::desired::{desired, excluded_namespace, kept_by_each_cluster};
 use self::desired::{named_kinds, unwatched, up_to_date};
 use super::binding::{BindingObject, DETECTOR_HASH_ANNOTATION};
-use super::feed::feed;
+use super::feed::{feed, Changes};
 use super::select::{choose, Subject};
 use super::workload::{binding_name, discover};
 use crate::shards::{binding_key, Shards};
@@ -68,7 +67,7 @@ pub async fn run(hub: Client, shards: Shards) {
     let (cluster_policies, cpp_writer) = reflector::store();
     let (bindings, rb_writer) = reflector::store();
     let (cluster_bindings, crb_writer) = reflector::store();
-    let (changed, _) = broadcast::channel::<()>(64);
+    let changed = Changes::default();
     let pp_feed = feed(
         Api::<PropagationPolicy>::all(hub.clone()),
         pp_writer,
@@ -103,7 +102,7 @@ pub async fn run(hub: Client, shards: Shards) {
 }
 
 /// Starts a controller for every kind a policy names, as policies appear.
-async fn supervise(shared: Arc<Shared>, changed: broadcast::Sender<()>) {
+async fn supervise(shared: Arc<Shared>, changed: Changes) {
     let mut events = changed.subscribe();
     let _ = shared.bindings.wait_until_ready().await;
     let _ = shared.cluster_bindings.wait_until_ready().await;
@@ -123,7 +122,7 @@ async fn supervise(shared: Arc<Shared>, changed: broadcast::Sender<()>) {
                         resource,
                         namespaced,
                     });
-                    tasks.spawn(watch_kind(ctx, changed.subscribe()));
+                    tasks.spawn(watch_kind(ctx, changed.stream()));
                 }
                 // Not served (yet): a CRD may come later; the next policy event retries.
                 Err(e) => {
@@ -143,9 +142,11 @@ async fn supervise(shared: Arc<Shared>, changed: broadcast::Sender<()>) {
     }
 }
 
-async fn watch_kind(ctx: Arc<KindContext>, changed: broadcast::Receiver<()>) {
+async fn watch_kind(
+    ctx: Arc<KindContext>,
+    policies_changed: impl futures::Stream<Item = ()> + Send + 'static,
+) {
     let api = Api::<DynamicObject>::all_with(ctx.shared.hub.clone(), &ctx.resource);
-    let policies_changed = BroadcastStream::new(changed).map(|_| ());
     // As `Controller::new_with`, with a store that keeps the templates lean.
     let writer = reflector::store::Writer::new(ctx.resource.clone());
     let reader = writer.as_reader();

@@ -1,5 +1,6 @@
 //! Watch feeds for the propagation controllers: a watcher that fills a reflector store and,
-//! optionally, says "something changed" to the controllers that reconcile everything on it;
+//! optionally, says "something changed" ([`Changes`]) to the controllers that reconcile
+//! everything on it;
 //! and [`controller`], a kube-runtime controller whose own store is kept the same way; and
 //! [`requeue_at`], how a reconciler asks to look again at a given time.
 //!
@@ -9,6 +10,7 @@
 
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -20,11 +22,50 @@ use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 use tokio::sync::broadcast;
 
+use super::settled::Epoch;
 use crate::shards::Shards;
 
-/// Keeps `writer`'s store filled from `api` (with backoff), sending on `notify` after every
+/// "Something every binding depends on changed": an [`Epoch`] bumped first (part of the
+/// bindings' settled inputs), then a wake-up for the controllers that reconcile everything.
+#[derive(Clone)]
+pub struct Changes {
+    tx: broadcast::Sender<()>,
+    epoch: Arc<Epoch>,
+}
+
+impl Default for Changes {
+    fn default() -> Self {
+        Self {
+            tx: broadcast::channel(64).0,
+            epoch: Arc::default(),
+        }
+    }
+}
+
+impl Changes {
+    pub fn notify(&self) {
+        self.epoch.bump();
+        let _ = self.tx.send(());
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<()> {
+        self.tx.subscribe()
+    }
+
+    /// The wake-ups as a stream, for `Controller::reconcile_all_on`.
+    pub fn stream(&self) -> impl futures::Stream<Item = ()> + Send + 'static {
+        tokio_stream::wrappers::BroadcastStream::new(self.subscribe()).map(|_| ())
+    }
+
+    /// The epoch now; read it before the stores it covers.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.get()
+    }
+}
+
+/// Keeps `writer`'s store filled from `api` (with backoff), telling `notify` after every
 /// event; runs until dropped.
-pub async fn feed<K>(api: Api<K>, writer: Writer<K>, notify: Option<broadcast::Sender<()>>)
+pub async fn feed<K>(api: Api<K>, writer: Writer<K>, notify: Option<Changes>)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Send + Sync,
@@ -35,19 +76,19 @@ where
         .reflect(writer)
         .for_each(|_| {
             if let Some(n) = &notify {
-                let _ = n.send(());
+                n.notify();
             }
             futures::future::ready(())
         })
         .await;
 }
 
-/// As [`feed`], but sends on `notify` only when `digest` of an object (by name) changes: the
+/// As [`feed`], but tells `notify` only when `digest` of an object (by name) changes: the
 /// part of it the listening controllers depend on.
 pub async fn feed_on_change<K>(
     api: Api<K>,
     writer: Writer<K>,
-    notify: broadcast::Sender<()>,
+    notify: Changes,
     digest: impl Fn(&K) -> u64,
 ) where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
@@ -64,7 +105,7 @@ pub async fn feed_on_change<K>(
                 let d = digest(&o);
                 let name = o.meta().name.clone().unwrap_or_default();
                 if seen.insert(name, d) != Some(d) {
-                    let _ = notify.send(());
+                    notify.notify();
                 }
             }
             futures::future::ready(())

@@ -21,6 +21,7 @@
 //! was read (the rebalance, the spec and status writes, eviction tasks, the clusters failed
 //! over from) are functions of plain values in `plan`.
 
+mod inputs;
 mod plan;
 
 use std::collections::BTreeMap;
@@ -40,12 +41,12 @@ use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, Store};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
-use tokio::sync::broadcast;
-use tokio_stream::wrappers::BroadcastStream;
 
+use self::inputs::Inputs;
 use self::plan::{failed_over, placement_hash, rebalance, spec_write, status_write, SpecWrite};
 use super::binding::BindingObject;
-use super::feed::{feed_on_change, requeue_at};
+use super::feed::{feed_on_change, requeue_at, Changes};
+use super::settled::Settled;
 use super::workload::fnv64;
 use crate::shards::{binding_key, Shards};
 use crate::{Error, Result};
@@ -83,13 +84,17 @@ struct Context {
     hub: Client,
     shards: Shards,
     clusters: Store<Cluster>,
+    /// Told when a cluster changes in a way placement depends on.
+    changed: Changes,
+    /// Each binding's last decision with nothing to write, and its inputs.
+    memo: Settled<Inputs>,
     options: Options,
 }
 
 /// Runs until dropped, for the bindings in the shards `shards` owns.
 pub async fn run(hub: Client, options: Options, shards: Shards) {
     let (clusters, writer) = reflector::store();
-    let (changed, _) = broadcast::channel::<()>(64);
+    let changed = Changes::default();
     let feed = feed_on_change(
         Api::<Cluster>::all(hub.clone()),
         writer,
@@ -100,12 +105,14 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         hub: hub.clone(),
         shards,
         clusters,
+        changed: changed.clone(),
+        memo: Settled::default(),
         options,
     });
     tokio::select! {
         _ = feed => {},
-        _ = scheduler::<ResourceBinding>(ctx.clone(), changed.subscribe()) => {},
-        _ = scheduler::<ClusterResourceBinding>(ctx, changed.subscribe()) => {},
+        _ = scheduler::<ResourceBinding>(ctx.clone()) => {},
+        _ = scheduler::<ClusterResourceBinding>(ctx) => {},
     }
 }
 
@@ -126,11 +133,11 @@ fn placement_digest(c: &Cluster) -> u64 {
     fnv64(v.to_string().as_bytes())
 }
 
-async fn scheduler<B: BindingObject>(ctx: Arc<Context>, changed: broadcast::Receiver<()>) {
+async fn scheduler<B: BindingObject>(ctx: Arc<Context>) {
     let _ = ctx.clusters.wait_until_ready().await;
     let api = Api::<B>::all(ctx.hub.clone());
     super::feed::controller(api, &ctx.shards)
-        .reconcile_all_on(BroadcastStream::new(changed).map(|_| ()))
+        .reconcile_all_on(ctx.changed.stream())
         .run(reconcile::<B>, error_policy::<B>, ctx)
         .for_each(crate::metrics::count("scheduler"))
         .await;
@@ -183,13 +190,21 @@ async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Act
 }
 
 async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
+    let key = binding_key(b.scope_namespace(), &b.name_any());
     if b.meta().deletion_timestamp.is_some() {
+        ctx.memo.forget(&key);
         return Ok(Action::await_change());
     }
     let eviction = Eviction {
         now: Timestamp::now(),
         default_toleration: ctx.options.failover_toleration,
     };
+    // Most binding events are other controllers' status writes: nothing placement depends on.
+    let inputs = Inputs::of(&*b, ctx.changed.epoch());
+    if let Some(wake) = ctx.memo.settled(&key, &inputs, eviction.now) {
+        return Ok(requeue_at(wake, eviction.now));
+    }
+    ctx.memo.forget(&key);
     let Some(mut req) = request(b.spec(), Some(eviction)) else {
         return Ok(Action::await_change());
     };
@@ -243,6 +258,7 @@ async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Resu
         last_placement.as_deref(),
         &placement_hash,
     );
+    let spec_unchanged = write.is_none();
     if let Some(SpecWrite {
         chosen,
         tasks,
@@ -306,6 +322,8 @@ async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Resu
         .map_err(Error::hub(format!(
             "write the scheduling status of binding {name}"
         )))?;
+    } else if spec_unchanged {
+        ctx.memo.settle(key, inputs, wake);
     }
     Ok(requeue_at(wake, eviction.now))
 }

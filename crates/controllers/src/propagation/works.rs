@@ -7,7 +7,12 @@
 //! `flotilla-binding`) a Work named after the binding in the cluster's execution namespace
 //! (`render`). Works of clusters the binding left are deleted, except while a graceful
 //! eviction keeps one ([`eviction`]). A Work is only written when what it would say changed
-//! (a hash in the annotation `work.flotilla.io/render-hash`).
+//! (a hash in the annotation `work.flotilla.io/render-hash`). A Work carries the delivering
+//! side's finalizer `work.flotilla.io/cleanup` from its creation.
+//!
+//! A binding event that changes none of what the work depends on (`inputs`: most are status
+//! writes, this controller's own among them) is answered from the last settled reconcile,
+//! without reading the template or rendering again.
 //!
 //! Status flows back the same way: every change of one of its Works reconciles the binding,
 //! which then writes per-cluster status and `FullyApplied` into the binding, and the members'
@@ -28,6 +33,7 @@ mod deletion;
 pub mod eviction;
 pub mod feedback;
 mod index;
+mod inputs;
 mod refuse;
 mod render;
 pub mod shares;
@@ -43,6 +49,7 @@ use flotilla_apis::work::v1alpha1::{
     ClusterResourceBinding, ManifestStatus, ResourceBinding, ResourceBindingSpec, Work,
 };
 use futures::StreamExt;
+use k8s_openapi::jiff::Timestamp;
 use kube::discovery::ApiResource;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef, Store};
@@ -50,12 +57,11 @@ use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, Resource, ResourceExt};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
-use tokio::sync::broadcast;
-use tokio_stream::wrappers::BroadcastStream;
 
 use self::deletion::{delete_work, finish_deletion, set_finalizer};
 use self::eviction::{end_tasks, hold_shrinking, progress, Progress};
 use self::index::WorkIndex;
+use self::inputs::Inputs;
 use self::refuse::refuse;
 use self::render::{leaving, targets, template, write_works, Template};
 use self::shares::shares;
@@ -64,8 +70,9 @@ use super::binding::{
     BindingObject, BINDING_FINALIZER, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION,
     BINDING_NAME_ANNOTATION,
 };
-use super::feed::{feed, feed_on_change};
+use super::feed::{feed, feed_on_change, Changes};
 use super::scope;
+use super::settled::Settled;
 use super::workload::{binding_label, fnv64};
 use crate::shards::{binding_key, Shards};
 use crate::{Error, Result};
@@ -109,6 +116,10 @@ struct Context {
     overrides: Store<OverridePolicy>,
     cluster_overrides: Store<ClusterOverridePolicy>,
     kinds: Mutex<HashMap<(String, String), (ApiResource, bool)>>,
+    /// Told when an override policy or a cluster (its labels, spec) changes.
+    changed: Changes,
+    /// Each binding's inputs when its last reconcile left nothing to do.
+    settled: Settled<Inputs>,
 }
 
 /// Runs until dropped, for the bindings in the shards `shards` owns.
@@ -118,7 +129,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
     let (overrides, op_writer) = reflector::store();
     let (cluster_overrides, cop_writer) = reflector::store();
     let index = Arc::new(WorkIndex::default());
-    let (changed, _) = broadcast::channel::<()>(64);
+    let changed = Changes::default();
     let op_feed = feed(
         Api::<OverridePolicy>::all(hub.clone()),
         op_writer,
@@ -192,20 +203,21 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         overrides,
         cluster_overrides,
         kinds: Mutex::new(HashMap::new()),
+        changed,
+        settled: Settled::default(),
     });
     tokio::select! {
         _ = op_feed => {},
         _ = cop_feed => {},
         _ = cluster_feed => {},
         _ = work_feed => {},
-        _ = controller::<ResourceBinding>(ctx.clone(), changed.subscribe(), rb_rx) => {},
-        _ = controller::<ClusterResourceBinding>(ctx, changed.subscribe(), crb_rx) => {},
+        _ = controller::<ResourceBinding>(ctx.clone(), rb_rx) => {},
+        _ = controller::<ClusterResourceBinding>(ctx, crb_rx) => {},
     }
 }
 
 async fn controller<B: BindingObject>(
     ctx: Arc<Context>,
-    changed: broadcast::Receiver<()>,
     works_changed: tokio::sync::mpsc::UnboundedReceiver<ObjectRef<B>>,
 ) {
     let _ = ctx.clusters.wait_until_ready().await;
@@ -213,7 +225,7 @@ async fn controller<B: BindingObject>(
     let _ = ctx.overrides.wait_until_ready().await;
     let _ = ctx.cluster_overrides.wait_until_ready().await;
     super::feed::controller(Api::<B>::all(ctx.hub.clone()), &ctx.shards)
-        .reconcile_all_on(BroadcastStream::new(changed).map(|_| ()))
+        .reconcile_all_on(ctx.changed.stream())
         .reconcile_on(tokio_stream::wrappers::UnboundedReceiverStream::new(
             works_changed,
         ))
@@ -251,10 +263,25 @@ async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Resu
     let ns = b.scope_namespace().map(str::to_owned);
     let label = binding_label(ns.as_deref(), &name);
     let api = B::api(ctx.hub.clone(), ns.as_deref());
+    let key = binding_key(ns.as_deref(), &name);
+    // Read before the stores it covers.
+    let epoch = ctx.changed.epoch();
     let works = works_of(&ctx, &label);
     if b.meta().deletion_timestamp.is_some() {
+        ctx.settled.forget(&key);
         return finish_deletion(&ctx.hub, &*b, &api, &works).await;
     }
+    // Most binding events are status writes (this controller's own among them), which change
+    // nothing that is rendered or summed.
+    let inputs = Inputs::of(&*b, &works, epoch);
+    if ctx
+        .settled
+        .settled(&key, &inputs, Timestamp::now())
+        .is_some()
+    {
+        return Ok(Action::await_change());
+    }
+    ctx.settled.forget(&key);
     if !b.finalizers().iter().any(|f| f == BINDING_FINALIZER) {
         // The update triggers the next round.
         return set_finalizer(&api, &*b, true).await;
@@ -303,6 +330,11 @@ async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Resu
     }
     write_status(&ctx, &*b, &api, &template, &targets, &works, &failures).await?;
     if spec.graceful_eviction_tasks.is_empty() {
+        // What was written here comes back as new inputs (Works, the binding's spec), except
+        // the statuses, which this reconcile would write again just the same.
+        if failures.is_empty() {
+            ctx.settled.settle(key, inputs, None);
+        }
         return Ok(Action::await_change());
     }
     let grace = ctx.options.eviction_timeout;

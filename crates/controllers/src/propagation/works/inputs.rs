@@ -1,0 +1,93 @@
+//! What the binding controller's work for a binding depends on ([`super::super::settled`]):
+//! the binding's generation (its spec), annotations (the template's content hash, orphaning,
+//! the placement), finalizers and the scheduler's observed generation; its Works as they are
+//! now (each one's resourceVersion); and the epoch of the override policies and clusters. The
+//! template's content is there through its hash, which the detector keeps on the binding.
+//! Status writes — the binding's, the template's — change none of these.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use flotilla_apis::work::v1alpha1::Work;
+use kube::ResourceExt;
+
+use crate::propagation::binding::BindingObject;
+
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Inputs {
+    epoch: u64,
+    generation: Option<i64>,
+    annotations: BTreeMap<String, String>,
+    finalizers: Vec<String>,
+    observed: Option<i64>,
+    works: Vec<(Option<String>, Option<String>)>,
+}
+
+impl Inputs {
+    pub(super) fn of<B: BindingObject>(b: &B, works: &[Arc<Work>], epoch: u64) -> Self {
+        let mut works: Vec<_> = works
+            .iter()
+            .map(|w| {
+                (
+                    w.metadata.namespace.clone(),
+                    w.metadata.resource_version.clone(),
+                )
+            })
+            .collect();
+        works.sort();
+        Self {
+            epoch,
+            generation: b.meta().generation,
+            annotations: b.annotations().clone(),
+            finalizers: b.finalizers().to_vec(),
+            observed: b.status().and_then(|s| s.scheduler_observed_generation),
+            works,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use flotilla_apis::work::v1alpha1::{ResourceBinding, ResourceBindingStatus};
+
+    use super::*;
+
+    fn work(cluster: &str, rv: &str) -> Arc<Work> {
+        let mut w = Work::new("shop-web-deployment", Default::default());
+        w.metadata.namespace = Some(format!("flotilla-es-{cluster}"));
+        w.metadata.resource_version = Some(rv.into());
+        Arc::new(w)
+    }
+
+    #[test]
+    fn status_writes_are_not_inputs_but_works_and_the_template_hash_are() {
+        let mut b = ResourceBinding::new("web-deployment", Default::default());
+        b.metadata.generation = Some(2);
+        b.annotations_mut()
+            .insert("work.flotilla.io/template-hash".into(), "aa".into());
+        let works = [work("m-1", "10"), work("m-2", "11")];
+        let before = Inputs::of(&b, &works, 1);
+        let mut summed = b.clone();
+        summed.status = Some(ResourceBindingStatus {
+            aggregated_status: vec![Default::default()],
+            ..Default::default()
+        });
+        assert_eq!(before, Inputs::of(&summed, &works, 1));
+        // The same Works in another order.
+        assert_eq!(
+            before,
+            Inputs::of(&b, &[works[1].clone(), works[0].clone()], 1)
+        );
+        // A Work's status moved; an override or cluster changed; the template changed.
+        assert_ne!(
+            before,
+            Inputs::of(&b, &[work("m-1", "12"), works[1].clone()], 1)
+        );
+        assert_ne!(before, Inputs::of(&b, &works, 2));
+        let mut changed = b.clone();
+        changed
+            .annotations_mut()
+            .insert("work.flotilla.io/template-hash".into(), "bb".into());
+        assert_ne!(before, Inputs::of(&changed, &works, 1));
+    }
+}
