@@ -186,11 +186,16 @@ pub fn request<'a>(
 async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
     let key = binding_key(b.scope_namespace(), &b.name_any());
     let shards = ctx.shards.clone();
-    shards.reconcile(&key, reconcile_owned(b, ctx)).await
+    shards
+        .reconcile(&key, reconcile_owned(b, ctx, key.clone()))
+        .await
 }
 
-async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
-    let key = binding_key(b.scope_namespace(), &b.name_any());
+async fn reconcile_owned<B: BindingObject>(
+    b: Arc<B>,
+    ctx: Arc<Context>,
+    key: String,
+) -> Result<Action> {
     if b.meta().deletion_timestamp.is_some() {
         ctx.memo.forget(&key);
         return Ok(Action::await_change());
@@ -204,7 +209,6 @@ async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Resu
     if let Some(wake) = ctx.memo.settled(&key, &inputs, eviction.now) {
         return Ok(requeue_at(wake, eviction.now));
     }
-    ctx.memo.forget(&key);
     let Some(mut req) = request(b.spec(), Some(eviction)) else {
         return Ok(Action::await_change());
     };

@@ -52,14 +52,19 @@ impl<I> Default for Settled<I> {
 
 impl<I: PartialEq> Settled<I> {
     /// `Some(wake)` when the binding was settled from these inputs, less than [`MAX_AGE`] ago,
-    /// and its wake time (if any) is still ahead of `now`: nothing to do until then.
+    /// and its wake time (if any) is still ahead of `now`: nothing to do until then. Otherwise
+    /// the entry is forgotten, so a reconcile that ends in an error or a write leaves none.
     pub fn settled(&self, key: &str, inputs: &I, now: Timestamp) -> Option<Option<Timestamp>> {
-        let memo = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut memo = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let entry = memo.get(key)?;
         let fresh = entry.inputs == *inputs
             && entry.at.elapsed() < MAX_AGE
             && entry.wake.is_none_or(|w| now < w);
-        fresh.then_some(entry.wake)
+        if fresh {
+            return Some(entry.wake);
+        }
+        memo.remove(key);
+        None
     }
 
     /// The binding was reconciled from `inputs` and nothing is left to do before `wake`.
@@ -69,7 +74,7 @@ impl<I: PartialEq> Settled<I> {
         memo.insert(key, Entry { inputs, wake, at });
     }
 
-    /// Forget a binding (it is going away, or is being worked on).
+    /// Forget a binding (it is going away).
     pub fn forget(&self, key: &str) {
         let mut memo = self.0.lock().unwrap_or_else(|e| e.into_inner());
         memo.remove(key);
@@ -90,6 +95,8 @@ mod tests {
         memo.settle("shop/web".into(), (3, 7), None);
         assert_eq!(memo.settled("shop/web", &(3, 7), now), Some(None));
         assert_eq!(memo.settled("shop/web", &(3, 8), now), None);
+        // A miss forgets the entry.
+        assert_eq!(memo.settled("shop/web", &(3, 7), now), None);
         assert_eq!(memo.settled("shop/other", &(3, 7), now), None);
         let wake = now + SignedDuration::from_secs(30);
         memo.settle("shop/web".into(), (3, 7), Some(wake));

@@ -255,15 +255,20 @@ fn cluster_of(w: &Work) -> &str {
 async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
     let key = binding_key(b.scope_namespace(), &b.name_any());
     let shards = ctx.shards.clone();
-    shards.reconcile(&key, reconcile_owned(b, ctx)).await
+    shards
+        .reconcile(&key, reconcile_owned(b, ctx, key.clone()))
+        .await
 }
 
-async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
+async fn reconcile_owned<B: BindingObject>(
+    b: Arc<B>,
+    ctx: Arc<Context>,
+    key: String,
+) -> Result<Action> {
     let name = b.name_any();
     let ns = b.scope_namespace().map(str::to_owned);
     let label = binding_label(ns.as_deref(), &name);
     let api = B::api(ctx.hub.clone(), ns.as_deref());
-    let key = binding_key(ns.as_deref(), &name);
     // Read before the stores it covers.
     let epoch = ctx.changed.epoch();
     let works = works_of(&ctx, &label);
@@ -281,7 +286,6 @@ async fn reconcile_owned<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Resu
     {
         return Ok(Action::await_change());
     }
-    ctx.settled.forget(&key);
     if !b.finalizers().iter().any(|f| f == BINDING_FINALIZER) {
         // The update triggers the next round.
         return set_finalizer(&api, &*b, true).await;
