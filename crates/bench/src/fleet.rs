@@ -110,6 +110,7 @@ impl Fleet {
         let hub_dir = dir.path().join("hub");
         let serve = Serve::new(&procs::flotilla_binary()?, &hub_dir)
             .args(["--auto-approve"])
+            .rust_log(&procs::log_filter())
             .log(&dir.path().join("hub.log"));
         let mut hub = serve.start()?;
         let admin = serve.kubeconfig();

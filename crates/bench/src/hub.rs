@@ -54,7 +54,9 @@ impl Hub {
                 (Some(t), p)
             }
         };
-        let process = Serve::new(&procs::flotilla_binary()?, &dir).start()?;
+        let process = Serve::new(&procs::flotilla_binary()?, &dir)
+            .rust_log(&procs::log_filter())
+            .start()?;
         let mut hub = Hub {
             process,
             data_dir: dir,

@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::PostParams;
 use kube::Api;
 
-use super::objects::{self, seq, seq_patch};
+use super::objects::{self, seq, Raiser};
 use crate::fleet::{Fleet, Mode};
 use crate::open_loop::OpenLoop;
 use crate::progress::Progress;
@@ -174,24 +174,20 @@ pub async fn run(
     );
     let writes = OpenLoop::new();
     let started = Instant::now();
+    let raiser = Raiser::new(hub.clone(), created.len());
     let send = writes.send(changes, rate, started, |i| {
-        let template = &created[i % created.len()];
-        let (hub, key, seq) = (
-            hub.clone(),
-            template.key.clone(),
-            (i / created.len()) as u64 + 1,
-        );
+        let t = i % created.len();
+        let key = created[t].key.clone();
+        let seq = (i / created.len()) as u64 + 1;
+        let name = key.rsplit('/').next().unwrap_or_default().to_string();
+        let raise = raiser.raise(t, name, seq);
         async move {
-            let name = key.rsplit('/').next().unwrap_or_default().to_string();
-            let patch = Patch::Merge(seq_patch(seq));
-            match hub.patch(&name, &PatchParams::default(), &patch).await {
-                Ok(_) => Ok(Written {
-                    key,
-                    seq,
-                    at: Instant::now(),
-                }),
-                Err(e) => Err(format!("{name} to {seq}: {e}")),
-            }
+            raise.await?;
+            Ok(Written {
+                key,
+                seq,
+                at: Instant::now(),
+            })
         }
     });
     let keys = || writes.map(Written::shown);

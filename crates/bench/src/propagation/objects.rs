@@ -4,11 +4,12 @@
 //! number that the latency phase raises to change them.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Namespace;
-use kube::api::{ApiResource, DynamicObject, ObjectMeta, PostParams};
+use kube::api::{ApiResource, DynamicObject, ObjectMeta, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 use serde_json::json;
 
@@ -76,8 +77,49 @@ pub fn seq(d: &Deployment) -> u64 {
 }
 
 /// The merge patch that sets a template's sequence number to `seq`.
-pub fn seq_patch(seq: u64) -> serde_json::Value {
+fn seq_patch(seq: u64) -> serde_json::Value {
     json!({"metadata": {"annotations": {SEQ_ANNOTATION: seq.to_string()}}})
+}
+
+/// Raises templates' sequence numbers, one template's changes in the order they were offered.
+/// An open loop starts change `i + K` of a template when it is due, whether or not change `i`
+/// has been answered; two merge patches in flight on one object may be committed in either
+/// order, and a later number overwritten by an earlier one would never be shown anywhere. So
+/// each template's writes take turns (a FIFO lock each), and the clock of a change still starts
+/// at the hub's answer to it.
+pub struct Raiser {
+    hub: Api<Deployment>,
+    turns: Vec<Arc<tokio::sync::Mutex<()>>>,
+}
+
+impl Raiser {
+    /// For `templates` templates in `hub`'s namespace, numbered `0..templates`.
+    pub fn new(hub: Api<Deployment>, templates: usize) -> Self {
+        let turns = (0..templates).map(|_| Arc::default()).collect();
+        Self { hub, turns }
+    }
+
+    /// Set template number `t` (named `name`) to sequence number `seq`, after that template's
+    /// earlier changes were answered; the error names the template and the number.
+    pub fn raise(
+        &self,
+        t: usize,
+        name: String,
+        seq: u64,
+    ) -> impl std::future::Future<Output = Result<(), String>> + 'static {
+        let (hub, turn) = (self.hub.clone(), self.turns[t].clone());
+        async move {
+            let _turn = turn.lock().await;
+            hub.patch(
+                &name,
+                &PatchParams::default(),
+                &Patch::Merge(seq_patch(seq)),
+            )
+            .await
+            .map(drop)
+            .map_err(|e| format!("{name} to {seq}: {e}"))
+        }
+    }
 }
 
 /// Create namespace `name` on the control plane, labelled with the run, and `policy` (of kind

@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::{Patch, PatchParams};
 use kube::Api;
 
 use super::divided::{self, Load};
@@ -21,7 +20,7 @@ use super::fleet::SimFleet;
 use crate::open_loop::OpenLoop;
 use crate::progress::Progress;
 use crate::propagation::latency::judge;
-use crate::propagation::objects::seq_patch;
+use crate::propagation::objects::Raiser;
 use crate::stats::{self, Summary};
 use crate::track::{self, Key, Tracker};
 
@@ -100,26 +99,20 @@ pub async fn run(
             .collect();
     let hub: Api<Deployment> = Api::namespaced(set.client.clone(), ns);
     let writes = OpenLoop::new();
+    let raiser = Raiser::new(hub.clone(), chosen.len());
     let send = writes.send(changes, rate, Instant::now(), |i| {
-        let key = chosen[i % chosen.len()].0.clone();
-        let (hub, seq) = (hub.clone(), (i / chosen.len()) as u64 + 1);
+        let t = i % chosen.len();
+        let key = chosen[t].0.clone();
+        let seq = (i / chosen.len()) as u64 + 1;
+        let name = key.rsplit('/').next().unwrap_or_default().to_string();
+        let raise = raiser.raise(t, name, seq);
         async move {
-            let name = key.rsplit('/').next().unwrap_or_default().to_string();
-            match hub
-                .patch(
-                    &name,
-                    &PatchParams::default(),
-                    &Patch::Merge(seq_patch(seq)),
-                )
-                .await
-            {
-                Ok(_) => Ok(Written {
-                    key,
-                    seq,
-                    at: Instant::now(),
-                }),
-                Err(e) => Err(format!("{name} to {seq}: {e}")),
-            }
+            raise.await?;
+            Ok(Written {
+                key,
+                seq,
+                at: Instant::now(),
+            })
         }
     });
     let clusters_of: BTreeMap<&Key, &Vec<String>> = chosen.iter().map(|(k, c)| (k, c)).collect();

@@ -12,6 +12,7 @@ use flotilla_apis::policy::v1alpha1::{
     ClusterOverridePolicy, ConflictResolution, OverridePolicy, ResourceSelector,
 };
 use flotilla_apis::work::v1alpha1::{GracefulEvictionTask, ResourceBindingSpec, Work};
+use futures::StreamExt;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::reflector::ObjectRef;
 use kube::{Api, Resource, ResourceExt};
@@ -143,31 +144,48 @@ pub(super) async fn write_works<B: BindingObject>(
     let registered = |c: &str| ctx.clusters.get(&ObjectRef::new(c));
     let plan = planned_works(&owner, template, targets, registered, &matched, shares);
     let mut failures: HashMap<String, String> = HashMap::new();
+    let mut changed = Vec::new();
     for (cluster_name, planned) in plan {
-        let body = match planned {
-            Ok(body) => body,
+        match planned {
+            Ok(body) => {
+                let current = works
+                    .iter()
+                    .find(|w| cluster_of(w) == cluster_name.as_str());
+                if !written(current.map(|w| &**w), &body) {
+                    changed.push(apply_work(ctx, cluster_name, body));
+                }
+            }
             Err(why) => {
                 failures.insert(cluster_name, why);
-                continue;
             }
-        };
-        let current = works
-            .iter()
-            .find(|w| cluster_of(w) == cluster_name.as_str());
-        if !written(current.map(|w| &**w), &body) {
-            let wname = body["metadata"]["name"].as_str().unwrap_or_default();
-            let es = execution_namespace(&cluster_name);
-            Api::<Work>::namespaced(ctx.hub.clone(), &es)
-                .patch(
-                    wname,
-                    &PatchParams::apply(MANAGER).force(),
-                    &Patch::Apply(&body),
-                )
-                .await
-                .map_err(Error::hub(format!("apply Work {es}/{wname}")))?;
         }
     }
+    // A change of the template touches every cluster's Work: written side by side, so a
+    // binding to many clusters is not a round trip per cluster; all are tried, the first
+    // error returned.
+    let results: Vec<Result<()>> = futures::stream::iter(changed)
+        .buffer_unordered(CONCURRENT_WRITES)
+        .collect()
+        .await;
+    results.into_iter().collect::<Result<()>>()?;
     Ok(failures)
+}
+
+/// How many of one binding's Works are written at once.
+const CONCURRENT_WRITES: usize = 16;
+
+async fn apply_work(ctx: &Context, cluster: String, body: Value) -> Result<()> {
+    let wname = body["metadata"]["name"].as_str().unwrap_or_default();
+    let es = execution_namespace(&cluster);
+    Api::<Work>::namespaced(ctx.hub.clone(), &es)
+        .patch(
+            wname,
+            &PatchParams::apply(MANAGER).force(),
+            &Patch::Apply(&body),
+        )
+        .await
+        .map_err(Error::hub(format!("apply Work {es}/{wname}")))?;
+    Ok(())
 }
 
 /// The Work for one cluster, with the hash of its content in an annotation.
