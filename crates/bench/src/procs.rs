@@ -28,6 +28,12 @@ pub fn log_filter() -> String {
     std::env::var("FLOTILLA_BENCH_LOG").unwrap_or_else(|_| "warn".to_owned())
 }
 
+/// Whether the logs of the started processes are kept after a run that went well too: they
+/// are, when `FLOTILLA_BENCH_LOG` asked for more of them.
+pub fn logs_wanted() -> bool {
+    std::env::var_os("FLOTILLA_BENCH_LOG").is_some()
+}
+
 /// Resident memory of a process from `/proc/PID/status`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rss {

@@ -29,6 +29,7 @@ use kube::api::ListParams;
 use kube::{Api, Client};
 
 use super::fleet::{self, Fleet};
+use super::procs;
 use super::progress::Progress;
 
 /// How long the members get to report the API the benchmark propagates.
@@ -122,7 +123,10 @@ pub async fn run(a: PropagationArgs) -> Result<()> {
         Err(e) => return Err(fleet.fail(e).await),
     };
     let mut failed = check("flotilla", &flotilla, true);
-    let logs = fleet.stop(failed.is_err()).await?;
+    let logs = fleet.stop(failed.is_err() || procs::logs_wanted()).await?;
+    if failed.is_ok() && procs::logs_wanted() {
+        progress.note(&fleet::logs_kept(&logs));
+    }
     failed = failed.with_context(|| fleet::logs_kept(&logs));
 
     let peer = match (a.peer, &members_dir) {

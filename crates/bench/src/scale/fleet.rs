@@ -45,8 +45,15 @@ impl SimFleet {
     ) -> Result<SimFleet> {
         let dir = tempfile::Builder::new()
             .prefix("flotilla-bench-scale-")
+            .disable_cleanup(procs::logs_wanted())
             .tempdir()
             .context("cannot create a temporary directory for the hub and the simulator")?;
+        if procs::logs_wanted() {
+            progress.note(&format!(
+                "FLOTILLA_BENCH_LOG is set: the hub's and the simulator's logs stay in {}",
+                dir.path().display()
+            ));
+        }
         progress.note("starting `flotilla serve` (SQLite)");
         let hub_dir = dir.path().join("hub");
         let serve = Serve::new(&procs::flotilla_binary()?, &hub_dir)
