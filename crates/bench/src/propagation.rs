@@ -123,8 +123,9 @@ pub async fn run(a: PropagationArgs) -> Result<()> {
         Err(e) => return Err(fleet.fail(e).await),
     };
     let mut failed = check("flotilla", &flotilla, true);
-    let logs = fleet.stop(failed.is_err() || procs::logs_wanted()).await?;
-    if failed.is_ok() && procs::logs_wanted() {
+    let wanted = procs::logs_wanted();
+    let logs = fleet.stop(failed.is_err() || wanted).await?;
+    if failed.is_ok() && wanted {
         progress.note(&fleet::logs_kept(&logs));
     }
     failed = failed.with_context(|| fleet::logs_kept(&logs));

@@ -174,13 +174,9 @@ pub async fn run(
     );
     let writes = OpenLoop::new();
     let started = Instant::now();
-    let raiser = Raiser::new(hub.clone(), created.len());
+    let raiser = Raiser::new(hub.clone(), created.iter().map(|w| w.key.clone()));
     let send = writes.send(changes, rate, started, |i| {
-        let t = i % created.len();
-        let key = created[t].key.clone();
-        let seq = (i / created.len()) as u64 + 1;
-        let name = key.rsplit('/').next().unwrap_or_default().to_string();
-        let raise = raiser.raise(t, name, seq);
+        let (key, seq, raise) = raiser.raise(i);
         async move {
             raise.await?;
             Ok(Written {

@@ -13,7 +13,7 @@ use kube::api::{ApiResource, DynamicObject, ObjectMeta, Patch, PatchParams, Post
 use kube::{Api, Client};
 use serde_json::json;
 
-use crate::track::RUN_LABEL;
+use crate::track::{Key, RUN_LABEL};
 
 /// The annotation on a template (and so on its copies) that counts its changes: `0` when
 /// created, the change's sequence number after.
@@ -81,34 +81,41 @@ fn seq_patch(seq: u64) -> serde_json::Value {
     json!({"metadata": {"annotations": {SEQ_ANNOTATION: seq.to_string()}}})
 }
 
-/// Raises templates' sequence numbers, one template's changes in the order they were offered.
-/// An open loop starts change `i + K` of a template when it is due, whether or not change `i`
-/// has been answered; two merge patches in flight on one object may be committed in either
-/// order, and a later number overwritten by an earlier one would never be shown anywhere. So
-/// each template's writes take turns (a FIFO lock each), and the clock of a change still starts
-/// at the hub's answer to it.
+/// Raises templates' sequence numbers: change `i` goes to template `i mod K` and sets it to
+/// `i / K + 1`, one template's changes in the order they were offered. An open loop starts
+/// change `i + K` when it is due, whether or not change `i` has been answered; two merge
+/// patches in flight on one object may be committed in either order, and a later number
+/// overwritten by an earlier one would never be shown anywhere. So each template's writes take
+/// turns (a FIFO lock each), and the clock of a change still starts at the hub's answer to it.
 pub struct Raiser {
     hub: Api<Deployment>,
-    turns: Vec<Arc<tokio::sync::Mutex<()>>>,
+    /// Each template's key (`namespace/name`) and its turn.
+    templates: Vec<(Key, Arc<tokio::sync::Mutex<()>>)>,
 }
 
 impl Raiser {
-    /// For `templates` templates in `hub`'s namespace, numbered `0..templates`.
-    pub fn new(hub: Api<Deployment>, templates: usize) -> Self {
-        let turns = (0..templates).map(|_| Arc::default()).collect();
-        Self { hub, turns }
+    /// For the templates `keys` (`namespace/name`) in `hub`'s namespace.
+    pub fn new(hub: Api<Deployment>, keys: impl IntoIterator<Item = Key>) -> Self {
+        let templates = keys.into_iter().map(|k| (k, Arc::default())).collect();
+        Self { hub, templates }
     }
 
-    /// Set template number `t` (named `name`) to sequence number `seq`, after that template's
-    /// earlier changes were answered; the error names the template and the number.
+    /// Change `i`: the template's key, the sequence number it sets, and the write, made after
+    /// that template's earlier changes were answered (its error names the template and the
+    /// number).
     pub fn raise(
         &self,
-        t: usize,
-        name: String,
-        seq: u64,
-    ) -> impl std::future::Future<Output = Result<(), String>> + 'static {
-        let (hub, turn) = (self.hub.clone(), self.turns[t].clone());
-        async move {
+        i: usize,
+    ) -> (
+        Key,
+        u64,
+        impl std::future::Future<Output = Result<(), String>> + 'static,
+    ) {
+        let (key, turn) = &self.templates[i % self.templates.len()];
+        let seq = (i / self.templates.len()) as u64 + 1;
+        let name = key.rsplit('/').next().unwrap_or_default().to_string();
+        let (hub, turn) = (self.hub.clone(), turn.clone());
+        let write = async move {
             let _turn = turn.lock().await;
             hub.patch(
                 &name,
@@ -118,7 +125,8 @@ impl Raiser {
             .await
             .map(drop)
             .map_err(|e| format!("{name} to {seq}: {e}"))
-        }
+        };
+        (key.clone(), seq, write)
     }
 }
 

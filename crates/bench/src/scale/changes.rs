@@ -99,13 +99,9 @@ pub async fn run(
             .collect();
     let hub: Api<Deployment> = Api::namespaced(set.client.clone(), ns);
     let writes = OpenLoop::new();
-    let raiser = Raiser::new(hub.clone(), chosen.len());
+    let raiser = Raiser::new(hub.clone(), chosen.iter().map(|(k, _)| k.clone()));
     let send = writes.send(changes, rate, Instant::now(), |i| {
-        let t = i % chosen.len();
-        let key = chosen[t].0.clone();
-        let seq = (i / chosen.len()) as u64 + 1;
-        let name = key.rsplit('/').next().unwrap_or_default().to_string();
-        let raise = raiser.raise(t, name, seq);
+        let (key, seq, raise) = raiser.raise(i);
         async move {
             raise.await?;
             Ok(Written {

@@ -43,12 +43,13 @@ impl SimFleet {
         hub_args: &[String],
         progress: &Progress,
     ) -> Result<SimFleet> {
+        let keep_logs = procs::logs_wanted();
         let dir = tempfile::Builder::new()
             .prefix("flotilla-bench-scale-")
-            .disable_cleanup(procs::logs_wanted())
+            .disable_cleanup(keep_logs)
             .tempdir()
             .context("cannot create a temporary directory for the hub and the simulator")?;
-        if procs::logs_wanted() {
+        if keep_logs {
             progress.note(&format!(
                 "FLOTILLA_BENCH_LOG is set: the hub's and the simulator's logs stay in {}",
                 dir.path().display()
