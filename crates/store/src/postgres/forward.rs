@@ -276,11 +276,13 @@ async fn elect(
                 match client.queue_subscribe(subject.clone(), QUEUE.into()).await {
                     // Once the server has the subscription (the flush's round trip), no
                     // write offered after this replica says it holds goes unanswered.
-                    Ok(writes) if client.flush().await.is_ok() => {
+                    Ok(mut writes) if client.flush().await.is_ok() => {
                         holder.store(true, Ordering::Release);
                         tracing::info!("this replica now commits the writes of every replica");
-                        serve(&shared, &client, writes, &conn).await;
+                        serve(&shared, &client, &mut writes, &conn).await;
                         holder.store(false, Ordering::Release);
+                        // Still holding the lock: answer what was handed over already.
+                        finish(&shared, &client, writes).await;
                         tracing::info!("this replica no longer commits for the others");
                     }
                     Ok(_) => {
@@ -343,7 +345,7 @@ async fn try_lock(target: &Target, session: &mut Option<PgConn>) -> Result<Optio
 async fn serve(
     shared: &Weak<Shared>,
     client: &async_nats::Client,
-    mut writes: async_nats::Subscriber,
+    writes: &mut async_nats::Subscriber,
     lock: &PgConn,
 ) {
     let mut check = tokio::time::interval(ELECT_EVERY);
@@ -351,10 +353,7 @@ async fn serve(
         tokio::select! {
             message = writes.next() => {
                 let Some(message) = message else { return };
-                let Some(store) = shared.upgrade() else { return };
-                if let Some(reply) = message.reply {
-                    tokio::spawn(take(store, client.clone(), reply, message.payload));
-                }
+                answer(shared, client, message);
             }
             _ = check.tick() => {
                 if shared.upgrade().is_none_or(|s| s.is_closed()) {
@@ -369,9 +368,45 @@ async fn serve(
     }
 }
 
-/// Commit a message of handed-on writes, in order, and answer them in one message.
+/// Stop taking handed-on writes, and answer those the subscription holds already: they were
+/// delivered to this replica alone, and left unanswered their senders would wait
+/// [`ANSWER_WITHIN`] and then count them as unknown. Each is committed here if the store is
+/// still open, or refused (the sender then commits it itself: it was not committed).
+async fn finish(
+    shared: &Weak<Shared>,
+    client: &async_nats::Client,
+    mut writes: async_nats::Subscriber,
+) {
+    if let Err(e) = writes.drain().await {
+        tracing::debug!(error = %e, "cannot stop taking handed-on writes");
+        return;
+    }
+    // The stream ends once the server has the unsubscription and what it sent before is read.
+    let drained = async {
+        while let Some(message) = writes.next().await {
+            answer(shared, client, message);
+        }
+    };
+    if tokio::time::timeout(ANSWER_WITHIN, drained).await.is_err() {
+        tracing::debug!("handed-on writes still arriving after the unsubscription");
+    }
+}
+
+/// Commit a message of handed-on writes, or refuse them all if the store is gone.
+fn answer(shared: &Weak<Shared>, client: &async_nats::Client, message: async_nats::Message) {
+    let Some(reply) = message.reply else { return };
+    tokio::spawn(take(
+        shared.upgrade(),
+        client.clone(),
+        reply,
+        message.payload,
+    ));
+}
+
+/// Commit a message of handed-on writes, in order, and answer them in one message (every one
+/// refused if the store is gone).
 async fn take(
-    store: Arc<Shared>,
+    store: Option<Arc<Shared>>,
     client: async_nats::Client,
     reply: async_nats::Subject,
     payload: Bytes,
@@ -387,9 +422,9 @@ async fn take(
     let mut taking = true;
     for part in parts {
         let op = codec::decode_op(part).filter(|_| taking);
-        let outcome = match op {
-            Some(op) => store.taken(op).await.ok(),
-            None => None,
+        let outcome = match (op, &store) {
+            (Some(op), Some(store)) => store.taken(op).await.ok(),
+            _ => None,
         };
         taking = outcome.is_some();
         outcomes.push(outcome);
