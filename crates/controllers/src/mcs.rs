@@ -25,7 +25,10 @@
 //! names ending in `.mcs` never collide with a binding's (`<ns>.<name>-<kind>`).
 //!
 //! The controller keeps stores of what it reads and, after any change, recomputes every
-//! export at once (after a short pause gathering a burst), and every 30 s regardless.
+//! export at once (after a short pause gathering a burst), and every 30 s regardless. Of the
+//! Works it keeps its own and the Services' (the rest of a fleet's Works are not its business)
+//! and of the bindings their placement, so the status writes of thousands of workloads neither
+//! wake it nor take room in its stores.
 
 pub mod plan;
 mod write;
@@ -35,12 +38,15 @@ use std::time::Duration;
 
 use flotilla_apis::multicluster::{ServiceExport, ServiceImport, SOURCE_CLUSTER_LABEL};
 use flotilla_apis::work::v1alpha1::{ResourceBinding, Work};
-use flotilla_watch::feed;
+use flotilla_watch::{feed, feed_part, Part};
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::watcher;
-use kube::{Api, Client};
+use kube::{Api, Client, ResourceExt};
+use serde_json::json;
+
+use crate::propagation::workload::fnv64;
 use tokio::sync::Notify;
 
 /// Field manager of the MCS controller's writes.
@@ -103,10 +109,48 @@ pub async fn run(hub: Client) {
         _ = feed(Api::<ServiceExport>::all(hub.clone()), all(), ew, c()) => {},
         _ = feed(Api::<ServiceImport>::all(hub.clone()), all(), iw, c()) => {},
         _ = feed(Api::<Service>::all(hub.clone()), all(), sw, c()) => {},
-        _ = feed(Api::<ResourceBinding>::all(hub.clone()), all(), bw, c()) => {},
+        _ = feed_part(Api::<ResourceBinding>::all(hub.clone()), all(), bw, c(), placements()) => {},
         _ = feed(Api::<EndpointSlice>::all(hub.clone()), all().labels(SOURCE_CLUSTER_LABEL), lw, c()) => {},
-        _ = feed(Api::<Work>::all(hub.clone()), all(), ww, c()) => {},
+        _ = feed_part(Api::<Work>::all(hub.clone()), all(), ww, c(), service_works()) => {},
         _ = passes => {},
+    }
+}
+
+/// Of the bindings, where each puts its object: which clusters run a Service, and which are
+/// members of a namespace.
+fn placements() -> Part<ResourceBinding> {
+    Part {
+        keep: |_| true,
+        trim: |b| b.status = None,
+        digest: |b| {
+            let r = &b.spec.resource;
+            let clusters = plan::binding_clusters(b);
+            fnv64(
+                json!([r.api_version, r.kind, r.name, clusters])
+                    .to_string()
+                    .as_bytes(),
+            )
+        },
+    }
+}
+
+/// Of the Works, this controller's own and those of Services (their rendered Services are
+/// compared across clusters), without their status.
+fn service_works() -> Part<Work> {
+    Part {
+        keep: |w| {
+            w.labels().contains_key(IMPORT_WORK_LABEL)
+                || w.spec.manifests.first().is_some_and(|m| {
+                    m.0.get("apiVersion").and_then(|v| v.as_str()) == Some("v1")
+                        && m.0.get("kind").and_then(|v| v.as_str()) == Some("Service")
+                })
+        },
+        trim: |w| w.status = None,
+        digest: |w| {
+            let hash = w.annotations().get(CONTENT_HASH_ANNOTATION);
+            let gone = w.metadata.deletion_timestamp.is_some();
+            fnv64(json!([hash, gone, w.spec.manifests]).to_string().as_bytes())
+        },
     }
 }
 

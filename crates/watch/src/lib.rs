@@ -14,6 +14,10 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::Arc;
 
+mod part;
+
+pub use part::{feed_part, Part, Sieve};
+
 use futures::StreamExt;
 use kube::runtime::reflector::store::Writer;
 use kube::runtime::{watcher, WatchStreamExt};

@@ -10,6 +10,7 @@
 //! watch) so memory never grows with slow readers.
 
 mod feeds;
+mod hints;
 mod object;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -127,6 +128,7 @@ pub struct Cache {
     state: RwLock<State>,
     feeds: feeds::Feeds,
     applied: watch::Sender<Revision>,
+    hints: hints::Hints,
 }
 
 fn successor(prefix: &str) -> String {
@@ -186,6 +188,7 @@ impl Cache {
             }),
             feeds: feeds::Feeds::new(buffer),
             applied,
+            hints: hints::Hints::default(),
         });
         tracing::info!(
             revision,
@@ -213,8 +216,14 @@ impl Cache {
     }
 
     fn apply(&self, ev: flotilla_store::Event) {
+        let hint = self.hints.take(&ev.key, &ev.value);
         let obj = match CachedObject::new(ev.key.clone(), ev.value, ev.revision) {
-            Ok(o) => Arc::new(o),
+            Ok(o) => {
+                if let Some((defaults, changed)) = hint {
+                    o.changed_by_defaults(&defaults, || changed);
+                }
+                Arc::new(o)
+            }
             Err(e) => {
                 tracing::error!(key = %ev.key, error = %e, "skipping undecodable stored object");
                 return;
@@ -436,6 +445,18 @@ impl Cache {
         st.objects
             .range(prefix.to_string()..successor(prefix))
             .count()
+    }
+
+    /// The object about to be stored at `key` is `head`, the revision's digits, `tail`, and
+    /// `defaults` change it or not: said once by its write, not asked again of the object.
+    pub(crate) fn hint(
+        &self,
+        key: &str,
+        (head, tail): (Bytes, Bytes),
+        defaults: Arc<crate::admission::schema::on_read::ReadDefaults>,
+        changed: bool,
+    ) {
+        self.hints.leave(key, head, tail, defaults, changed);
     }
 
     /// The store behind the cache.

@@ -9,6 +9,8 @@ use serde_json::Value;
 
 use flotilla_store::Revision;
 
+use crate::admission::schema::on_read::ReadDefaults;
+
 /// An object as the cache keeps it.
 #[derive(Debug)]
 pub struct CachedObject {
@@ -26,7 +28,7 @@ pub struct CachedObject {
     pub labels: std::collections::BTreeMap<String, String>,
     /// Whether a schema's read defaults (the one held) change this object: found once, then
     /// every watcher, GET and LIST of it serves the stored bytes without parsing them again.
-    defaulted: Mutex<Option<(Arc<Value>, bool)>>,
+    defaulted: Mutex<Option<(Arc<ReadDefaults>, bool)>>,
 }
 
 #[derive(Deserialize)]
@@ -60,11 +62,17 @@ impl CachedObject {
     }
 
     /// Whether the read defaults `schema` change this object, `changes` telling the first
-    /// time it is asked for that schema (a CRD changed since gets a new one, and is asked anew).
-    pub fn changed_by_defaults(&self, schema: &Arc<Value>, changes: impl FnOnce() -> bool) -> bool {
+    /// time it is asked for those defaults (a CRD whose defaults changed since is asked anew).
+    /// Defaults are compared by content: each rebuild of the served resources (any CRD event)
+    /// makes new ones, and watchers started before and after it hold different copies.
+    pub fn changed_by_defaults(
+        &self,
+        schema: &Arc<ReadDefaults>,
+        changes: impl FnOnce() -> bool,
+    ) -> bool {
         let mut memo = self.defaulted.lock();
         match &*memo {
-            Some((known, changed)) if Arc::ptr_eq(known, schema) => *changed,
+            Some((known, changed)) if Arc::ptr_eq(known, schema) || **known == **schema => *changed,
             _ => {
                 let changed = changes();
                 *memo = Some((schema.clone(), changed));

@@ -214,3 +214,42 @@ fn history_keeps_fresh_changes_and_a_floor_of_old_ones() {
     st.trim_history(start + 10 * HISTORY_FRESH);
     assert_eq!(st.history.len(), HISTORY_MIN);
 }
+
+#[tokio::test]
+async fn a_writes_hint_answers_for_the_object_it_stored() {
+    use crate::admission::schema::on_read::ReadDefaults;
+    let (_d, store, cache) = setup().await;
+    let schema = serde_json::json!({"type": "object", "properties": {
+        "a": {"type": "string", "default": "A"}}});
+    let defaults = Arc::new(ReadDefaults::compile(&schema).expect("a default"));
+    let key = "/registry/example.com/foos/x";
+    let head = Bytes::from_static(br#"{"a":"set","metadata":{"name":"x","resourceVersion":""#);
+    let tail = Bytes::from_static(br#""}}"#);
+    // Told "unchanged" (a lie the object's bytes would contradict): the cache believes the
+    // write, so it was the hint that answered, not a parse.
+    cache.hint(key, (head.clone(), tail.clone()), defaults.clone(), true);
+    store
+        .create(key, flotilla_store::Render::splice(head, tail))
+        .await
+        .expect("stored");
+    cache.sync().await.unwrap();
+    let o = cache.get(key).expect("cached");
+    assert!(o.changed_by_defaults(&defaults, || panic!("asked again")));
+    // Without a hint (another replica's write), the object is asked.
+    store
+        .update(
+            key,
+            o.mod_revision,
+            flotilla_store::Render::fixed(&br#"{"metadata":{"name":"x"}}"#[..]),
+        )
+        .await
+        .expect("updated");
+    cache.sync().await.unwrap();
+    let o = cache.get(key).expect("cached");
+    let mut asked = false;
+    assert!(!o.changed_by_defaults(&defaults, || {
+        asked = true;
+        false
+    }));
+    assert!(asked, "no hint for bytes it was not left for");
+}

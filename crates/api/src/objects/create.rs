@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{render, target, Outcome, Write, Written};
+use super::{render_stored, target, Outcome, Write, Written};
 use crate::admission;
 use crate::error::{ApiError, Result};
 use crate::meta::{self, meta_str, now_rfc3339, remove_meta, set_meta};
@@ -99,7 +99,11 @@ pub(crate) async fn commit_create(
                 Some(_) => return Err(ApiError::already_exists(target(res, &name))),
             }
         }
-        match api.store.create(&key, render(obj.clone())).await {
+        match api
+            .store
+            .create(&key, render_stored(api, res, &key, obj.clone()))
+            .await
+        {
             Ok(r) => return Ok(Outcome::Written(r)),
             Err(flotilla_store::Error::AlreadyExists { .. }) if given.is_none() && attempt < 7 => {
                 continue

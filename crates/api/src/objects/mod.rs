@@ -24,6 +24,7 @@ use crate::error::{ApiError, Result, Target};
 use crate::meta::set_meta;
 use crate::registry::ResourceInfo;
 use crate::request::{Query, RequestInfo};
+use crate::Api;
 
 pub(crate) use apply::apply;
 pub(crate) use create::{commit_create, create};
@@ -96,7 +97,33 @@ pub(crate) fn object_key(info: &RequestInfo, res: &ResourceInfo) -> Result<Strin
 /// of `metadata.resourceVersion`, so that the store's writer only splices the revision's digits
 /// in (no serializing in the one writer), and a hub replica can hand the write to the replica
 /// that commits for all of them.
-pub(crate) fn render(mut obj: Value) -> flotilla_store::Render {
+pub(crate) fn render(obj: Value) -> flotilla_store::Render {
+    split(obj).0
+}
+
+/// As [`render`], for a write the cache will see come back: it leaves the cache whether the
+/// resource's read defaults change the object (see `cache::hints`), worked out here on the
+/// object already parsed instead of from its bytes again.
+pub(crate) fn render_stored(
+    api: &Api,
+    res: &ResourceInfo,
+    key: &str,
+    obj: Value,
+) -> flotilla_store::Render {
+    let asked = res
+        .read_defaults
+        .as_ref()
+        .filter(|_| res.custom)
+        .map(|d| (d.clone(), d.changes(&obj)));
+    let (render, parts) = split(obj);
+    if let (Some((defaults, changed)), Some(parts)) = (asked, parts) {
+        api.cache.hint(key, parts, defaults, changed);
+    }
+    render
+}
+
+/// [`render`], and the bytes around the revision when it splices.
+fn split(mut obj: Value) -> (flotilla_store::Render, Option<(Bytes, Bytes)>) {
     let mark = &*RV_MARK;
     set_meta(&mut obj, "resourceVersion", Value::String(mark.clone()));
     let json = serde_json::to_vec(&obj).unwrap_or_default();
@@ -108,14 +135,18 @@ pub(crate) fn render(mut obj: Value) -> flotilla_store::Render {
             // The quotes stay around the digits: resourceVersion is a string.
             let head = json.slice(..at + 1);
             let tail = json.slice(at + quoted.len() - 1..);
-            flotilla_store::Render::splice(head, tail)
+            let parts = (head.clone(), tail.clone());
+            (flotilla_store::Render::splice(head, tail), Some(parts))
         }
         // The mark is a secret of this process, so no object holds it; should one, stamp it
         // the slow way.
-        _ => flotilla_store::Render::with(move |rev| {
-            set_meta(&mut obj, "resourceVersion", Value::String(rev.to_string()));
-            Bytes::from(serde_json::to_vec(&obj).unwrap_or_default())
-        }),
+        _ => {
+            let render = flotilla_store::Render::with(move |rev| {
+                set_meta(&mut obj, "resourceVersion", Value::String(rev.to_string()));
+                Bytes::from(serde_json::to_vec(&obj).unwrap_or_default())
+            });
+            (render, None)
+        }
     }
 }
 

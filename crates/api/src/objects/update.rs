@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::subresource::merge_for_subresource;
-use super::{render, target, Outcome, Write, Written};
+use super::{render, render_stored, target, Outcome, Write, Written};
 use crate::admission::schema::fields;
 use crate::admission::{self, identity};
 use crate::error::{ApiError, Result};
@@ -235,7 +235,7 @@ where
                 .map(Outcome::Deleted)
         } else {
             api.store
-                .update(key, cur.mod_revision, render(new))
+                .update(key, cur.mod_revision, render_stored(api, res, key, new))
                 .await
                 .map(Outcome::Written)
         };

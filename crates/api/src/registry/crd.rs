@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{PrinterColumn, ResourceInfo, ScaleSpec};
+use crate::admission::schema::on_read::ReadDefaults;
 
 const CR_VERBS: &[&str] = &[
     "delete",
@@ -54,19 +55,6 @@ pub fn version_priority(a: &str, b: &str) -> Ordering {
         (None, Some(_)) => Ordering::Greater,
         (None, None) => a.cmp(b),
     }
-}
-
-/// Does the schema declare a `default` anywhere (then objects read from storage get it)?
-fn has_default(schema: &Value) -> bool {
-    let Some(o) = schema.as_object() else {
-        return false;
-    };
-    let props = o.get("properties").and_then(Value::as_object);
-    o.contains_key("default")
-        || props.is_some_and(|p| p.values().any(has_default))
-        || ["items", "additionalProperties"]
-            .iter()
-            .any(|k| o.get(*k).is_some_and(has_default))
 }
 
 /// Is the CRD accepted and serving (its `Established` condition is True)?
@@ -169,8 +157,8 @@ pub fn resources_for(crd: &Value) -> Vec<ResourceInfo> {
                 storage_version: i == 0,
                 read_defaults: v
                     .pointer("/schema/openAPIV3Schema")
-                    .filter(|s| has_default(s))
-                    .map(|s| Arc::new(s.clone())),
+                    .and_then(ReadDefaults::compile)
+                    .map(Arc::new),
             }
         })
         .collect()

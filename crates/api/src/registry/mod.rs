@@ -77,10 +77,10 @@ pub struct ResourceInfo {
     pub schema_root: Option<String>,
     /// Is this version the preferred (first listed) one of its group.
     pub storage_version: bool,
-    /// A custom resource's schema at this version when it declares `default`s: objects read
+    /// A custom resource's schema defaults at this version, when it declares any: objects read
     /// from storage get them, as kube-apiserver defaults what it decodes (a default added to
     /// the CRD after an object was stored shows on GET, LIST and WATCH).
-    pub read_defaults: Option<Arc<serde_json::Value>>,
+    pub read_defaults: Option<Arc<crate::admission::schema::on_read::ReadDefaults>>,
 }
 
 impl ResourceInfo {

@@ -3,8 +3,9 @@
 //! change so a [`World`] can be rebuilt a few milliseconds later.
 //!
 //! Stores keep objects lean: no managedFields or annotations anywhere; bindings of other kinds
-//! than v1 Service and Services of other types than LoadBalancer are kept as empty shells
-//! (their content is never read here, and 10,000 of them would otherwise be held whole).
+//! than v1 Service are not kept (nor wake anyone), and Services of other types than
+//! LoadBalancer are kept as empty shells (their content is never read here, and 10,000 of
+//! them would otherwise be held whole).
 
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -13,7 +14,7 @@ use std::time::Duration;
 
 use flotilla_apis::cluster::v1alpha1::Cluster;
 use flotilla_apis::networking::v1alpha1::{GlobalService, HealthReport};
-use flotilla_apis::work::v1alpha1::{ResourceBinding, ResourceBindingSpec};
+use flotilla_apis::work::v1alpha1::ResourceBinding;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Service, ServiceSpec};
 use kube::runtime::reflector::{self, store::Writer, Store};
@@ -87,11 +88,12 @@ pub(super) fn watch(
                     lean_service,
                     changed.clone()
                 ),
-                feed(
+                flotilla_watch::feed_part(
                     Api::<ResourceBinding>::all(hub.clone()),
+                    watcher::Config::default(),
                     bw,
-                    lean_binding,
-                    changed.clone()
+                    changed.clone(),
+                    service_bindings(),
                 ),
                 feed(
                     Api::<GlobalService>::all(hub.clone()),
@@ -151,11 +153,19 @@ fn lean_service(s: &mut Service) {
     }
 }
 
-fn lean_binding(b: &mut ResourceBinding) {
-    lean(b);
-    let r = &b.spec.resource;
-    if r.api_version != "v1" || r.kind != "Service" {
-        b.spec = ResourceBindingSpec::default();
-        b.status = None;
+/// Of the bindings, those of v1 Services: the others (most of a fleet's) are neither kept
+/// nor wake the world's rebuild with their status writes.
+fn service_bindings() -> flotilla_watch::Part<ResourceBinding> {
+    flotilla_watch::Part {
+        keep: |b| {
+            let r = &b.spec.resource;
+            r.api_version == "v1" && r.kind == "Service"
+        },
+        trim: lean,
+        // Everything of a Service's binding is read (its placement, its members' status).
+        digest: |b| {
+            let rv = b.metadata.resource_version.as_deref().unwrap_or_default();
+            crate::propagation::workload::fnv64(rv.as_bytes())
+        },
     }
 }

@@ -19,15 +19,7 @@ pub(crate) fn output(res: &ResourceInfo, o: &CachedObject) -> Bytes {
     if res.custom && stored_at(&o.raw, res) {
         let as_stored = match &res.read_defaults {
             None => true,
-            Some(schema) => {
-                let changes = || {
-                    let stored = o.value();
-                    let mut served = stored.clone();
-                    crate::admission::schema::on_read::apply(res, &mut served);
-                    served != stored
-                };
-                !o.changed_by_defaults(schema, changes)
-            }
+            Some(defaults) => !o.changed_by_defaults(defaults, || defaults.changes(&o.value())),
         };
         if as_stored {
             return o.raw.clone();

@@ -22,6 +22,18 @@ pub(super) fn has_json_duplicates(bytes: &[u8]) -> bool {
     found.get()
 }
 
+/// Is `bytes` one JSON value without a repeated key (`Some(false)`), or with one
+/// (`Some(true)`)? `None` for a body that is not JSON.
+pub(super) fn json_verdict(bytes: &[u8]) -> Option<bool> {
+    let found = Cell::new(false);
+    let mut d = serde_json::Deserializer::from_slice(bytes);
+    let walked = Quick(&found).deserialize(&mut d);
+    if found.get() {
+        return Some(true);
+    }
+    (walked.is_ok() && d.end().is_ok()).then_some(false)
+}
+
 /// A visitor that sets its flag, and stops, at the first duplicate below where it starts.
 #[derive(Clone, Copy)]
 struct Quick<'a>(&'a Cell<bool>);

@@ -42,6 +42,15 @@ fn yaml_duplicates_are_named_by_their_line_as_the_yaml_library_words_them() {
         )
     );
     assert_eq!(yaml_duplicates("a: 1\nb: {c: 1}\n"), None);
+    // YAML written as JSON (how clients send server-side applies): the same answers, the
+    // duplicate's line counted in the JSON text.
+    assert_eq!(yaml_duplicates(r#"{"a":1,"b":{"c":1}}"#), None);
+    assert_eq!(
+        yaml_duplicates("{\"a\": 1,\n \"b\": {\"c\": 1,\n  \"c\": 2}}").as_deref(),
+        Some("yaml: unmarshal errors:\n  line 3: key \"c\" already set in map")
+    );
+    // Escapes name the same key.
+    assert!(yaml_duplicates(r#"{"a":1,"\u0061":2}"#).is_some());
 }
 
 #[test]

@@ -40,3 +40,47 @@ fn schemas_without_defaults_leave_reads_alone() {
         "items": {"type": "object", "properties": {"x": {"type": "string", "default": "d"}}}}}});
     assert!(resources_for(&crd(nested))[0].read_defaults.is_some());
 }
+
+#[test]
+fn defaults_follow_kube_apiservers_reading_rules() {
+    let schema = json!({"type": "object", "properties": {
+        "spec": {"type": "object", "default": {}, "properties": {
+            "mode": {"type": "string", "default": "Pull"},
+            "opt": {"type": "string", "nullable": true, "default": "x"},
+            "plain": {"type": "string"},
+            "ports": {"type": "array", "items": {"type": "object", "properties": {
+                "proto": {"type": "string", "default": "TCP"}}}},
+            "byName": {"type": "object", "additionalProperties": {"type": "object",
+                "properties": {"w": {"type": "integer", "default": 1}}}},
+        }},
+    }});
+    let d = ReadDefaults::compile(&schema).expect("defaults");
+    // A default inserted is defaulted in turn.
+    let mut v = json!({});
+    assert!(d.changes(&v));
+    assert!(d.apply(&mut v));
+    assert_eq!(v, json!({"spec": {"mode": "Pull", "opt": "x"}}));
+    assert!(!d.changes(&v) && !d.apply(&mut v.clone()), "a fixed point");
+    // A null where null is not allowed takes the default; a nullable null stays; a null
+    // without a default is left as read (kube-apiserver prunes those on write, not on read).
+    let mut v = json!({"spec": {"mode": null, "opt": null, "plain": null}});
+    assert!(d.apply(&mut v));
+    assert_eq!(
+        v["spec"],
+        json!({"mode": "Pull", "opt": null, "plain": null})
+    );
+    // Lists' items and maps' values.
+    let mut v = json!({"spec": {"mode": "Push", "opt": "y",
+        "ports": [{"proto": "UDP"}, {}], "byName": {"a": {}, "b": {"w": 5}}}});
+    assert!(d.changes(&v));
+    assert!(d.apply(&mut v));
+    assert_eq!(
+        v["spec"]["ports"],
+        json!([{"proto": "UDP"}, {"proto": "TCP"}])
+    );
+    assert_eq!(v["spec"]["byName"], json!({"a": {"w": 1}, "b": {"w": 5}}));
+    assert!(!d.changes(&v));
+    // Values of another type than the schema's are left alone.
+    let mut odd = json!({"spec": {"mode": "Pull", "opt": "y", "ports": "none", "byName": 3}});
+    assert!(!d.changes(&odd) && !d.apply(&mut odd));
+}

@@ -67,6 +67,16 @@ fn objects_their_read_defaults_do_not_change_are_served_as_stored() {
         let v: Value = serde_json::from_slice(&super::output(&res, &bare)).expect("JSON");
         assert_eq!(v["spec"], json!({"z": 1, "mode": "Pull"}));
     }
+    // The served resources rebuilt (another CRD changed): the same defaults in a new copy
+    // are not asked about again.
+    let rebuilt = crate::registry::crd::resources_for(&crd("Pull")).remove(0);
+    let defaults = rebuilt.read_defaults.as_ref().expect("defaults");
+    assert!(!std::sync::Arc::ptr_eq(
+        defaults,
+        res.read_defaults.as_ref().expect("defaults")
+    ));
+    assert!(bare.changed_by_defaults(defaults, || panic!("asked again")));
+    assert!(!defaulted.changed_by_defaults(defaults, || panic!("asked again")));
     // The CRD's default changed: the first object is asked anew and gets nothing new (its
     // value is set), the answer is not the old schema's.
     let push = crate::registry::crd::resources_for(&crd("Push")).remove(0);

@@ -1,0 +1,108 @@
+//! The sieve: what is stored, what is cut, and what wakes.
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::ObjectMeta;
+use kube::runtime::watcher::Event;
+
+use super::*;
+
+fn cm(name: &str, kept: bool, data: &str, noise: &str) -> ConfigMap {
+    let labels = kept.then(|| [("kept".to_owned(), "yes".to_owned())].into());
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            namespace: Some("ns".to_owned()),
+            labels,
+            annotations: Some([("noise".to_owned(), noise.to_owned())].into()),
+            managed_fields: Some(vec![Default::default()]),
+            ..ObjectMeta::default()
+        },
+        data: Some([("d".to_owned(), data.to_owned())].into()),
+        ..ConfigMap::default()
+    }
+}
+
+fn sieve() -> Sieve<ConfigMap> {
+    Sieve::new(Part {
+        keep: |c: &ConfigMap| {
+            c.metadata
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.contains_key("kept"))
+        },
+        trim: |c: &mut ConfigMap| c.metadata.annotations = None,
+        digest: |c: &ConfigMap| {
+            c.data
+                .as_ref()
+                .map_or(0, |d| d.len() as u64 + d["d"].len() as u64)
+        },
+    })
+}
+
+/// The event's kind and object name, and whether it woke the reader.
+fn seen(out: Option<(Event<ConfigMap>, bool)>) -> Option<(&'static str, String, bool)> {
+    let (e, wake) = out?;
+    let (kind, o) = match e {
+        Event::Apply(o) => ("apply", Some(o)),
+        Event::Delete(o) => ("delete", Some(o)),
+        Event::InitApply(o) => ("init-apply", Some(o)),
+        Event::Init => ("init", None),
+        Event::InitDone => ("init-done", None),
+    };
+    if let Some(o) = &o {
+        assert!(o.metadata.managed_fields.is_none(), "lean");
+        assert!(o.metadata.annotations.is_none(), "trimmed");
+    }
+    Some((
+        kind,
+        o.and_then(|o| o.metadata.name).unwrap_or_default(),
+        wake,
+    ))
+}
+
+#[test]
+fn only_kept_objects_are_stored_and_only_what_the_reader_reads_wakes_it() {
+    let mut s = sieve();
+    assert_eq!(
+        seen(s.sift(Event::Init)),
+        Some(("init", String::new(), false))
+    );
+    assert_eq!(
+        seen(s.sift(Event::InitApply(cm("a", true, "x", "1")))),
+        Some(("init-apply", "a".into(), false))
+    );
+    assert_eq!(
+        seen(s.sift(Event::InitApply(cm("b", false, "x", "1")))),
+        None
+    );
+    assert_eq!(
+        seen(s.sift(Event::InitDone)),
+        Some(("init-done", String::new(), true))
+    );
+    // What the reader depends on is unchanged: stored (it may read the rest), no wake-up.
+    assert_eq!(
+        seen(s.sift(Event::Apply(cm("a", true, "x", "2")))),
+        Some(("apply", "a".into(), false))
+    );
+    assert_eq!(
+        seen(s.sift(Event::Apply(cm("a", true, "xy", "2")))),
+        Some(("apply", "a".into(), true))
+    );
+    // Objects not kept come and go unseen.
+    assert_eq!(seen(s.sift(Event::Apply(cm("b", false, "y", "2")))), None);
+    assert_eq!(seen(s.sift(Event::Delete(cm("b", false, "y", "2")))), None);
+    // One that stops being kept leaves the store; a kept one's deletion is told.
+    assert_eq!(
+        seen(s.sift(Event::Apply(cm("c", true, "z", "1")))),
+        Some(("apply", "c".into(), true))
+    );
+    assert_eq!(
+        seen(s.sift(Event::Apply(cm("c", false, "z", "1")))),
+        Some(("delete", "c".into(), true))
+    );
+    assert_eq!(
+        seen(s.sift(Event::Delete(cm("a", true, "xy", "2")))),
+        Some(("delete", "a".into(), true))
+    );
+    assert_eq!(seen(s.sift(Event::Delete(cm("a", true, "xy", "2")))), None);
+}
