@@ -14,7 +14,7 @@ use super::{rules, values};
 pub fn causes(schema: &Value, old: &Value, new: &Value) -> Causes {
     // Defaults were filled in on the request's body; these are only probed.
     let mut probe = new.clone();
-    let mut causes = values::default_and_check(schema, &mut probe);
+    let mut causes = values::changed_causes(schema, &mut probe, new, old);
     causes.extend(rules::check(schema, new, None, rules::Rules::Plain));
     causes.retain(|(field, _)| at(new, field) != at(old, field));
     causes.extend(rules::check(

@@ -14,11 +14,54 @@ use super::keywords;
 /// Fill in defaults in `obj` and return what breaks `schema`, as (field, message) causes.
 pub fn default_and_check(schema: &Value, obj: &mut Value) -> Vec<(String, String)> {
     let mut causes = Vec::new();
-    walk(schema, obj, "", &mut causes);
+    walk(schema, obj, "", &mut causes, None);
     causes
 }
 
-fn walk(schema: &Value, v: &mut Value, path: &str, causes: &mut Vec<(String, String)>) {
+/// As [`default_and_check`] for `probe`, a copy of an update's `new` object, leaving out the
+/// parts where `new` equals `old`: the causes found there would all be at fields the update
+/// does not change, which ratcheting lets through ([`super::ratchet`]), so they are not looked
+/// for (a status write does not walk the spec).
+pub fn changed_causes(
+    schema: &Value,
+    probe: &mut Value,
+    new: &Value,
+    old: &Value,
+) -> Vec<(String, String)> {
+    let mut causes = Vec::new();
+    walk(schema, probe, "", &mut causes, Some(Pair(new, old)));
+    causes
+}
+
+/// Where the walk is in an update's new and old objects (a walk without one, or below a part
+/// one of them lacks, looks at everything).
+#[derive(Clone, Copy)]
+struct Pair<'a>(&'a Value, &'a Value);
+
+impl<'a> Pair<'a> {
+    fn unchanged(self) -> bool {
+        self.0 == self.1
+    }
+
+    fn key(self, k: &str) -> Option<Pair<'a>> {
+        Some(Pair(self.0.get(k)?, self.1.get(k)?))
+    }
+
+    fn index(self, i: usize) -> Option<Pair<'a>> {
+        Some(Pair(self.0.get(i)?, self.1.get(i)?))
+    }
+}
+
+fn walk(
+    schema: &Value,
+    v: &mut Value,
+    path: &str,
+    causes: &mut Vec<(String, String)>,
+    pair: Option<Pair<'_>>,
+) {
+    if pair.is_some_and(Pair::unchanged) {
+        return;
+    }
     let Some(s) = schema.as_object() else { return };
     if s.contains_key("$ref") {
         return;
@@ -71,11 +114,15 @@ fn walk(schema: &Value, v: &mut Value, path: &str, causes: &mut Vec<(String, Str
     }
     keywords::check(s, v, path, causes);
     match v {
-        Value::Object(o) => object(s, o, path, causes),
+        Value::Object(o) => object(s, o, path, causes, pair),
         Value::Array(items) => {
             if let Some(item) = s.get("items") {
                 for (i, x) in items.iter_mut().enumerate() {
-                    walk(item, x, &format!("{path}[{i}]"), causes);
+                    let pair = pair.and_then(|p| p.index(i));
+                    if pair.is_some_and(Pair::unchanged) {
+                        continue;
+                    }
+                    walk(item, x, &format!("{path}[{i}]"), causes, pair);
                 }
             }
         }
@@ -88,6 +135,7 @@ fn object(
     o: &mut Map<String, Value>,
     path: &str,
     causes: &mut Vec<(String, String)>,
+    pair: Option<Pair<'_>>,
 ) {
     let join = |k: &str| {
         if path.is_empty() {
@@ -108,14 +156,22 @@ fn object(
                     o.insert(k.clone(), d.clone());
                 }
             }
+            let pair = pair.and_then(|p| p.key(k));
+            if pair.is_some_and(Pair::unchanged) {
+                continue;
+            }
             if let Some(child) = o.get_mut(k) {
-                walk(p, child, &join(k), causes);
+                walk(p, child, &join(k), causes, pair);
             }
         }
     }
     if let Some(add) = s.get("additionalProperties").filter(|a| a.is_object()) {
         for (k, child) in o.iter_mut() {
-            walk(add, child, &format!("{path}[{k}]"), causes);
+            let pair = pair.and_then(|p| p.key(k));
+            if pair.is_some_and(Pair::unchanged) {
+                continue;
+            }
+            walk(add, child, &format!("{path}[{k}]"), causes, pair);
         }
     }
     // An embedded resource's apiVersion and kind (required in the published schema) are
