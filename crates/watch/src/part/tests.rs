@@ -63,46 +63,44 @@ fn seen(out: Option<(Event<ConfigMap>, bool)>) -> Option<(&'static str, String, 
 #[test]
 fn only_kept_objects_are_stored_and_only_what_the_reader_reads_wakes_it() {
     let mut s = sieve();
-    assert_eq!(
-        seen(s.sift(Event::Init)),
-        Some(("init", String::new(), false))
-    );
-    assert_eq!(
-        seen(s.sift(Event::InitApply(cm("a", true, "x", "1")))),
-        Some(("init-apply", "a".into(), false))
-    );
-    assert_eq!(
-        seen(s.sift(Event::InitApply(cm("b", false, "x", "1")))),
-        None
-    );
-    assert_eq!(
-        seen(s.sift(Event::InitDone)),
-        Some(("init-done", String::new(), true))
-    );
-    // What the reader depends on is unchanged: stored (it may read the rest), no wake-up.
-    assert_eq!(
-        seen(s.sift(Event::Apply(cm("a", true, "x", "2")))),
-        Some(("apply", "a".into(), false))
-    );
-    assert_eq!(
-        seen(s.sift(Event::Apply(cm("a", true, "xy", "2")))),
-        Some(("apply", "a".into(), true))
-    );
-    // Objects not kept come and go unseen.
-    assert_eq!(seen(s.sift(Event::Apply(cm("b", false, "y", "2")))), None);
-    assert_eq!(seen(s.sift(Event::Delete(cm("b", false, "y", "2")))), None);
-    // One that stops being kept leaves the store; a kept one's deletion is told.
-    assert_eq!(
-        seen(s.sift(Event::Apply(cm("c", true, "z", "1")))),
-        Some(("apply", "c".into(), true))
-    );
-    assert_eq!(
-        seen(s.sift(Event::Apply(cm("c", false, "z", "1")))),
-        Some(("delete", "c".into(), true))
-    );
-    assert_eq!(
-        seen(s.sift(Event::Delete(cm("a", true, "xy", "2")))),
-        Some(("delete", "a".into(), true))
-    );
-    assert_eq!(seen(s.sift(Event::Delete(cm("a", true, "xy", "2")))), None);
+    let none = String::new;
+    // Each event in turn, and what the sieve makes of it.
+    let steps: Vec<(Event<ConfigMap>, Option<(&str, String, bool)>)> = vec![
+        (Event::Init, Some(("init", none(), false))),
+        (
+            Event::InitApply(cm("a", true, "x", "1")),
+            Some(("init-apply", "a".into(), false)),
+        ),
+        (Event::InitApply(cm("b", false, "x", "1")), None),
+        (Event::InitDone, Some(("init-done", none(), true))),
+        // What the reader depends on is unchanged: stored (it may read the rest), no wake-up.
+        (
+            Event::Apply(cm("a", true, "x", "2")),
+            Some(("apply", "a".into(), false)),
+        ),
+        (
+            Event::Apply(cm("a", true, "xy", "2")),
+            Some(("apply", "a".into(), true)),
+        ),
+        // Objects not kept come and go unseen.
+        (Event::Apply(cm("b", false, "y", "2")), None),
+        (Event::Delete(cm("b", false, "y", "2")), None),
+        // One that stops being kept leaves the store; a kept one's deletion is told, once.
+        (
+            Event::Apply(cm("c", true, "z", "1")),
+            Some(("apply", "c".into(), true)),
+        ),
+        (
+            Event::Apply(cm("c", false, "z", "1")),
+            Some(("delete", "c".into(), true)),
+        ),
+        (
+            Event::Delete(cm("a", true, "xy", "2")),
+            Some(("delete", "a".into(), true)),
+        ),
+        (Event::Delete(cm("a", true, "xy", "2")), None),
+    ];
+    for (i, (event, want)) in steps.into_iter().enumerate() {
+        assert_eq!(seen(s.sift(event)), want, "step {i}");
+    }
 }
