@@ -39,8 +39,11 @@ fn sieve() -> Sieve<ConfigMap> {
     })
 }
 
-/// The event's kind and object name, and whether it woke the reader.
-fn seen(out: Option<(Event<ConfigMap>, bool)>) -> Option<(&'static str, String, bool)> {
+/// An event's kind and object name, and whether it woke the reader.
+type Seen = (&'static str, String, bool);
+
+/// What the sieve let through of an event ([`Seen`]), checked lean and trimmed.
+fn seen(out: Option<(Event<ConfigMap>, bool)>) -> Option<Seen> {
     let (e, wake) = out?;
     let (kind, o) = match e {
         Event::Apply(o) => ("apply", Some(o)),
@@ -65,7 +68,7 @@ fn only_kept_objects_are_stored_and_only_what_the_reader_reads_wakes_it() {
     let mut s = sieve();
     let none = String::new;
     // Each event in turn, and what the sieve makes of it.
-    let steps: Vec<(Event<ConfigMap>, Option<(&str, String, bool)>)> = vec![
+    let steps: Vec<(Event<ConfigMap>, Option<Seen>)> = vec![
         (Event::Init, Some(("init", none(), false))),
         (
             Event::InitApply(cm("a", true, "x", "1")),
