@@ -45,9 +45,9 @@ use kube::runtime::reflector::{self, Store};
 use kube::runtime::watcher;
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
+use tokio::sync::Notify;
 
 use crate::propagation::workload::fnv64;
-use tokio::sync::Notify;
 
 /// Field manager of the MCS controller's writes.
 pub const MANAGER: &str = "flotilla-mcs";

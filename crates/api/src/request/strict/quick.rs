@@ -15,11 +15,7 @@ const LINEAR: usize = 16;
 /// Does the JSON `bytes` repeat a key in some object? False for a body that is not JSON up to
 /// its first duplicate (the walk that names duplicates would find none there either).
 pub(super) fn has_json_duplicates(bytes: &[u8]) -> bool {
-    let found = Cell::new(false);
-    let mut d = serde_json::Deserializer::from_slice(bytes);
-    // The first duplicate ends the walk with an error; `found` tells it from a bad body.
-    let _ = Quick(&found).deserialize(&mut d);
-    found.get()
+    json_verdict(bytes) == Some(true)
 }
 
 /// Is `bytes` one JSON value without a repeated key (`Some(false)`), or with one
@@ -27,6 +23,7 @@ pub(super) fn has_json_duplicates(bytes: &[u8]) -> bool {
 pub(super) fn json_verdict(bytes: &[u8]) -> Option<bool> {
     let found = Cell::new(false);
     let mut d = serde_json::Deserializer::from_slice(bytes);
+    // The first duplicate ends the walk with an error; `found` tells it from a bad body.
     let walked = Quick(&found).deserialize(&mut d);
     if found.get() {
         return Some(true);
