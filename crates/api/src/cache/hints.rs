@@ -58,7 +58,8 @@ impl Hints {
         by_key.insert(key.to_owned(), hint);
     }
 
-    /// The answer left for `key`, if `raw` is the object it was left for.
+    /// The answer left for `key`, if `raw` is the object it was left for; taken (the cache
+    /// keeps it with the object from then on).
     pub(crate) fn take(&self, key: &str, raw: &[u8]) -> Option<(Arc<ReadDefaults>, bool)> {
         let hint = {
             let mut by_key = self.by_key.lock();
@@ -67,14 +68,30 @@ impl Hints {
             }
             by_key.remove(key)?
         };
-        let digits = raw
+        hint.is_for(raw).then_some((hint.defaults, hint.changed))
+    }
+
+    /// As [`Hints::take`], leaving it there.
+    pub(crate) fn peek(&self, key: &str, raw: &[u8]) -> Option<(Arc<ReadDefaults>, bool)> {
+        let by_key = self.by_key.lock();
+        let hint = by_key.get(key).filter(|h| h.is_for(raw))?;
+        Some((hint.defaults.clone(), hint.changed))
+    }
+}
+
+impl Hint {
+    /// Is `raw` the object this hint was left for: its head, digits, its tail?
+    fn is_for(&self, raw: &[u8]) -> bool {
+        let Some(digits) = raw
             .len()
-            .checked_sub(hint.head.len() + hint.tail.len())
-            .filter(|n| *n > 0)?;
-        let (head, rest) = raw.split_at(hint.head.len());
+            .checked_sub(self.head.len() + self.tail.len())
+            .filter(|n| *n > 0)
+        else {
+            return false;
+        };
+        let (head, rest) = raw.split_at(self.head.len());
         let (middle, tail) = rest.split_at(digits);
-        let same = head == hint.head && tail == hint.tail && middle.iter().all(u8::is_ascii_digit);
-        same.then_some((hint.defaults, hint.changed))
+        head == self.head && tail == self.tail && middle.iter().all(u8::is_ascii_digit)
     }
 }
 
@@ -104,6 +121,8 @@ mod tests {
             )
         };
         leave(true);
+        let peeked = hints.peek("/k", b"{\"rv\":\"42\"}").expect("the hint");
+        assert!(peeked.1 && hints.peek("/k", b"{\"rv\":\"4\",}").is_none());
         let (got, changed) = hints.take("/k", b"{\"rv\":\"42\"}").expect("the hint");
         assert!(Arc::ptr_eq(&got, &d) && changed);
         assert!(hints.take("/k", b"{\"rv\":\"42\"}").is_none(), "taken once");

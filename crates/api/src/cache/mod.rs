@@ -459,6 +459,25 @@ impl Cache {
         self.hints.leave(key, head, tail, defaults, changed);
     }
 
+    /// Whether `defaults` change the object `raw` just stored at `key`, if a write on this
+    /// replica said so (its hint, or the cached object it went to): a write's response is then
+    /// served without parsing the object again.
+    pub(crate) fn known_defaults(
+        &self,
+        key: &str,
+        raw: &Bytes,
+        defaults: &Arc<crate::admission::schema::on_read::ReadDefaults>,
+    ) -> Option<bool> {
+        let (known, changed) = match self.hints.peek(key, raw) {
+            Some(hint) => hint,
+            None => {
+                let cached = self.get(key).filter(|o| o.raw == *raw)?;
+                return cached.known_defaults(defaults);
+            }
+        };
+        (Arc::ptr_eq(&known, defaults) || *known == **defaults).then_some(changed)
+    }
+
     /// The store behind the cache.
     pub fn store(&self) -> &Store {
         &self.store

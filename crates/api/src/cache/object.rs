@@ -70,14 +70,22 @@ impl CachedObject {
         schema: &Arc<ReadDefaults>,
         changes: impl FnOnce() -> bool,
     ) -> bool {
-        let mut memo = self.defaulted.lock();
-        match &*memo {
-            Some((known, changed)) if Arc::ptr_eq(known, schema) || **known == **schema => *changed,
-            _ => {
-                let changed = changes();
-                *memo = Some((schema.clone(), changed));
-                changed
+        if let Some(changed) = self.known_defaults(schema) {
+            return changed;
+        }
+        // Worked out without the lock held: two readers at once may both ask, and agree.
+        let changed = changes();
+        *self.defaulted.lock() = Some((schema.clone(), changed));
+        changed
+    }
+
+    /// What [`CachedObject::changed_by_defaults`] found for `schema`, if it was asked.
+    pub fn known_defaults(&self, schema: &Arc<ReadDefaults>) -> Option<bool> {
+        match &*self.defaulted.lock() {
+            Some((known, changed)) if Arc::ptr_eq(known, schema) || **known == **schema => {
+                Some(*changed)
             }
+            _ => None,
         }
     }
 

@@ -228,13 +228,19 @@ async fn a_writes_hint_answers_for_the_object_it_stored() {
     // Told "unchanged" (a lie the object's bytes would contradict): the cache believes the
     // write, so it was the hint that answered, not a parse.
     cache.hint(key, (head.clone(), tail.clone()), defaults.clone(), true);
-    store
+    let stored = store
         .create(key, flotilla_store::Render::splice(head, tail))
         .await
         .expect("stored");
+    // The write's response asks first: from the hint, or the object it went to.
+    assert_eq!(
+        cache.known_defaults(key, &stored.value, &defaults),
+        Some(true)
+    );
     cache.sync().await.unwrap();
     let o = cache.get(key).expect("cached");
     assert!(o.changed_by_defaults(&defaults, || panic!("asked again")));
+    assert_eq!(cache.known_defaults(key, &o.raw, &defaults), Some(true));
     // Without a hint (another replica's write), the object is asked.
     store
         .update(
@@ -246,6 +252,11 @@ async fn a_writes_hint_answers_for_the_object_it_stored() {
         .expect("updated");
     cache.sync().await.unwrap();
     let o = cache.get(key).expect("cached");
+    assert_eq!(
+        cache.known_defaults(key, &o.raw, &defaults),
+        None,
+        "nobody said"
+    );
     let mut asked = false;
     assert!(!o.changed_by_defaults(&defaults, || {
         asked = true;

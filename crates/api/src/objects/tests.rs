@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::*;
 use crate::admission::namespace::terminating;
-use crate::handlers::objects::output_raw;
+use crate::handlers::objects::encode::output_raw;
 use crate::Api;
 
 async fn api(dir: &tempfile::TempDir) -> Arc<Api> {

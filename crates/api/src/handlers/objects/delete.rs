@@ -84,7 +84,7 @@ pub(super) async fn delete(
     admission::kinds::admit_delete(res, &name)?;
     let outcome = delete_object(api, res, &key, &name, &opts).await?;
     Ok(response::with_warnings(
-        outcome_response(res, outcome),
+        outcome_response(api, res, outcome),
         &warnings,
     ))
 }

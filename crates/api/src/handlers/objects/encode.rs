@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use crate::cache::CachedObject;
 use crate::registry::{storage, ResourceInfo};
+use crate::Api;
 
 /// The object's bytes as served at `res`'s version. Custom resources are stored at one version
 /// and served at all of theirs (conversion strategy None: only apiVersion changes); a resource
@@ -26,6 +27,18 @@ pub(crate) fn output(res: &ResourceInfo, o: &CachedObject) -> Bytes {
         }
     }
     output_raw(res, &o.raw)
+}
+
+/// As [`output_raw`], for an object this replica has just stored at `key`: when its write
+/// told the cache whether the read defaults change it ([`crate::cache::Cache::known_defaults`]),
+/// one stored at the version served is answered as stored, not parsed again.
+pub(crate) fn output_written(api: &Api, res: &ResourceInfo, key: &str, raw: &Bytes) -> Bytes {
+    if let Some(defaults) = res.read_defaults.as_ref().filter(|_| res.custom) {
+        if stored_at(raw, res) && api.cache.known_defaults(key, raw, defaults) == Some(false) {
+            return raw.clone();
+        }
+    }
+    output_raw(res, raw)
 }
 
 /// As [`output`], for stored bytes.

@@ -23,7 +23,7 @@ use crate::error::{ApiError, Result};
 use crate::registry::ResourceInfo;
 use crate::Api;
 
-pub(crate) use encode::{output, output_raw, output_value};
+pub(crate) use encode::{output, output_value, output_written};
 pub(crate) use filter::Filter;
 
 /// Route a resource request.

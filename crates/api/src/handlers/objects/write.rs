@@ -7,7 +7,7 @@ use axum::body::Body;
 use http::Response;
 use serde_json::Value;
 
-use super::{output, output_raw, output_value, Ctx};
+use super::{output, output_value, output_written, Ctx};
 use crate::admission::schema::fields;
 use crate::error::{ApiError, Result};
 use crate::handlers::response;
@@ -115,7 +115,7 @@ pub(super) async fn create(
     let query = validated(ctx);
     let w = write(ctx, &query, res, None, Vec::new());
     let written = scoped(ctx, warnings, objects::create(api, &w, obj)).await?;
-    Ok(written_response(res, written))
+    Ok(written_response(api, res, written))
 }
 
 /// PUT.
@@ -129,7 +129,7 @@ pub(super) async fn update(
     let query = validated(ctx);
     let w = write(ctx, &query, res, sub, Vec::new());
     let written = scoped(ctx, warnings, objects::update(api, &w, obj)).await?;
-    Ok(written_response(res, written))
+    Ok(written_response(api, res, written))
 }
 
 /// PATCH (JSON patch, merge patch, strategic merge patch, server-side apply).
@@ -174,7 +174,7 @@ pub(super) async fn patch(
         let w = write(ctx, &ctx.query, res, sub, body_errors);
         scoped(ctx, Vec::new(), objects::patch(api, &w, format, patch)).await?
     };
-    Ok(written_response(res, written))
+    Ok(written_response(api, res, written))
 }
 
 /// Run a write in admission's scope of this request (its dry run; the warnings admission
@@ -194,8 +194,8 @@ async fn scoped(
 }
 
 /// Respond with what a write produced: 201 if it created the object, with its warnings.
-fn written_response(res: &ResourceInfo, written: Written) -> Response<Body> {
-    let mut r = outcome_response(res, written.outcome);
+fn written_response(api: &Api, res: &ResourceInfo, written: Written) -> Response<Body> {
+    let mut r = outcome_response(api, res, written.outcome);
     if written.created {
         *r.status_mut() = http::StatusCode::CREATED;
     }
@@ -203,9 +203,11 @@ fn written_response(res: &ResourceInfo, written: Written) -> Response<Body> {
 }
 
 /// Respond with what an update produced.
-pub(crate) fn outcome_response(res: &ResourceInfo, o: Outcome) -> Response<Body> {
+pub(crate) fn outcome_response(api: &Api, res: &ResourceInfo, o: Outcome) -> Response<Body> {
     match o {
-        Outcome::Written(r) | Outcome::Deleted(r) => response::raw(200, output_raw(res, &r.value)),
+        Outcome::Written(r) | Outcome::Deleted(r) => {
+            response::raw(200, output_written(api, res, &r.key, &r.value))
+        }
         Outcome::Unchanged(c) => response::raw(200, output(res, &c)),
         Outcome::DryRun(v) => response::json(200, &output_value(res, v)),
     }
