@@ -37,7 +37,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flotilla_apis::multicluster::{ServiceExport, ServiceImport, SOURCE_CLUSTER_LABEL};
-use flotilla_apis::work::v1alpha1::{ResourceBinding, Work};
+use flotilla_apis::work::v1alpha1::{Manifest, ResourceBinding, Work};
 use flotilla_watch::{feed, feed_part, Part};
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
@@ -140,10 +140,7 @@ fn service_works() -> Part<Work> {
     Part {
         keep: |w| {
             w.labels().contains_key(IMPORT_WORK_LABEL)
-                || w.spec.manifests.first().is_some_and(|m| {
-                    m.0.get("apiVersion").and_then(|v| v.as_str()) == Some("v1")
-                        && m.0.get("kind").and_then(|v| v.as_str()) == Some("Service")
-                })
+                || w.spec.manifests.first().is_some_and(Manifest::is_service)
         },
         trim: |w| w.status = None,
         digest: |w| {

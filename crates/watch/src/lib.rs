@@ -14,8 +14,10 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::Arc;
 
+mod coalesce;
 mod part;
 
+pub use coalesce::coalesce;
 pub use part::{feed_part, Part, Sieve};
 
 use futures::StreamExt;

@@ -69,7 +69,13 @@ pub async fn handle(api: Arc<Api>, req: Request<axum::body::Body>) -> Response<B
     let resp = crate::flowcontrol::with_headers(resp, flow.as_ref());
     api.metrics
         .observe(method.as_str(), resp.status().as_u16(), started.elapsed());
-    tracing::debug!(%method, %path, code = resp.status().as_u16(), "request");
+    tracing::debug!(
+        %method,
+        %path,
+        code = resp.status().as_u16(),
+        micros = started.elapsed().as_micros() as u64,
+        "request"
+    );
     resp
 }
 

@@ -207,8 +207,17 @@ impl Registry {
     /// Replace the set of custom resources (called whenever the set of established CRDs changes).
     pub fn set_custom(&self, custom: Vec<ResourceInfo>) {
         let mut all = self.builtin.clone();
+        let before = self.snapshot();
         // Never let a CRD shadow a built-in resource (a CRD's own versions share group/plural).
-        for c in custom {
+        for mut c in custom {
+            // The read defaults served before, when the same: objects' memos of them (whether
+            // a read changes an object) compare them by pointer first, and every CRD event
+            // rebuilds the served resources.
+            if let Some(old) = before.get(&c.group, &c.version, &c.plural) {
+                if old.read_defaults == c.read_defaults {
+                    c.read_defaults.clone_from(&old.read_defaults);
+                }
+            }
             if !self
                 .builtin
                 .iter()

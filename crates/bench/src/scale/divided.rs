@@ -100,6 +100,8 @@ pub struct Load {
     pub not_applied: (usize, Vec<String>),
     /// The hub's memory once they were (after a settle).
     pub hub: Rss,
+    /// CPU seconds the hub spent from the first create to the last FullyApplied.
+    pub hub_cpu: f64,
     /// Where each Deployment landed: its key → the clusters of its binding.
     pub placed: BTreeMap<Key, Vec<String>>,
 }
@@ -108,6 +110,12 @@ impl Load {
     /// Works of the bindings: the clusters they list.
     pub fn works(&self) -> usize {
         works(&self.placed)
+    }
+
+    /// The hub's CPU per Work applied, in milliseconds: what bounds Works/s on a machine
+    /// whose cores are all busy (less noisy than the rate itself).
+    pub fn hub_cpu_per_work_ms(&self) -> f64 {
+        self.hub_cpu * 1000.0 / self.works().max(1) as f64
     }
 
     /// Works applied per second, from the first create.
@@ -154,6 +162,7 @@ pub async fn run(
         n as u64,
     );
     let started = Instant::now();
+    let cpu_before = crate::procs::cpu::own(set.hub.pid());
     let hub: Api<Deployment> = Api::namespaced(set.client.clone(), ns);
     let count = groups.len();
     let build = |i: usize| {
@@ -168,14 +177,16 @@ pub async fn run(
         })
         .await?;
     let took = started.elapsed();
+    let hub_cpu = (crate::procs::cpu::own(set.hub.pid()) - cpu_before).max(0.0);
     drop(bindings);
     let placed = placements(&set.client, ns).await?;
     phase.done(&format!(
-        "{} of {} FullyApplied, {} Works ({:.0} Works/s)",
+        "{} of {} FullyApplied, {} Works ({:.0} Works/s; the hub's CPU {:.1} ms per Work)",
         thousands(waited.met as u64),
         thousands(n as u64),
         thousands(works(&placed) as u64),
-        works(&placed) as f64 / took.as_secs_f64().max(1e-3)
+        works(&placed) as f64 / took.as_secs_f64().max(1e-3),
+        hub_cpu * 1000.0 / works(&placed).max(1) as f64
     ));
     tokio::time::sleep(SETTLE).await;
     set.check_alive()?;
@@ -187,6 +198,7 @@ pub async fn run(
         took,
         not_applied: (n - waited.met, waited.missing),
         hub: crate::procs::rss(set.hub.pid())?,
+        hub_cpu,
         placed,
     })
 }

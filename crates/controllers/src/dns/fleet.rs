@@ -197,10 +197,7 @@ pub fn judge(world: &World, now: Timestamp) -> Vec<Judged> {
         let Some(ns) = binding.metadata.namespace.as_deref() else {
             continue;
         };
-        if r.api_version != "v1"
-            || r.kind != "Service"
-            || r.namespace.as_deref().is_some_and(|n| n != ns)
-        {
+        if !r.is_service() || r.namespace.as_deref().is_some_and(|n| n != ns) {
             continue;
         }
         let Some(svc) = services.get(&(ns, r.name.as_str())) else {

@@ -157,10 +157,7 @@ fn lean_service(s: &mut Service) {
 /// nor wake the world's rebuild with their status writes.
 fn service_bindings() -> flotilla_watch::Part<ResourceBinding> {
     flotilla_watch::Part {
-        keep: |b| {
-            let r = &b.spec.resource;
-            r.api_version == "v1" && r.kind == "Service"
-        },
+        keep: |b| b.spec.resource.is_service(),
         trim: lean,
         // Everything of a Service's binding is read (its placement, its members' status).
         digest: |b| {

@@ -58,10 +58,7 @@ pub fn exporting_clusters<'a>(
         .into_iter()
         .filter(|b| {
             let r = &b.spec.resource;
-            b.namespace().as_deref() == Some(ns)
-                && r.api_version == "v1"
-                && r.kind == "Service"
-                && r.name == name
+            b.namespace().as_deref() == Some(ns) && r.is_service() && r.name == name
         })
         .flat_map(binding_clusters)
         .collect()

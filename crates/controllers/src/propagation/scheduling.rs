@@ -43,7 +43,9 @@ use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 
 use self::inputs::Inputs;
-use self::plan::{failed_over, placement_hash, rebalance, spec_write, status_write, SpecWrite};
+use self::plan::{
+    failed_over, placement_hash, placement_patch, rebalance, spec_write, status_write,
+};
 use super::binding::BindingObject;
 use super::feed::{feed_on_change, requeue_at, Changes};
 use super::settled::Settled;
@@ -263,27 +265,21 @@ async fn reconcile_owned<B: BindingObject>(
         &placement_hash,
     );
     let spec_unchanged = write.is_none();
-    if let Some(SpecWrite {
-        chosen,
-        tasks,
-        moved,
-    }) = write
-    {
-        if moved {
-            tracing::info!(binding = %name, namespace = ?ns, clusters = ?chosen, evicted = ?evicted, rebalance = req.rebalance, "scheduled");
+    if let Some(write) = write {
+        if write.moved {
+            tracing::info!(binding = %name, namespace = ?ns, clusters = ?write.chosen, evicted = ?evicted, rebalance = req.rebalance, "scheduled");
         }
-        let patch = json!({
-            "metadata": {
-                "resourceVersion": b.resource_version(),
-                "annotations": {PLACEMENT_HASH_ANNOTATION: placement_hash},
-            },
-            "spec": {
-                "clusters": chosen,
-                "gracefulEvictionTasks": (!tasks.is_empty()).then_some(&tasks),
-            },
-        });
+        let patch = placement_patch(
+            generation,
+            !b.annotations().is_empty(),
+            !b.spec().graceful_eviction_tasks.is_empty(),
+            &placement_hash,
+            &write,
+        );
+        let patch: json_patch::Patch = serde_json::from_value(patch)
+            .map_err(|e| Error::Invalid(format!("placement patch: {e}")))?;
         match api
-            .patch(&name, &PatchParams::default(), &Patch::Merge(patch))
+            .patch(&name, &PatchParams::default(), &Patch::<()>::Json(patch))
             .await
         {
             Ok(patched) => {
@@ -293,8 +289,9 @@ async fn reconcile_owned<B: BindingObject>(
                     .failover_evictions
                     .inc_by(evictions);
             }
-            // Changed since it was read: decide again on the new version.
-            Err(kube::Error::Api(s)) if s.code == 409 => {
+            // The spec changed since it was read (the patch's generation test failed): decide
+            // again on the new one.
+            Err(kube::Error::Api(s)) if s.code == 422 && s.message.contains("test failed") => {
                 return Ok(Action::requeue(Duration::from_millis(100)))
             }
             Err(e) => return Err(Error::hub(format!("write the placement of binding {name}"))(e)),

@@ -14,8 +14,8 @@
 //! writes, this controller's own among them) is answered from the last settled reconcile,
 //! without reading the template or rendering again.
 //!
-//! Status flows back the same way: every change of one of its Works reconciles the binding,
-//! which then writes per-cluster status and `FullyApplied` into the binding, and the members'
+//! Status flows back the same way: the changes of its Works reconcile the binding (those of a
+//! quarter second at once, [`WORK_EVENTS_WINDOW`]), which then writes per-cluster status and `FullyApplied` into the binding, and the members'
 //! statuses summed ([`aggregate`]) into the template's status (`status`).
 //!
 //! Reach: a ResourceBinding propagates only objects of its own namespace, and every manifest
@@ -76,6 +76,12 @@ use super::settled::Settled;
 use super::workload::{binding_label, fnv64};
 use crate::shards::{binding_key, Shards};
 use crate::{Error, Result};
+
+/// How long a binding's Work events are gathered before the binding is reconciled for them:
+/// its clusters' status reports arrive close together, and one reconcile (one status write
+/// on the binding and one on the template) answers all those of the window. The binding's own
+/// changes (a new placement, a template change through the detector) are not held.
+const WORK_EVENTS_WINDOW: Duration = Duration::from_millis(250);
 
 /// Field manager of the binding controller's writes.
 pub const MANAGER: &str = "flotilla-binding";
@@ -226,9 +232,7 @@ async fn controller<B: BindingObject>(
     let _ = ctx.cluster_overrides.wait_until_ready().await;
     super::feed::controller(Api::<B>::all(ctx.hub.clone()), &ctx.shards)
         .reconcile_all_on(ctx.changed.stream())
-        .reconcile_on(tokio_stream::wrappers::UnboundedReceiverStream::new(
-            works_changed,
-        ))
+        .reconcile_on(flotilla_watch::coalesce(works_changed, WORK_EVENTS_WINDOW))
         .run(reconcile::<B>, error_policy::<B>, ctx)
         .for_each(crate::metrics::count("binding"))
         .await;

@@ -139,6 +139,14 @@ pub struct ObjectReference {
     pub resource_version: Option<String>,
 }
 
+impl ObjectReference {
+    /// Whether it names a core `v1` Service (what multi-cluster services and the fleet's DNS
+    /// are made of).
+    pub fn is_service(&self) -> bool {
+        self.api_version == "v1" && self.kind == "Service"
+    }
+}
+
 /// What one replica needs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -50,6 +50,14 @@ pub struct WorkSpec {
 #[serde(transparent)]
 pub struct Manifest(pub Value);
 
+impl Manifest {
+    /// Whether the object is a core `v1` Service.
+    pub fn is_service(&self) -> bool {
+        self.0.get("apiVersion").and_then(Value::as_str) == Some("v1")
+            && self.0.get("kind").and_then(Value::as_str) == Some("Service")
+    }
+}
+
 impl JsonSchema for Manifest {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "Manifest".into()

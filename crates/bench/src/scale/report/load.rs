@@ -52,6 +52,16 @@ pub fn render(plan: &Plan, l: &Loaded) -> String {
                 Some(d.works_per_second() >= WORKS_PER_SECOND),
             ));
             rows.push((
+                "hub CPU per Work applied (load phase)",
+                format!(
+                    "{:.1} ms ({:.0} s of CPU)",
+                    d.hub_cpu_per_work_ms(),
+                    d.hub_cpu
+                ),
+                String::new(),
+                None,
+            ));
+            rows.push((
                 "hub resident memory, loaded (peak)",
                 format!("{} ({})", mb(d.hub.now), mb(d.hub.peak)),
                 format!("≤ {}", mb(HUB_RSS_LOADED)),

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use super::references::Dependency;
 use super::DEPENDENCY_VERSION_ANNOTATION;
+use crate::propagation::binding::BINDING_FINALIZER;
 use crate::propagation::workload::binding_name;
 
 /// Whether workload binding `b`'s dependencies follow it now: it asks for that, is scheduled
@@ -97,6 +98,8 @@ pub(super) fn attached_binding(
             "name": binding_name(&d.name, d.kind),
             "namespace": ns,
             "annotations": {DEPENDENCY_VERSION_ANNOTATION: version},
+            // The binding controller's cleanup finalizer, from the start (as the detector's).
+            "finalizers": [BINDING_FINALIZER],
             "ownerReferences": [{
                 "apiVersion": "v1", "kind": d.kind, "name": d.name, "uid": uid,
                 "controller": true, "blockOwnerDeletion": true,

@@ -11,7 +11,7 @@ use kube::Resource;
 use serde_json::{json, Value};
 
 use crate::propagation::binding::{
-    DETECTOR_HASH_ANNOTATION, ORPHAN_ANNOTATION, TEMPLATE_HASH_ANNOTATION,
+    BINDING_FINALIZER, DETECTOR_HASH_ANNOTATION, ORPHAN_ANNOTATION, TEMPLATE_HASH_ANNOTATION,
 };
 use crate::propagation::select::Chosen;
 use crate::propagation::workload::{binding_name, fnv64, replica_request, replicas, template_hash};
@@ -93,7 +93,8 @@ pub(super) fn up_to_date<B: Resource>(current: Option<&B>, hash: &str) -> bool {
 }
 
 /// The binding the detector applies for `template` (with `apiVersion` and `kind` set) under
-/// `chosen`, with its own hash in the `work.flotilla.io/detector-hash` annotation.
+/// `chosen`, with its own hash in the `work.flotilla.io/detector-hash` annotation and the
+/// binding controller's finalizer.
 pub fn desired(template: &Value, namespaced: bool, chosen: &Chosen<'_>) -> Value {
     let meta = &template["metadata"];
     let name = meta["name"].as_str().unwrap_or_default();
@@ -114,6 +115,10 @@ pub fn desired(template: &Value, namespaced: bool, chosen: &Chosen<'_>) -> Value
         json!({"apiVersion": api_version, "kind": kind, "name": name, "uid": meta["uid"]});
     let mut metadata = json!({
         "name": binding_name(name, kind),
+        // The binding controller's cleanup finalizer, there from the start: set by that
+        // controller after the creation, it raced the scheduler's first placement (both
+        // writing a version just created) and one of them wrote again.
+        "finalizers": [BINDING_FINALIZER],
         "ownerReferences": [{
             "apiVersion": api_version, "kind": kind, "name": name, "uid": meta["uid"],
             "controller": true, "blockOwnerDeletion": true,

@@ -214,3 +214,35 @@ pub(super) fn status_write(
     }
     Some(out)
 }
+
+/// The JSON patch that makes `write` (and the placement hash `placement_hash`) the spec of a
+/// binding read at `generation`, applied only while its spec is still the one decided on: the
+/// patch starts with a `test` of `metadata.generation`, which a spec change moves (the hub then
+/// refuses the patch with 422, and the decision is made again on the new spec) and the other
+/// controllers' status and metadata writes do not. (A resourceVersion precondition refused
+/// nearly every first placement: the binding controller sets its finalizer at the same time.)
+/// `annotated`: the binding has annotations already; `had_tasks`: its spec has eviction tasks.
+pub(super) fn placement_patch(
+    generation: i64,
+    annotated: bool,
+    had_tasks: bool,
+    placement_hash: &str,
+    write: &SpecWrite,
+) -> Value {
+    let hash_key = super::PLACEMENT_HASH_ANNOTATION
+        .replace('~', "~0")
+        .replace('/', "~1");
+    let mut ops = vec![json!({"op": "test", "path": "/metadata/generation", "value": generation})];
+    ops.push(if annotated {
+        json!({"op": "add", "path": format!("/metadata/annotations/{hash_key}"), "value": placement_hash})
+    } else {
+        json!({"op": "add", "path": "/metadata/annotations", "value": {super::PLACEMENT_HASH_ANNOTATION: placement_hash}})
+    });
+    ops.push(json!({"op": "add", "path": "/spec/clusters", "value": write.chosen}));
+    if !write.tasks.is_empty() {
+        ops.push(json!({"op": "add", "path": "/spec/gracefulEvictionTasks", "value": write.tasks}));
+    } else if had_tasks {
+        ops.push(json!({"op": "remove", "path": "/spec/gracefulEvictionTasks"}));
+    }
+    Value::Array(ops)
+}

@@ -19,7 +19,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 
-use super::plan::{eviction_tasks, status_condition};
+use super::plan::{eviction_tasks, placement_patch, status_condition, SpecWrite};
 use super::*;
 
 fn at(secs: i64) -> Timestamp {
@@ -347,4 +347,70 @@ async fn failed_over_since_the_first_eviction() {
     let s = spec(vec![target("a", 3)], vec![task.clone()]);
     let tasks = eviction_tasks(&s, &[target("a", 3)], &evicted, now());
     assert_eq!(tasks, vec![task]);
+}
+
+/// Applies the placement patch to `binding` as a JSON patch.
+fn patched(
+    binding: &serde_json::Value,
+    patch: serde_json::Value,
+) -> Result<serde_json::Value, String> {
+    let patch: json_patch::Patch = serde_json::from_value(patch).expect("a JSON patch");
+    let mut doc = binding.clone();
+    json_patch::patch(&mut doc, &patch).map_err(|e| e.to_string())?;
+    Ok(doc)
+}
+
+#[test]
+fn the_placement_is_patched_only_onto_the_generation_it_was_decided_for() {
+    let write = SpecWrite {
+        chosen: vec![target("m-1", 2), target("m-2", 1)],
+        tasks: vec![ours("m-3", at(0))],
+        moved: true,
+    };
+    let binding = json!({
+        "metadata": {"name": "b", "generation": 3, "resourceVersion": "40",
+                     "annotations": {"other": "kept"}},
+        "spec": {"clusters": [{"name": "m-3", "replicas": 3}]},
+        "status": {"aggregatedStatus": []},
+    });
+    let patch = placement_patch(3, true, false, "h1", &write);
+    let out = patched(&binding, patch.clone()).expect("applies on generation 3");
+    assert_eq!(out["spec"]["clusters"], json!(write.chosen));
+    assert_eq!(out["spec"]["gracefulEvictionTasks"], json!(write.tasks));
+    assert_eq!(out["metadata"]["annotations"]["other"], "kept");
+    assert_eq!(
+        out["metadata"]["annotations"][PLACEMENT_HASH_ANNOTATION],
+        "h1"
+    );
+    // Another controller's status or metadata write moved the resourceVersion only: applies.
+    let mut touched = binding.clone();
+    touched["metadata"]["resourceVersion"] = json!("41");
+    touched["metadata"]["finalizers"] = json!(["work.flotilla.io/binding-cleanup"]);
+    assert!(patched(&touched, patch.clone()).is_ok());
+    // The spec changed: refused.
+    let mut changed = binding.clone();
+    changed["metadata"]["generation"] = json!(4);
+    assert!(patched(&changed, patch).is_err());
+}
+
+#[test]
+fn the_placement_patch_adds_annotations_and_removes_finished_tasks() {
+    let write = SpecWrite {
+        chosen: vec![target("m-1", 3)],
+        tasks: vec![],
+        moved: true,
+    };
+    let binding = json!({
+        "metadata": {"name": "b", "generation": 5},
+        "spec": {"clusters": [], "gracefulEvictionTasks": [{"fromCluster": "m-2"}]},
+    });
+    let out = patched(&binding, placement_patch(5, false, true, "h2", &write)).expect("applies");
+    assert_eq!(
+        out["metadata"]["annotations"],
+        json!({PLACEMENT_HASH_ANNOTATION: "h2"})
+    );
+    assert!(out["spec"].get("gracefulEvictionTasks").is_none());
+    // Without tasks before or after, nothing is removed (removing a missing field would fail).
+    let bare = json!({"metadata": {"generation": 5, "annotations": {}}, "spec": {}});
+    assert!(patched(&bare, placement_patch(5, true, false, "h2", &write)).is_ok());
 }
