@@ -67,6 +67,17 @@ impl<I: PartialEq> Settled<I> {
         None
     }
 
+    /// As [`Settled::settled`], but answers the entry itself: for inputs that carry what was
+    /// made from them (compared by their `PartialEq`, which leaves that out).
+    pub fn settled_with(&self, key: &str, inputs: &I, now: Timestamp) -> Option<I>
+    where
+        I: Clone,
+    {
+        self.settled(key, inputs, now)?;
+        let memo = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        memo.get(key).map(|e| e.inputs.clone())
+    }
+
     /// The binding was reconciled from `inputs` and nothing is left to do before `wake`.
     pub fn settle(&self, key: String, inputs: I, wake: Option<Timestamp>) {
         let mut memo = self.0.lock().unwrap_or_else(|e| e.into_inner());

@@ -61,11 +61,11 @@ use serde_json::{json, Value};
 use self::deletion::{delete_work, finish_deletion, set_finalizer};
 use self::eviction::{end_tasks, hold_shrinking, progress, Progress};
 use self::index::WorkIndex;
-use self::inputs::Inputs;
+use self::inputs::{Inputs, Rendered};
 use self::refuse::refuse;
 use self::render::{leaving, targets, template, write_works, Template};
 use self::shares::shares;
-use self::status::write_status;
+use self::status::{status_view, write_status};
 use super::binding::{
     BindingObject, BINDING_FINALIZER, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION,
     BINDING_NAME_ANNOTATION,
@@ -126,6 +126,8 @@ struct Context {
     changed: Changes,
     /// Each binding's inputs when its last reconcile left nothing to do.
     settled: Settled<Inputs>,
+    /// What each binding's Works were last rendered from, and the template.
+    rendered: Settled<Rendered>,
 }
 
 /// Runs until dropped, for the bindings in the shards `shards` owns.
@@ -211,6 +213,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         kinds: Mutex::new(HashMap::new()),
         changed,
         settled: Settled::default(),
+        rendered: Settled::default(),
     });
     tokio::select! {
         _ = op_feed => {},
@@ -278,6 +281,7 @@ async fn reconcile_owned<B: BindingObject>(
     let works = works_of(&ctx, &label);
     if b.meta().deletion_timestamp.is_some() {
         ctx.settled.forget(&key);
+        ctx.rendered.forget(&key);
         return finish_deletion(&ctx.hub, &*b, &api, &works).await;
     }
     // Most binding events are status writes (this controller's own among them), which change
@@ -304,18 +308,33 @@ async fn reconcile_owned<B: BindingObject>(
         // The scheduler has not placed this version yet; its status write wakes us.
         return Ok(Action::await_change());
     }
-    let template = match template(&ctx, ns.as_deref(), spec).await? {
-        Template::Found(t) => t,
-        Template::Gone => return Ok(Action::await_change()),
-        Template::Refused(why) => {
-            refuse(&ctx.hub, &*b, &works, &why).await?;
-            return Ok(Action::await_change());
-        }
+    // A reconcile for its Works' status reports only: nothing to render, and of the template
+    // only what summing them reads, as it was (with the status this controller wrote since).
+    let render_inputs = Rendered {
+        inputs: Inputs::rendered_of(&*b, &works, epoch),
+        template: None,
+    };
+    let rendered = ctx
+        .rendered
+        .settled_with(&key, &render_inputs, Timestamp::now())
+        .and_then(|r| r.template);
+    let template = match rendered.clone() {
+        Some(t) => t,
+        None => match template(&ctx, ns.as_deref(), spec).await? {
+            Template::Found(t) => Arc::new(t),
+            Template::Gone => return Ok(Action::await_change()),
+            Template::Refused(why) => {
+                refuse(&ctx.hub, &*b, &works, &why).await?;
+                return Ok(Action::await_change());
+            }
+        },
     };
     if !same_object(spec, &template) {
         return Ok(Action::await_change());
     }
     let targets = targets(spec);
+    let mut failures = HashMap::new();
+    let mut held = Vec::new();
     let wanted = shares(spec, &template);
     // A Work being deleted (its member was left, and may be down) counts for nothing here.
     let live: Vec<Arc<Work>> = works
@@ -327,21 +346,35 @@ async fn reconcile_owned<B: BindingObject>(
         .iter()
         .map(|w| (cluster_of(w).to_owned(), progress(manifest_status(w))))
         .collect();
-    let mut shares = wanted.clone();
-    let held = hold_shrinking(&mut shares, &current_replicas(&live), &progress);
-    if !held.is_empty() {
-        tracing::debug!(binding = %name, namespace = ?ns, ?held, "shrink held until the growing clusters are ready");
+    if rendered.is_none() {
+        let mut shares = wanted.clone();
+        held = hold_shrinking(&mut shares, &current_replicas(&live), &progress);
+        if !held.is_empty() {
+            tracing::debug!(binding = %name, namespace = ?ns, ?held, "shrink held until the growing clusters are ready");
+        }
+        failures = write_works(&ctx, &*b, &template, &targets, &shares, &works).await?;
+        for w in leaving(&works, &targets, &spec.graceful_eviction_tasks) {
+            delete_work(&ctx.hub, w).await?;
+        }
     }
-    let failures = write_works(&ctx, &*b, &template, &targets, &shares, &works).await?;
-    for w in leaving(&works, &targets, &spec.graceful_eviction_tasks) {
-        delete_work(&ctx.hub, w).await?;
-    }
-    write_status(&ctx, &*b, &api, &template, &targets, &works, &failures).await?;
+    let written = write_status(&ctx, &*b, &api, &template, &targets, &works, &failures).await?;
     if spec.graceful_eviction_tasks.is_empty() {
         // What was written here comes back as new inputs (Works, the binding's spec), except
         // the statuses, which this reconcile would write again just the same.
         if failures.is_empty() {
-            ctx.settled.settle(key, inputs, None);
+            ctx.settled.settle(key.clone(), inputs, None);
+        }
+        // Rendering depended on the Works' progress only while a shrink was held.
+        if failures.is_empty() && held.is_empty() {
+            let mut view = status_view(&template);
+            if let Some(status) = written {
+                view["status"] = status;
+            }
+            let rendered = Rendered {
+                template: Some(Arc::new(view)),
+                ..render_inputs
+            };
+            ctx.rendered.settle(key, rendered, None);
         }
         return Ok(Action::await_change());
     }

@@ -4,13 +4,18 @@
 //! now (each one's resourceVersion); and the epoch of the override policies and clusters. The
 //! template's content is there through its hash, which the detector keeps on the binding.
 //! Status writes — the binding's, the template's — change none of these.
+//!
+//! Rendering depends on less ([`Inputs::rendered_of`]): not on the Works' status reports, so
+//! the reconciles that only sum those up neither read the template again nor render.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use flotilla_apis::work::v1alpha1::Work;
 use kube::ResourceExt;
+use serde_json::Value;
 
+use super::RENDER_HASH_ANNOTATION;
 use crate::propagation::binding::BindingObject;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -23,16 +28,50 @@ pub(super) struct Inputs {
     works: Vec<(Option<String>, Option<String>)>,
 }
 
+/// What a binding's Works were last rendered from ([`Inputs::rendered_of`]), and what summing
+/// status reads of the template (`status::status_view`, with the status this controller last
+/// wrote into it). Compared by the inputs only.
+#[derive(Clone, Debug)]
+pub(super) struct Rendered {
+    pub inputs: Inputs,
+    pub template: Option<Arc<Value>>,
+}
+
+impl PartialEq for Rendered {
+    fn eq(&self, other: &Self) -> bool {
+        self.inputs == other.inputs
+    }
+}
+
 impl Inputs {
     pub(super) fn of<B: BindingObject>(b: &B, works: &[Arc<Work>], epoch: u64) -> Self {
+        Self::with(b, works, epoch, |w| w.metadata.resource_version.clone())
+    }
+
+    /// What rendering the binding's Works depends on: as [`Inputs::of`], but each Work counts
+    /// by what was rendered into it (its render hash) and whether it is being deleted, not by
+    /// its resourceVersion, which its status reports move.
+    pub(super) fn rendered_of<B: BindingObject>(b: &B, works: &[Arc<Work>], epoch: u64) -> Self {
+        Self::with(b, works, epoch, |w| {
+            let hash = w.annotations().get(RENDER_HASH_ANNOTATION);
+            let deleting = w.metadata.deletion_timestamp.is_some();
+            Some(format!(
+                "{}{}",
+                hash.map_or("", String::as_str),
+                if deleting { " deleting" } else { "" }
+            ))
+        })
+    }
+
+    fn with<B: BindingObject>(
+        b: &B,
+        works: &[Arc<Work>],
+        epoch: u64,
+        version: impl Fn(&Work) -> Option<String>,
+    ) -> Self {
         let mut works: Vec<_> = works
             .iter()
-            .map(|w| {
-                (
-                    w.metadata.namespace.clone(),
-                    w.metadata.resource_version.clone(),
-                )
-            })
+            .map(|w| (w.metadata.namespace.clone(), version(w)))
             .collect();
         works.sort();
         Self {
@@ -89,5 +128,33 @@ mod tests {
             .annotations_mut()
             .insert("work.flotilla.io/template-hash".into(), "bb".into());
         assert_ne!(before, Inputs::of(&changed, &works, 1));
+    }
+
+    #[test]
+    fn a_works_status_report_is_no_rendering_input_but_its_render_hash_is() {
+        let b = ResourceBinding::new("web-deployment", Default::default());
+        let hashed = |cluster: &str, rv: &str, hash: &str| {
+            let mut w = (*work(cluster, rv)).clone();
+            w.annotations_mut()
+                .insert(RENDER_HASH_ANNOTATION.into(), hash.into());
+            Arc::new(w)
+        };
+        let before = Inputs::rendered_of(&b, &[hashed("m-1", "10", "h1")], 1);
+        // Its status reported: a new resourceVersion, the same render.
+        assert_eq!(
+            before,
+            Inputs::rendered_of(&b, &[hashed("m-1", "11", "h1")], 1)
+        );
+        assert_ne!(
+            before,
+            Inputs::rendered_of(&b, &[hashed("m-1", "12", "h2")], 1)
+        );
+        let mut deleting = (*hashed("m-1", "13", "h1")).clone();
+        deleting.metadata.deletion_timestamp =
+            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+            ));
+        assert_ne!(before, Inputs::rendered_of(&b, &[Arc::new(deleting)], 1));
+        assert_ne!(before, Inputs::rendered_of(&b, &[], 1));
     }
 }

@@ -95,7 +95,7 @@ pub(super) fn fully_applied(items: &[AggregatedStatusItem]) -> (bool, String) {
 }
 
 /// Per-cluster status and `FullyApplied` into the binding; the members' statuses summed into
-/// the template's.
+/// the template's. Answers the template's status when it wrote one.
 pub(super) async fn write_status<B: BindingObject>(
     ctx: &Context,
     b: &B,
@@ -104,7 +104,7 @@ pub(super) async fn write_status<B: BindingObject>(
     targets: &[String],
     works: &[Arc<Work>],
     failures: &HashMap<String, String>,
-) -> Result<()> {
+) -> Result<Option<Value>> {
     let (items, members) = summarize(targets, works, failures);
     let (all_applied, message) = fully_applied(&items);
     let now = Timestamp::now();
@@ -164,10 +164,41 @@ pub(super) async fn write_status<B: BindingObject>(
     let zone = ctx.options.dns_zone.as_deref();
     if let Some(status) = aggregate::aggregate(template, &view, &stamp, zone) {
         if template.get("status") != Some(&status) {
-            write_template_status(ctx, b, status).await?;
+            write_template_status(ctx, b, status.clone()).await?;
+            return Ok(Some(status));
         }
     }
-    Ok(())
+    Ok(None)
+}
+
+/// What summing the members' statuses reads of a template ([`aggregate::aggregate`], and the
+/// replica shares): its apiVersion, kind, name, namespace, uid and generation, its spec's
+/// top-level scalars (`replicas`, `completions`, `type`, ...) and its status. Kept per binding
+/// between the reconciles that only sum status reports, instead of the whole template (a pod
+/// template is most of a workload).
+pub(super) fn status_view(template: &Value) -> Value {
+    let mut view = serde_json::Map::new();
+    for field in ["apiVersion", "kind", "status"] {
+        if let Some(v) = template.get(field) {
+            view.insert(field.to_owned(), v.clone());
+        }
+    }
+    let mut meta = serde_json::Map::new();
+    for field in ["name", "namespace", "uid", "generation"] {
+        if let Some(v) = template["metadata"].get(field) {
+            meta.insert(field.to_owned(), v.clone());
+        }
+    }
+    view.insert("metadata".to_owned(), Value::Object(meta));
+    if let Some(spec) = template.get("spec").and_then(Value::as_object) {
+        let scalars = spec
+            .iter()
+            .filter(|(_, v)| !v.is_object() && !v.is_array())
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        view.insert("spec".to_owned(), Value::Object(scalars));
+    }
+    Value::Object(view)
 }
 
 async fn write_template_status<B: BindingObject>(
@@ -205,3 +236,6 @@ async fn write_template_status<B: BindingObject>(
         ))(e)),
     }
 }
+
+#[cfg(test)]
+mod tests;
