@@ -4,7 +4,8 @@
 //! whoever reconciles from that store after every event, so a controller that recomputes
 //! everything from its stores needs no per-object queue. Stores keep objects [`lean`]: no
 //! reader needs `metadata.managedFields`, and with several field managers per object they are
-//! a large part of what a store holds.
+//! a large part of what a store holds. [`coalesce`] gathers wake-ups that can wait a moment
+//! (a parent's children reporting status) so one reconcile answers a burst.
 //!
 //! Between `flotilla-apis` (types, no I/O) and the crates that run loops: the agent and the
 //! controllers both depend on it, neither on the other.
