@@ -16,7 +16,42 @@ use std::sync::Arc;
 use bytes::Bytes;
 use parking_lot::Mutex;
 
+use super::object::same_defaults;
+use super::Cache;
 use crate::admission::schema::on_read::ReadDefaults;
+
+impl Cache {
+    /// The object about to be stored at `key` is `head`, the revision's digits, `tail`, and
+    /// `defaults` change it or not: said once by its write, not asked again of the object.
+    pub(crate) fn hint(
+        &self,
+        key: &str,
+        (head, tail): (Bytes, Bytes),
+        defaults: Arc<ReadDefaults>,
+        changed: bool,
+    ) {
+        self.hints.leave(key, head, tail, defaults, changed);
+    }
+
+    /// Whether `defaults` change the object `raw` just stored at `key`, if a write on this
+    /// replica said so (its hint, or the cached object it went to): a write's response is then
+    /// served without parsing the object again.
+    pub(crate) fn known_defaults(
+        &self,
+        key: &str,
+        raw: &Bytes,
+        defaults: &Arc<ReadDefaults>,
+    ) -> Option<bool> {
+        let (known, changed) = match self.hints.peek(key, raw) {
+            Some(hint) => hint,
+            None => {
+                let cached = self.get(key).filter(|o| o.raw == *raw)?;
+                return cached.known_defaults(defaults);
+            }
+        };
+        same_defaults(&known, defaults).then_some(changed)
+    }
+}
 
 /// Hints kept at most; beyond it (writes that failed leave theirs behind) they are dropped.
 const MAX_HINTS: usize = 4096;

@@ -447,37 +447,6 @@ impl Cache {
             .count()
     }
 
-    /// The object about to be stored at `key` is `head`, the revision's digits, `tail`, and
-    /// `defaults` change it or not: said once by its write, not asked again of the object.
-    pub(crate) fn hint(
-        &self,
-        key: &str,
-        (head, tail): (Bytes, Bytes),
-        defaults: Arc<crate::admission::schema::on_read::ReadDefaults>,
-        changed: bool,
-    ) {
-        self.hints.leave(key, head, tail, defaults, changed);
-    }
-
-    /// Whether `defaults` change the object `raw` just stored at `key`, if a write on this
-    /// replica said so (its hint, or the cached object it went to): a write's response is then
-    /// served without parsing the object again.
-    pub(crate) fn known_defaults(
-        &self,
-        key: &str,
-        raw: &Bytes,
-        defaults: &Arc<crate::admission::schema::on_read::ReadDefaults>,
-    ) -> Option<bool> {
-        let (known, changed) = match self.hints.peek(key, raw) {
-            Some(hint) => hint,
-            None => {
-                let cached = self.get(key).filter(|o| o.raw == *raw)?;
-                return cached.known_defaults(defaults);
-            }
-        };
-        (Arc::ptr_eq(&known, defaults) || *known == **defaults).then_some(changed)
-    }
-
     /// The store behind the cache.
     pub fn store(&self) -> &Store {
         &self.store

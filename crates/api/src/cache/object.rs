@@ -82,9 +82,7 @@ impl CachedObject {
     /// What [`CachedObject::changed_by_defaults`] found for `schema`, if it was asked.
     pub fn known_defaults(&self, schema: &Arc<ReadDefaults>) -> Option<bool> {
         match &*self.defaulted.lock() {
-            Some((known, changed)) if Arc::ptr_eq(known, schema) || **known == **schema => {
-                Some(*changed)
-            }
+            Some((known, changed)) if same_defaults(known, schema) => Some(*changed),
             _ => None,
         }
     }
@@ -100,4 +98,10 @@ impl CachedObject {
         // unless memory is corrupted; fall back to null rather than panic in a request path.
         serde_json::from_slice(&self.raw).unwrap_or(Value::Null)
     }
+}
+
+/// Whether two read defaults are the same: the same `Arc` (served resources keep theirs while
+/// unchanged), or equal.
+pub(super) fn same_defaults(a: &Arc<ReadDefaults>, b: &Arc<ReadDefaults>) -> bool {
+    Arc::ptr_eq(a, b) || **a == **b
 }
