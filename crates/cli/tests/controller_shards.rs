@@ -64,8 +64,9 @@ fn split_evenly(a: &Shards, b: &Shards) -> bool {
 async fn two_processes_split_the_shards_and_the_survivor_takes_them_all() {
     let hub = Hub::start_with(&["--no-controllers"]);
     let hub_client = client(&hub.kubeconfig).await;
-    let (alpha_leases, alpha) = Leases::start(hub_client.clone(), "alpha");
-    let (beta_leases, beta) = Leases::start(hub_client, "beta");
+    let connect = || Ok::<_, kube::Error>(hub_client.clone());
+    let (alpha_leases, alpha) = Leases::start(connect, "alpha").expect("alpha's lease keeper");
+    let (beta_leases, beta) = Leases::start(connect, "beta").expect("beta's lease keeper");
     let took = wait(Duration::from_secs(20), "8 shards each, disjoint", || {
         split_evenly(&alpha, &beta)
     })

@@ -17,8 +17,10 @@
 //! signal when that changes, so gained shards are reconciled at once ([`Shards::gained`]) and
 //! singletons start or stop with their shard ([`Shards::while_owned`]).
 
+mod keeper;
 pub mod leases;
 mod plan;
+mod state;
 mod writes;
 
 use std::future::Future;
@@ -29,7 +31,7 @@ use futures::Stream;
 use kube::runtime::controller::Action;
 use tokio::sync::watch;
 
-pub use self::leases::Leases;
+pub use self::leases::{Leases, StartError};
 pub use self::plan::lapsed;
 use crate::propagation::workload::fnv64;
 

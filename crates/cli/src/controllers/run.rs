@@ -33,16 +33,24 @@ pub async fn run(
 ) -> Result<()> {
     let hub_config = HubConfig::read(kubeconfig, identity)?;
     let root_ca = hub_config.root_ca()?;
-    let (hub, lease_client) = match in_process {
+    // Lease renewals through a client of their own, made on the lease keeper's runtime: never
+    // queued behind the controllers' watches and writes on a busy hub.
+    let (hub, (leases, shards)) = match in_process {
         Some(api) => {
-            let hub = super::in_process::client(api, &hub_config)?;
-            (hub.clone(), hub)
+            let hub = super::in_process::client(api.clone(), &hub_config)?;
+            let leases = Leases::start(|| super::in_process::client(api, &hub_config), identity);
+            (hub, leases?)
         }
-        // Lease renewals on a connection of their own: never queued behind the controllers'
-        // watches and writes on a busy hub.
-        None => (client(&hub_config).await?, client(&hub_config).await?),
+        None => {
+            let config = client_config(&hub_config).await?;
+            let hub = flotilla_controllers::fence::client(config.clone())
+                .context("cannot build a client for the hub")?;
+            (
+                hub,
+                Leases::start(|| flotilla_controllers::fence::client(config), identity)?,
+            )
+        }
     };
-    let (leases, shards) = Leases::start(lease_client, identity);
     // On the heap: the controllers' futures together are too large for a thread's stack.
     tokio::select! {
         _ = Box::pin(controllers(hub, args, root_ca, shards, identity)) => {}
@@ -94,9 +102,9 @@ impl HubConfig {
     }
 }
 
-/// A hub client whose requests name this process ([`IDENTITY_HEADER`]) and carry the fence of
-/// the shard being worked ([`flotilla_controllers::fence`]).
-async fn client(hub: &HubConfig) -> Result<kube::Client> {
+/// The configuration of a hub client whose requests name this process ([`IDENTITY_HEADER`]);
+/// [`flotilla_controllers::fence::client`] makes it carry the fence of the shard being worked.
+async fn client_config(hub: &HubConfig) -> Result<kube::Config> {
     let options = kube::config::KubeConfigOptions::default();
     let mut config = kube::Config::from_custom_kubeconfig(hub.file.clone(), &options)
         .await
@@ -105,7 +113,7 @@ async fn client(hub: &HubConfig) -> Result<kube::Client> {
         .parse()
         .context("the identity header's name")?;
     config.headers.push((name, hub.identity.clone()));
-    flotilla_controllers::fence::client(config).context("cannot build a client for the hub")
+    Ok(config)
 }
 
 async fn controllers(

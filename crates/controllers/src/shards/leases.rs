@@ -1,14 +1,16 @@
 //! The lease keeper: claims, renews and gives back the shard Leases of one process, and tells
 //! its [`Shards`] handle what it owns.
 //!
-//! Every [`RENEW_EVERY`] a round renews the process's membership Lease (server-side apply),
-//! lists the Leases of `flotilla-system`, and acts on [`plan::decide`]: shards over the fair
-//! share are given back (the holder emptied), held ones renewed, free or expired ones claimed.
-//! Writes to shard Leases are updates carrying the resourceVersion read, so two processes
-//! never both win one: a 409 on renewal re-reads the Lease, and another holder there means the
-//! shard is lost at once. A shard whose renewals keep failing is dropped [`SAFETY`] before its
-//! Lease, stamped with the time its renewal was sent, could expire for the others, by a timer
-//! independent of the (possibly stuck) round.
+//! Every [`RENEW_EVERY`] a planning round renews the process's membership Lease (server-side
+//! apply), lists the Leases of `flotilla-system`, and acts on [`plan::decide`]: shards over the
+//! fair share are given back (the holder emptied), free or expired ones claimed. Each held
+//! shard has a keeper of its own ([`keep`]) that renews its Lease every [`RENEW_EVERY`] from
+//! the Lease as last written, without waiting for the round or the other shards. Writes to
+//! shard Leases are updates carrying the resourceVersion read, so two processes never both win
+//! one: a 409 on renewal re-reads the Lease, and another holder there means the shard is lost
+//! at once. A shard whose renewals keep failing is dropped [`SAFETY`] before its Lease, stamped
+//! with the time its renewal was sent, could expire for the others, by a timer independent of
+//! the (possibly stuck) round and keepers; until then a renewal waits for its answer.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,39 +22,45 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
-use parking_lot::Mutex;
-use tokio::sync::{watch, Notify};
+use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
-use tokio::time::Instant;
 
+use super::keeper::keep;
 use super::plan::{self, shard_of_lease};
-use super::writes::{claim, give_back, holder, lease, renew};
-use super::{lease_name, Owned, Shards, MEMBER_LEASE_PREFIX, NAMESPACE, RENEW_EVERY, SHARDS};
+use super::state::State;
+#[cfg(doc)]
+use super::writes::SAFETY;
+use super::writes::{claim, give_back, holder, lease, within, Failure, REQUEST_TIMEOUT};
+use super::{lease_name, Shards, MEMBER_LEASE_PREFIX, NAMESPACE, RENEW_EVERY};
 use crate::metrics::metrics;
 
-/// A shard is dropped this long before its Lease, last renewed when the renewal was sent,
-/// could expire for the other processes (their clocks, the request's latency).
-pub const SAFETY: Duration = Duration::from_secs(2);
-/// The longest one Lease request may take before the round moves on.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 /// Field manager of the membership Lease.
 const MANAGER: &str = "flotilla-controllers";
 
 /// One process's shard Leases, kept until [`Leases::release`] or drop (which stops renewing
 /// and owning at once, leaving the Leases to expire).
+///
+/// The keeping runs on a runtime of its own (one thread, `flotilla-leases`), with a hub client
+/// made there: a renewal is a few small requests every few seconds, and on a process whose
+/// controllers saturate their runtime it would otherwise wait its turn behind them until the
+/// shards lapse (with `serve`'s in-process client the hub's handler runs on the caller's task,
+/// so the renewal is served on this thread too).
 pub struct Leases {
     state: Arc<State>,
     hub: Client,
+    runtime: Option<Runtime>,
     tasks: Vec<JoinHandle<()>>,
 }
 
-struct State {
-    identity: String,
-    member_lease: String,
-    /// Per shard, until when this process may work it.
-    held: Mutex<[Option<Instant>; SHARDS as usize]>,
-    deadlines_moved: Notify,
-    owned: watch::Sender<Owned>,
+/// Why the lease keeper could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// Its runtime (a thread) could not be made.
+    #[error("starting the lease keeper's runtime: {0}")]
+    Runtime(#[from] std::io::Error),
+    /// Its hub client could not be made.
+    #[error("a hub client for the lease keeper: {0}")]
+    Client(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// The membership Lease of `identity`: `flotilla-controller-<identity>`, made a valid name.
@@ -76,26 +84,41 @@ pub fn member_lease_name(identity: &str) -> String {
 }
 
 impl Leases {
-    /// Starts keeping the shard Leases for `identity` through `hub` (in the background, first
-    /// round at once), and returns the keeper and the handle the controllers read.
-    pub fn start(hub: Client, identity: &str) -> (Leases, Shards) {
-        let (owned, rx) = watch::channel(Owned::NONE);
-        let state = Arc::new(State {
-            identity: identity.to_owned(),
-            member_lease: member_lease_name(identity),
-            held: Mutex::new([None; SHARDS as usize]),
-            deadlines_moved: Notify::new(),
-            owned,
-        });
+    /// Starts keeping the shard Leases for `identity` (in the background, first round at
+    /// once) through the hub client `connect` makes (called on the keeper's runtime, so the
+    /// client's background tasks run there), and returns the keeper and the handle the
+    /// controllers read.
+    pub fn start<E>(
+        connect: impl FnOnce() -> Result<Client, E>,
+        identity: &str,
+    ) -> Result<(Leases, Shards), StartError>
+    where
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("flotilla-leases")
+            .enable_all()
+            .build()?;
+        let hub = {
+            let _on = runtime.enter();
+            connect().map_err(|e| StartError::Client(e.into()))?
+        };
+        let (state, rx) = State::new(identity, member_lease_name(identity));
+        let state = Arc::new(state);
         metrics().shards_owned(identity, 0);
-        let rounds = tokio::spawn(rounds(hub.clone(), state.clone()));
-        let expiry = tokio::spawn(expiry(state.clone()));
+        let rounds = runtime.spawn(rounds(hub.clone(), state.clone()));
+        let expiry = runtime.spawn({
+            let state = state.clone();
+            async move { state.expire().await }
+        });
         let leases = Leases {
             state,
             hub,
+            runtime: Some(runtime),
             tasks: vec![rounds, expiry],
         };
-        (leases, Shards::new(identity, rx))
+        Ok((leases, Shards::new(identity, rx)))
     }
 
     /// Stops working every shard, gives the Leases back and removes the membership Lease,
@@ -104,32 +127,38 @@ impl Leases {
         for t in self.tasks.drain(..) {
             t.abort();
         }
-        let held: Vec<u32> = (0..SHARDS).filter(|s| self.state.drop_shard(*s)).collect();
-        self.state.publish();
+        let held = self.state.held();
+        self.state.forget_all();
         for s in &held {
             metrics().shard_transition(&self.state.identity, "released");
             tracing::debug!(shard = s, "giving the shard back");
         }
         let api: Api<Lease> = Api::namespaced(self.hub.clone(), NAMESPACE);
-        let work = async {
+        let state = self.state.clone();
+        let work = async move {
             let leases = api.list(&ListParams::default()).await?.items;
             let mine = leases.into_iter().filter(|l| {
-                holder(l) == self.state.identity
+                holder(l) == state.identity
                     && l.metadata
                         .name
                         .as_deref()
                         .and_then(shard_of_lease)
                         .is_some()
             });
-            join_all(mine.map(|l| give_back(&api, l))).await;
-            api.delete(&self.state.member_lease, &DeleteParams::default())
+            join_all(mine.map(|l| give_back(&api, l, &state.identity))).await;
+            api.delete(&state.member_lease, &DeleteParams::default())
                 .await
                 .map(|_| ())
         };
-        match tokio::time::timeout(Duration::from_secs(5), work).await {
-            Ok(Ok(())) => tracing::info!("shard Leases given back"),
-            Ok(Err(e)) => tracing::warn!(error = %e, "giving the shard Leases back"),
-            Err(_) => tracing::warn!("giving the shard Leases back timed out"),
+        let work = tokio::time::timeout(Duration::from_secs(5), work);
+        let Some(runtime) = self.runtime.as_ref() else {
+            return;
+        };
+        match runtime.spawn(work).await {
+            Ok(Ok(Ok(()))) => tracing::info!("shard Leases given back"),
+            Ok(Ok(Err(e))) => tracing::warn!(error = %e, "giving the shard Leases back"),
+            Ok(Err(_)) => tracing::warn!("giving the shard Leases back timed out"),
+            Err(e) => tracing::warn!(error = %e, "giving the shard Leases back"),
         }
     }
 }
@@ -139,83 +168,11 @@ impl Drop for Leases {
         for t in &self.tasks {
             t.abort();
         }
-        self.state.owned.send_replace(Owned::NONE);
-        metrics().shards_owned(&self.state.identity, 0);
-    }
-}
-
-impl State {
-    /// Publishes the shards whose deadline has not passed (and forgets the others: lost).
-    fn publish(&self) {
-        let now = Instant::now();
-        let mut lost = Vec::new();
-        let owned: Owned = {
-            let mut held = self.held.lock();
-            for (s, d) in held.iter_mut().enumerate() {
-                if d.is_some_and(|d| d <= now) {
-                    *d = None;
-                    lost.push(s);
-                }
-            }
-            (0..SHARDS)
-                .filter(|s| held[*s as usize].is_some())
-                .collect()
-        };
-        for s in lost {
-            metrics().shard_transition(&self.identity, "lost");
-            tracing::warn!(
-                shard = s,
-                "shard Lease not renewed in time: stopped working it"
-            );
+        self.state.forget_all();
+        if let Some(runtime) = self.runtime.take() {
+            // Dropped on an async task: the runtime's thread winds down in the background.
+            runtime.shutdown_background();
         }
-        let changed = self.owned.send_if_modified(|o| {
-            let changed = *o != owned;
-            *o = owned;
-            changed
-        });
-        if changed {
-            metrics().shards_owned(&self.identity, owned.len());
-            tracing::info!(shards = ?owned.iter().collect::<Vec<_>>(), "owned shards changed");
-        }
-    }
-
-    /// Holds `shard` until `deadline`; counts an acquisition when it was not held.
-    fn hold(&self, shard: u32, deadline: Instant) {
-        let before = self.held.lock()[shard as usize].replace(deadline);
-        if before.is_none() {
-            metrics().shard_transition(&self.identity, "acquired");
-        }
-        self.deadlines_moved.notify_one();
-    }
-
-    /// Stops holding `shard`; whether it was held.
-    fn drop_shard(&self, shard: u32) -> bool {
-        self.held.lock()[shard as usize].take().is_some()
-    }
-
-    fn held(&self) -> Vec<u32> {
-        let held = self.held.lock();
-        (0..SHARDS)
-            .filter(|s| held[*s as usize].is_some())
-            .collect()
-    }
-
-    fn earliest(&self) -> Option<Instant> {
-        self.held.lock().iter().flatten().min().copied()
-    }
-}
-
-/// Drops shards at their deadlines, whatever the rounds are doing.
-async fn expiry(state: Arc<State>) {
-    loop {
-        let wake = state
-            .earliest()
-            .unwrap_or_else(|| Instant::now() + Duration::from_secs(3600));
-        tokio::select! {
-            _ = tokio::time::sleep_until(wake) => {}
-            _ = state.deadlines_moved.notified() => {}
-        }
-        state.publish();
     }
 }
 
@@ -256,43 +213,15 @@ async fn ensure_namespace(hub: &Client) -> bool {
     }
 }
 
-/// A Lease request that failed: refused with 409 (`conflict`: another writer was first), or
-/// any other error.
-#[derive(Debug)]
-pub(super) struct Failure {
-    pub(super) conflict: bool,
-    pub(super) message: String,
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-/// `f`, at most [`REQUEST_TIMEOUT`].
-pub(super) async fn within<T>(
-    what: &str,
-    f: impl std::future::Future<Output = kube::Result<T>>,
-) -> Result<T, Failure> {
-    match tokio::time::timeout(REQUEST_TIMEOUT, f).await {
-        Ok(Ok(t)) => Ok(t),
-        Ok(Err(e)) => Err(Failure {
-            conflict: matches!(&e, kube::Error::Api(s) if s.code == 409),
-            message: format!("{what}: {e}"),
-        }),
-        Err(_) => Err(Failure {
-            conflict: false,
-            message: format!("{what}: no answer in {REQUEST_TIMEOUT:?}"),
-        }),
-    }
-}
-
-async fn round(api: &Api<Lease>, state: &State) -> Result<(), Failure> {
+/// One planning round: renew the membership Lease, list the Leases, and act on
+/// [`plan::decide`] (give back what is over the share, take what is free up to it). Held
+/// shards are renewed by their keepers, not here.
+async fn round(api: &Api<Lease>, state: &Arc<State>) -> Result<(), Failure> {
     let now = Timestamp::now();
     let member = lease(&state.member_lease, &state.identity, now);
     within(
         "renewing the membership Lease",
+        REQUEST_TIMEOUT,
         api.patch(
             &state.member_lease,
             &PatchParams::apply(MANAGER).force(),
@@ -300,13 +229,17 @@ async fn round(api: &Api<Lease>, state: &State) -> Result<(), Failure> {
         ),
     )
     .await?;
-    let leases = within("listing Leases", api.list(&ListParams::default()))
-        .await?
-        .items;
+    let leases = within(
+        "listing Leases",
+        REQUEST_TIMEOUT,
+        api.list(&ListParams::default()),
+    )
+    .await?
+    .items;
     let slots = plan::slots(&leases, &state.identity, now);
     // Held here but another's there (taken after a lapse): lost at once.
     for s in state.held() {
-        if slots[s as usize] != plan::Slot::Mine && state.drop_shard(s) {
+        if slots[s as usize] != plan::Slot::Mine && state.drop_shard(s, None).is_some() {
             metrics().shard_transition(&state.identity, "lost");
             tracing::warn!(shard = s, "another process holds the shard now");
         }
@@ -323,6 +256,7 @@ async fn round(api: &Api<Lease>, state: &State) -> Result<(), Failure> {
         };
         if within(
             "deleting a departed process's Lease",
+            REQUEST_TIMEOUT,
             api.delete(&name, &precondition),
         )
         .await
@@ -332,55 +266,49 @@ async fn round(api: &Api<Lease>, state: &State) -> Result<(), Failure> {
         }
     }
     let decision = plan::decide(&slots, live, &state.identity);
-    let by_shard = |s: u32| {
+    let listed = |s: u32| {
         leases
             .iter()
             .find(|l| l.metadata.name.as_deref() == Some(&lease_name(s)))
             .cloned()
     };
-    // Give back first: stop working, then write.
+    // Give back first: stop working, then write (the Lease as last written here, else as
+    // listed).
+    let mut given = Vec::new();
     for s in &decision.release {
-        if state.drop_shard(*s) {
+        let written = state.drop_shard(*s, None);
+        if written.is_some() {
             metrics().shard_transition(&state.identity, "released");
         }
+        given.extend(written.or_else(|| listed(*s)));
     }
     state.publish();
     if !decision.release.is_empty() {
         tracing::info!(shards = ?decision.release, live, "giving shards back to rebalance");
     }
     join_all(
-        decision
-            .release
-            .iter()
-            .filter_map(|s| by_shard(*s))
-            .map(|l| give_back(api, l)),
+        given
+            .into_iter()
+            .map(|l| give_back(api, l, &state.identity)),
     )
     .await;
-    let renewals = join_all(decision.renew.iter().map(|s| async move {
-        let r = renew(api, by_shard(*s)?, &state.identity).await;
-        Some((*s, r))
-    }))
-    .await;
-    for (s, r) in renewals.into_iter().flatten() {
-        match r {
-            Ok(Some(deadline)) => state.hold(s, deadline),
-            Ok(None) => {
-                if state.drop_shard(s) {
-                    metrics().shard_transition(&state.identity, "lost");
-                    tracing::warn!(shard = s, "another process took the shard");
-                }
-            }
-            Err(e) => tracing::warn!(shard = s, error = %e, "renewing a shard Lease"),
-        }
-    }
-    let claims = join_all(decision.claim.iter().map(|s| async move {
-        let r = claim(api, *s, by_shard(*s), &state.identity).await;
+    // Taken: the free ones, and this process's own that it stopped working (a renewal that
+    // was answered after the shard's deadline).
+    let take = decision
+        .claim
+        .iter()
+        .chain(decision.renew.iter().filter(|s| !state.holds(**s)));
+    let claims = join_all(take.map(|s| async move {
+        let r = claim(api, *s, listed(*s), &state.identity).await;
         (*s, r)
     }))
     .await;
     for (s, r) in claims {
         match r {
-            Ok(Some(deadline)) => state.hold(s, deadline),
+            Ok(Some((lease, until))) => {
+                let epoch = state.take(s, lease, until);
+                tokio::spawn(keep(api.clone(), state.clone(), s, epoch, until));
+            }
             Ok(None) => tracing::debug!(shard = s, "another process claimed the shard first"),
             Err(e) => tracing::warn!(shard = s, error = %e, "claiming a shard Lease"),
         }

@@ -229,3 +229,39 @@ async fn gained_ticks_on_gains_and_singletons_stop_on_loss() {
     assert!(!shards.owned().gains_over(Owned::ALL));
     runner.abort();
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_holding_is_renewed_only_by_its_own_keeper_and_lapses_at_its_deadline() {
+    use std::time::Duration;
+    use tokio::time::Instant;
+    let (state, rx) = state::State::new("p", "flotilla-controller-p".into());
+    let written = lease("flotilla-shard-3", Some("p"), now());
+    let first = state.take(3, written.clone(), Instant::now() + Duration::from_secs(8));
+    state.publish();
+    assert!(rx.borrow().contains(3));
+    // Given back and taken again: the first holding's keeper can no longer extend it or drop
+    // it, the second's can.
+    assert!(state.drop_shard(3, None).is_some());
+    let second = state.take(3, written.clone(), Instant::now() + Duration::from_secs(8));
+    let later = Instant::now() + Duration::from_secs(20);
+    assert!(!state.extend(3, first, written.clone(), later));
+    assert!(state.drop_shard(3, Some(first)).is_none());
+    assert!(state.holding(3, first).is_none());
+    assert!(state.extend(3, second, written.clone(), later));
+    assert_eq!(
+        state.holding(3, second).map(|(until, _)| until),
+        Some(later)
+    );
+    // Not renewed by its deadline: the expiry timer stops the work at once.
+    let state = std::sync::Arc::new(state);
+    let expiry = tokio::spawn({
+        let state = state.clone();
+        async move { state.expire().await }
+    });
+    tokio::time::sleep(Duration::from_secs(19)).await;
+    assert!(rx.borrow().contains(3));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(!rx.borrow().contains(3));
+    assert!(!state.holds(3));
+    expiry.abort();
+}

@@ -1,6 +1,8 @@
 //! The lease keeper's writes to shard Leases: claim, renew, give back; each an update on the
 //! resourceVersion read, so two processes never both win one.
 
+use std::time::Duration;
+
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::Timestamp;
@@ -8,8 +10,46 @@ use kube::api::PostParams;
 use kube::Api;
 use tokio::time::Instant;
 
-use super::leases::{within, Failure, SAFETY};
 use super::{lease_name, LEASE_DURATION, NAMESPACE};
+
+/// A shard is dropped this long before its Lease, last renewed when the renewal was sent,
+/// could expire for the other processes (their clocks, the request's latency).
+pub const SAFETY: Duration = Duration::from_secs(2);
+/// The longest a Lease request other than a renewal may take before the keeper moves on.
+pub(super) const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// A Lease request that failed: refused with 409 (`conflict`: another writer was first), or
+/// any other error.
+#[derive(Debug)]
+pub(super) struct Failure {
+    pub(super) conflict: bool,
+    pub(super) message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// `f`, given at most `wait`.
+pub(super) async fn within<T>(
+    what: &str,
+    wait: Duration,
+    f: impl std::future::Future<Output = kube::Result<T>>,
+) -> Result<T, Failure> {
+    match tokio::time::timeout(wait, f).await {
+        Ok(Ok(t)) => Ok(t),
+        Ok(Err(e)) => Err(Failure {
+            conflict: matches!(&e, kube::Error::Api(s) if s.code == 409),
+            message: format!("{what}: {e}"),
+        }),
+        Err(_) => Err(Failure {
+            conflict: false,
+            message: format!("{what}: no answer in {wait:?}"),
+        }),
+    }
+}
 
 pub(super) fn holder(l: &Lease) -> &str {
     l.spec
@@ -39,21 +79,29 @@ pub(super) fn lease(name: &str, identity: &str, now: Timestamp) -> Lease {
 
 /// The wall-clock time written into a Lease as it is sent, and until when this process may
 /// work the shard if the write succeeds.
-pub(super) fn stamp() -> (Timestamp, Instant) {
+fn stamp() -> (Timestamp, Instant) {
     (Timestamp::now(), Instant::now() + LEASE_DURATION - SAFETY)
 }
 
-/// Renews a held shard Lease (an update on the resourceVersion read; on 409 read again and
-/// retry once if it is still ours). `Ok(Some(until))`: held until then; `Ok(None)`: another
-/// process holds it now.
+/// A shard Lease this process wrote, as the hub answered, and until when the process may
+/// work the shard.
+pub(super) type Held = (Lease, Instant);
+
+/// Renews a held shard Lease (an update on the resourceVersion of `current`, the Lease as this
+/// process last wrote or read it; on 409 read again and retry while it is still ours), trying
+/// until `deadline`: a renewal answered late still helps as long as the shard is held, so it
+/// is not cut off before. `Ok(Some(_))`: held longer; `Ok(None)`: another process holds it
+/// now (or nobody, after a give-back).
 pub(super) async fn renew(
     api: &Api<Lease>,
     mut current: Lease,
     identity: &str,
-) -> Result<Option<Instant>, Failure> {
+    deadline: Instant,
+) -> Result<Option<Held>, Failure> {
     let name = current.metadata.name.clone().unwrap_or_default();
+    let left = || deadline.saturating_duration_since(Instant::now());
     let mut last = None;
-    for _ in 0..2 {
+    for _ in 0..3 {
         let (now, until) = stamp();
         let spec = current.spec.get_or_insert_with(LeaseSpec::default);
         spec.renew_time = Some(MicroTime(now));
@@ -61,13 +109,14 @@ pub(super) async fn renew(
         let params = PostParams::default();
         let replaced = within(
             "renewing a shard Lease",
+            left(),
             api.replace(&name, &params, &current),
         )
         .await;
         match replaced {
-            Ok(_) => return Ok(Some(until)),
+            Ok(written) => return Ok(Some((written, until))),
             Err(e) if e.conflict => {
-                current = within("re-reading a shard Lease", api.get(&name)).await?;
+                current = within("re-reading a shard Lease", left(), api.get(&name)).await?;
                 if holder(&current) != identity {
                     return Ok(None);
                 }
@@ -82,21 +131,22 @@ pub(super) async fn renew(
     }))
 }
 
-/// Takes shard `shard`: creates its Lease, or updates the free one read (its
-/// resourceVersion as precondition). `Ok(Some(until))`: held until then; `Ok(None)`: another
-/// process was first.
+/// Takes shard `shard`: creates its Lease, or updates the one read (its resourceVersion as
+/// precondition; free, lapsed, or still this process's). `Ok(Some(_))`: held; `Ok(None)`:
+/// another process was first.
 pub(super) async fn claim(
     api: &Api<Lease>,
     shard: u32,
     current: Option<Lease>,
     identity: &str,
-) -> Result<Option<Instant>, Failure> {
+) -> Result<Option<Held>, Failure> {
     let name = lease_name(shard);
     let (now, until) = stamp();
     let result = match current {
         None => {
             within(
                 "creating a shard Lease",
+                REQUEST_TIMEOUT,
                 api.create(&PostParams::default(), &lease(&name, identity, now)),
             )
             .await
@@ -106,38 +156,53 @@ pub(super) async fn claim(
             let moved = spec.holder_identity.as_deref() != Some(identity);
             spec.holder_identity = Some(identity.into());
             spec.lease_duration_seconds = Some(LEASE_DURATION.as_secs() as i32);
-            spec.acquire_time = Some(MicroTime(now));
-            spec.renew_time = Some(MicroTime(now));
             if moved {
+                spec.acquire_time = Some(MicroTime(now));
                 spec.lease_transitions = Some(spec.lease_transitions.unwrap_or(0) + 1);
             }
+            spec.renew_time = Some(MicroTime(now));
             within(
                 "taking a shard Lease",
+                REQUEST_TIMEOUT,
                 api.replace(&name, &PostParams::default(), &l),
             )
             .await
         }
     };
     match result {
-        Ok(_) => Ok(Some(until)),
+        Ok(written) => Ok(Some((written, until))),
         Err(e) if e.conflict => Ok(None),
         Err(e) => Err(e),
     }
 }
 
 /// Empties the holder of a shard Lease this process gives back (best effort: it lapses
-/// anyway).
-pub(super) async fn give_back(api: &Api<Lease>, mut l: Lease) {
+/// anyway). On 409 (a renewal of its own landed first) it reads the Lease again and retries
+/// while the Lease is still this process's.
+pub(super) async fn give_back(api: &Api<Lease>, mut l: Lease, identity: &str) {
     let name = l.metadata.name.clone().unwrap_or_default();
-    if let Some(spec) = l.spec.as_mut() {
-        spec.holder_identity = None;
-    }
-    if let Err(e) = within(
-        "giving a shard Lease back",
-        api.replace(&name, &PostParams::default(), &l),
-    )
-    .await
-    {
-        tracing::debug!(lease = %name, error = %e, "giving a shard Lease back");
+    for _ in 0..2 {
+        if let Some(spec) = l.spec.as_mut() {
+            spec.holder_identity = None;
+        }
+        let replaced = within(
+            "giving a shard Lease back",
+            REQUEST_TIMEOUT,
+            api.replace(&name, &PostParams::default(), &l),
+        )
+        .await;
+        match replaced {
+            Ok(_) => return,
+            Err(e) if e.conflict => {
+                match within("re-reading a shard Lease", REQUEST_TIMEOUT, api.get(&name)).await {
+                    Ok(current) if holder(&current) == identity => l = current,
+                    _ => return,
+                }
+            }
+            Err(e) => {
+                tracing::debug!(lease = %name, error = %e, "giving a shard Lease back");
+                return;
+            }
+        }
     }
 }
