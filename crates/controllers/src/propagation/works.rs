@@ -2,21 +2,22 @@
 //! Works' status back to the binding and the template.
 //!
 //! For a binding whose placement the scheduler has observed, it reads the template, renders
-//! it per cluster ([`crate::render::render`]: hub fields stripped, the cluster's replica share
-//! ([`shares`](mod@shares)), the override rules that target the cluster) and server-side applies (manager
-//! `flotilla-binding`) a Work named after the binding in the cluster's execution namespace
-//! (`render`). Works of clusters the binding left are deleted, except while a graceful
-//! eviction keeps one ([`eviction`]). A Work is only written when what it would say changed
-//! (a hash in the annotation `work.flotilla.io/render-hash`). A Work carries the delivering
-//! side's finalizer `work.flotilla.io/cleanup` from its creation.
+//! it per cluster ([`crate::render::render`]: hub fields stripped, the cluster's replica
+//! share ([`shares`](mod@shares)), the override rules that target the cluster) and
+//! server-side applies (manager `flotilla-binding`) a Work named after the binding in the
+//! cluster's execution namespace (`render`). Works of clusters the binding left are deleted,
+//! except while a graceful eviction keeps one ([`eviction`]). A Work is only written when what
+//! it would say changed (a hash in the annotation `work.flotilla.io/render-hash`). A Work
+//! carries the delivering side's finalizer `work.flotilla.io/cleanup` from its creation.
 //!
 //! A binding event that changes none of what the work depends on (`inputs`: most are status
 //! writes, this controller's own among them) is answered from the last settled reconcile,
 //! without reading the template or rendering again.
 //!
 //! Status flows back the same way: the changes of its Works reconcile the binding (those of a
-//! quarter second at once, [`WORK_EVENTS_WINDOW`]), which then writes per-cluster status and `FullyApplied` into the binding, and the members'
-//! statuses summed ([`aggregate`]) into the template's status (`status`).
+//! quarter second at once, [`WORK_EVENTS_WINDOW`]), which then writes per-cluster status and
+//! `FullyApplied` into the binding, and the members' statuses summed ([`aggregate`]) into the
+//! template's status (`status`).
 //!
 //! Reach: a ResourceBinding propagates only objects of its own namespace, and every manifest
 //! of its Works stays there after overrides; nothing of the hub's own is propagated. A binding
