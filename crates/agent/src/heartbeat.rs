@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use flotilla_apis::cluster::v1alpha1::{
-    Cluster, ClusterStatus, CONDITION_JOINED, CONDITION_READY, REASON_CLUSTER_READY, REASON_JOINED,
-    REASON_MEMBER_UNREACHABLE,
+    ApiEnablement, Cluster, ClusterStatus, CONDITION_JOINED, CONDITION_READY, REASON_CLUSTER_READY,
+    REASON_JOINED, REASON_MEMBER_UNREACHABLE,
 };
 use flotilla_apis::conditions::{self, Set};
 use flotilla_apis::names::SYSTEM_NAMESPACE;
@@ -223,12 +223,9 @@ async fn report(
     let fresh = known
         .written
         .is_some_and(|at| at.elapsed() < options.status_refresh);
-    if fresh {
-        if let Some(last) = &known.last {
-            if same(&next_status(last, known, &probe), last) {
-                return Ok(());
-            }
-        }
+    let last = known.last.as_ref();
+    if fresh && last.is_some_and(|last| unchanged(last, known, &probe)) {
+        return Ok(());
     }
     // Something to write: read the Cluster first, so the conditions others set (approval)
     // are kept.
@@ -260,10 +257,22 @@ async fn report(
 /// Equal but for the heartbeat time (field by field: a status with a member's APIs is big,
 /// and this runs every beat of every cluster).
 fn same(a: &ClusterStatus, b: &ClusterStatus) -> bool {
+    same_except_apis(a, b) && a.api_enablements == b.api_enablements
+}
+
+/// Whether this beat's status would be `last`'s, but for the heartbeat time (compared without
+/// copying the member's APIs, the bulk of a status, as every beat of every cluster does).
+fn unchanged(last: &ClusterStatus, known: &Known, probe: &Result<(), String>) -> bool {
+    same_except_apis(&next_except_apis(last, known, probe), last)
+        && *apis(last, known) == last.api_enablements
+}
+
+/// As [`same`], leaving out the member's APIs.
+fn same_except_apis(a: &ClusterStatus, b: &ClusterStatus) -> bool {
     let ClusterStatus {
         conditions,
         kubernetes_version,
-        api_enablements,
+        api_enablements: _,
         node_summary,
         resource_summary,
         last_heartbeat_time: _,
@@ -272,7 +281,6 @@ fn same(a: &ClusterStatus, b: &ClusterStatus) -> bool {
         && *kubernetes_version == b.kubernetes_version
         && *node_summary == b.node_summary
         && *resource_summary == b.resource_summary
-        && *api_enablements == b.api_enablements
 }
 
 /// `previous` with what this beat found: Joined, Ready from the probe, and what is known of
@@ -282,7 +290,33 @@ fn next_status(
     known: &Known,
     probe: &Result<(), String>,
 ) -> ClusterStatus {
-    let mut status = previous.clone();
+    let mut status = next_except_apis(previous, known, probe);
+    status.api_enablements = apis(previous, known).clone();
+    status
+}
+
+/// The member's APIs a beat reports: as last discovered, else as `previous` said.
+fn apis<'a>(previous: &'a ClusterStatus, known: &'a Known) -> &'a Vec<ApiEnablement> {
+    known
+        .apis
+        .as_ref()
+        .map_or(&previous.api_enablements, |(_, apis)| apis)
+}
+
+/// [`next_status`] with its APIs left empty.
+fn next_except_apis(
+    previous: &ClusterStatus,
+    known: &Known,
+    probe: &Result<(), String>,
+) -> ClusterStatus {
+    let mut status = ClusterStatus {
+        conditions: previous.conditions.clone(),
+        kubernetes_version: previous.kubernetes_version.clone(),
+        api_enablements: Vec::new(),
+        node_summary: previous.node_summary,
+        resource_summary: previous.resource_summary.clone(),
+        last_heartbeat_time: previous.last_heartbeat_time.clone(),
+    };
     let now = Timestamp::now();
     let joined = Set {
         type_: CONDITION_JOINED,
@@ -316,9 +350,6 @@ fn next_status(
             allocatable,
             requested.unwrap_or(&BTreeMap::new()),
         ));
-    }
-    if let Some((_, apis)) = &known.apis {
-        status.api_enablements = apis.clone();
     }
     status
 }

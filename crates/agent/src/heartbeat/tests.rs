@@ -21,6 +21,38 @@ fn a_beat_that_finds_the_same_member_writes_nothing_new() {
     written.last_heartbeat_time = Some(Time(Timestamp::now()));
     // The next beat's status is the same but for the heartbeat time.
     assert!(same(&next_status(&written, &k, &Ok(())), &written));
+    assert!(unchanged(&written, &k, &Ok(())));
+}
+
+#[test]
+fn a_beat_compares_without_copying_the_apis_and_still_sees_every_change() {
+    let api = |gv: &str| ApiEnablement {
+        group_version: gv.into(),
+        ..ApiEnablement::default()
+    };
+    let mut k = known("v1.32.2");
+    k.apis = Some((Instant::now(), vec![api("v1"), api("apps/v1")]));
+    let written = next_status(&ClusterStatus::default(), &k, &Ok(()));
+    assert_eq!(written.api_enablements.len(), 2);
+    assert!(unchanged(&written, &k, &Ok(())));
+    // Not discovered again this beat: the APIs written stand.
+    let mut not_rediscovered = known("v1.32.2");
+    not_rediscovered.apis = None;
+    assert!(unchanged(&written, &not_rediscovered, &Ok(())));
+    // An API more, a new version, or the member gone: each is a change, as `same` says.
+    k.apis = Some((
+        Instant::now(),
+        vec![api("v1"), api("apps/v1"), api("batch/v1")],
+    ));
+    assert!(!unchanged(&written, &k, &Ok(())));
+    assert!(!same(&next_status(&written, &k, &Ok(())), &written));
+    let newer = Known {
+        version: Some("v1.33.0".into()),
+        ..Known::default()
+    };
+    assert!(!unchanged(&written, &newer, &Ok(())));
+    let down = Err("the member's API server is unreachable".to_owned());
+    assert!(!unchanged(&written, &not_rediscovered, &down));
 }
 
 #[test]
