@@ -26,11 +26,11 @@ use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
 use super::keeper::keep;
-use super::plan::{self, shard_of_lease};
+use super::plan::{self, holder, shard_of_lease};
 use super::state::State;
 #[cfg(doc)]
 use super::writes::SAFETY;
-use super::writes::{claim, give_back, holder, lease, within, Failure, REQUEST_TIMEOUT};
+use super::writes::{claim, give_back, lease, within, Failure, REQUEST_TIMEOUT};
 use super::{lease_name, Shards, MEMBER_LEASE_PREFIX, NAMESPACE, RENEW_EVERY};
 use crate::metrics::metrics;
 

@@ -56,7 +56,8 @@ pub fn lapsed(lease: &Lease, now: Timestamp) -> bool {
     now.as_second() > renewed.0.as_second() + duration
 }
 
-fn holder(lease: &Lease) -> &str {
+/// The Lease's holder identity (empty when it has none).
+pub(super) fn holder(lease: &Lease) -> &str {
     lease
         .spec
         .as_ref()

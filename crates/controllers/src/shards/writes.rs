@@ -10,6 +10,7 @@ use kube::api::PostParams;
 use kube::Api;
 use tokio::time::Instant;
 
+use super::plan::holder;
 use super::{lease_name, LEASE_DURATION, NAMESPACE};
 
 /// A shard is dropped this long before its Lease, last renewed when the renewal was sent,
@@ -49,13 +50,6 @@ pub(super) async fn within<T>(
             message: format!("{what}: no answer in {wait:?}"),
         }),
     }
-}
-
-pub(super) fn holder(l: &Lease) -> &str {
-    l.spec
-        .as_ref()
-        .and_then(|s| s.holder_identity.as_deref())
-        .unwrap_or_default()
 }
 
 /// A Lease named `name` held by `identity`, renewed `now`.
