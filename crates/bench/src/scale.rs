@@ -1,7 +1,8 @@
 //! `flotilla bench scale`: a hub with many simulated member clusters (issue 15).
 //!
 //! Starts `flotilla serve` (SQLite, controllers and push workers in the process) and
-//! `flotilla sim --count N --hub-kubeconfig …`, whose N clusters join the hub in Push mode; times
+//! `flotilla sim --count N --hub-kubeconfig … --mode push|pull`, whose N clusters join the hub
+//! (Push: the hub's push workers reach them; Pull: an agent per cluster in the simulator); times
 //! how long until all N are `Ready=True` on the hub; lets the fleet settle, then reads what the
 //! idle hub and simulator cost: resident memory and CPU over a window (from `/proc`). Then the
 //! fleet is loaded: M Deployments Divided over placement groups of 3–10 clusters
@@ -62,6 +63,10 @@ pub struct ScaleArgs {
     #[arg(long, value_name = "PER_SECOND", default_value_t = 50,
           value_parser = clap::value_parser!(u64).range(1..))]
     rate: u64,
+    /// How the simulated clusters join: `push` (the hub's push workers deliver and beat) or
+    /// `pull` (an agent per cluster in the simulator, the code of `flotilla agent`).
+    #[arg(long, default_value = "push", value_parser = ["push", "pull"])]
+    mode: String,
     /// Only join and measure the idle fleet; no load, changes, failover or cleanup.
     #[arg(long)]
     idle_only: bool,
@@ -91,6 +96,8 @@ pub struct Plan {
     pub changes: (usize, usize, u64),
     /// The hub's cluster grace period and failover toleration.
     pub timings: (Duration, Duration),
+    /// How the clusters join: `push` or `pull`.
+    pub mode: &'static str,
 }
 
 impl Plan {
@@ -98,6 +105,15 @@ impl Plan {
     /// period, waits out the toleration, and then has 30 s.
     pub fn failover_budget(&self) -> Duration {
         self.timings.0 + self.timings.1 + Duration::from_secs(30)
+    }
+
+    /// `Push` or `Pull`.
+    pub fn mode_name(&self) -> &'static str {
+        if self.mode == "pull" {
+            "Pull"
+        } else {
+            "Push"
+        }
     }
 
     /// `flotilla serve`'s timing flags for the plan.
@@ -121,6 +137,7 @@ impl Plan {
         let pick = |given: Option<usize>, quick: usize, full: usize| {
             given.unwrap_or(if a.quick { quick } else { full }).max(1)
         };
+        let mode = if a.mode == "pull" { "pull" } else { "push" };
         let load = (!a.idle_only).then(|| (pick(a.deployments, 100, 10_000), a.replicas));
         let changes = (
             pick(a.templates, 10, 50),
@@ -136,6 +153,7 @@ impl Plan {
                 load,
                 changes,
                 timings: (Duration::from_secs(10), Duration::from_secs(5)),
+                mode,
             }
         } else {
             Plan {
@@ -147,6 +165,7 @@ impl Plan {
                 changes,
                 // `flotilla serve`'s defaults.
                 timings: (Duration::from_secs(40), Duration::from_secs(60)),
+                mode,
             }
         }
     }
@@ -159,7 +178,8 @@ pub async fn run(a: ScaleArgs) -> Result<()> {
     let output = a.out.path(a.quick);
     let progress = Progress::new("scale");
     let run = Run::begin();
-    let mut set = fleet::SimFleet::start(plan.clusters, &plan.hub_args(a.quick), &progress).await?;
+    let mut set =
+        fleet::SimFleet::start(&plan, &plan.hub_args(a.quick), a.quick, &progress).await?;
     let measured = async {
         let idle = measure(&mut set, &plan, &progress).await?;
         let loaded = match plan.load {
@@ -181,8 +201,9 @@ pub async fn run(a: ScaleArgs) -> Result<()> {
     let head = run.head_sharing(
         a.quick,
         format!(
-            "{} clusters of `flotilla sim` (one process), every one joined in Push mode",
-            plan.clusters
+            "{} clusters of `flotilla sim` (one process), every one joined in {} mode",
+            plan.clusters,
+            plan.mode_name()
         ),
         "the simulator and the load generator",
     );

@@ -1,14 +1,16 @@
 //! `flotilla sim`: many simulated member clusters in one process, each a real Kubernetes API
 //! (flotilla's own API server on an in-memory store) under `https://ADDR/clusters/<name>`.
 //!
-//! With `--hub-kubeconfig` every cluster joins that hub in Push mode, as `flotilla join` would,
-//! with the topology, labels and taints of the scheduler bench's fleet (5 regions × 3 zones).
-//! A fake kubelet per cluster makes workloads progress ([`kubelet`]); the simulator can stop
-//! and start a cluster ([`router`]). Not built yet (issue 15): Pull mode through the agent's
-//! code; Nodes with capacity.
+//! With `--hub-kubeconfig` every cluster joins that hub with the topology, labels and taints of
+//! the scheduler bench's fleet (5 regions × 3 zones): in Push mode as `flotilla join` would
+//! ([`join`]), or in Pull mode through the agent's own code, one agent task per cluster with
+//! its own credential ([`pull`]). A fake kubelet per cluster makes workloads progress
+//! ([`kubelet`]); the simulator can stop and start a cluster ([`router`]). Not built yet:
+//! Nodes with capacity.
 
 mod join;
 mod kubelet;
+mod pull;
 mod router;
 
 use std::collections::HashMap;
@@ -49,9 +51,26 @@ pub struct SimArgs {
     /// StatefulSets) or it completes (Jobs).
     #[arg(long, default_value = "1s", value_parser = crate::fleet::parse_duration)]
     ready_after: Duration,
-    /// The hub's admin kubeconfig: every cluster joins it in Push mode once served.
+    /// The hub's admin kubeconfig: every cluster joins it once served (see `--mode`).
     #[arg(long)]
     hub_kubeconfig: Option<PathBuf>,
+    /// How the clusters join the hub: `push` (the hub's push workers reach each cluster with a
+    /// credential the simulator registers, as `flotilla join`) or `pull` (each cluster asks to
+    /// join with a bootstrap credential of its own, the simulator approves it, and an agent
+    /// task per cluster, the code of `flotilla agent`, delivers its Works; agents' credentials
+    /// are kept in `DIR/agents/<name>/`).
+    #[arg(long, value_enum, default_value_t = Mode::Push, requires = "hub_kubeconfig")]
+    mode: Mode,
+    /// Pull mode: how often each cluster's agent renews its Lease on the hub.
+    #[arg(long, default_value = "10s", value_parser = crate::fleet::parse_duration)]
+    heartbeat_interval: Duration,
+}
+
+/// How the simulated clusters join the hub.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Push,
+    Pull,
 }
 
 pub async fn run(args: SimArgs) -> Result<()> {
@@ -125,14 +144,18 @@ pub async fn run(args: SimArgs) -> Result<()> {
     let admin = flotilla_api::auth::AdminToken::new(&creds.admin_token);
     let router = Arc::new(router::Clusters::new(apis, admin));
     let serving = tokio::spawn(flotilla_api::server::serve_routed(
-        router,
+        router.clone(),
         listener,
         creds.tls,
         flotilla_api::server::Limits::default(),
         crate::serve::shutdown_signal(),
     ));
-    if let Some(hub) = &args.hub_kubeconfig {
-        join::all(hub, &args.out, &names).await?;
+    match (&args.hub_kubeconfig, args.mode) {
+        (Some(hub), Mode::Push) => join::all(hub, &args.out, &names).await?,
+        (Some(hub), Mode::Pull) => {
+            pull::all(hub, &args.out, &names, router, args.heartbeat_interval).await?
+        }
+        (None, _) => {}
     }
     serving
         .await

@@ -1,7 +1,8 @@
 //! `flotilla sim`: 50 simulated member clusters in one process, each a real Kubernetes API to
 //! kubectl and kube-rs under its own path, holding its own objects, refusing the others'
-//! tokens; all joined to a real hub in Push mode, where a Divided policy over them lands and
-//! moves off a member the simulator stops.
+//! tokens; all joined to a real hub, in Push mode and (another run) in Pull mode through an
+//! agent per cluster, where a Divided policy over them lands and moves off a member the
+//! simulator stops.
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -70,10 +71,18 @@ fn server(dir: &Path, cluster: &str) -> String {
         .unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
+/// A hub with short health and failover timings (so the failover step takes seconds, not
+/// minutes) and a simulator of `COUNT` clusters joined to it in `mode`, serving once this
+/// returns.
+struct Fleet {
+    hub: Hub,
+    sim: Proc,
+    dir: std::path::PathBuf,
+    _tmp: tempfile::TempDir,
+}
+
+async fn fleet(mode: &str) -> Fleet {
     let binary = Path::new(env!("CARGO_BIN_EXE_flotilla"));
-    // Short health and failover timings, so the failover step takes seconds, not minutes.
     let hub = Hub::start(
         binary,
         &[
@@ -97,6 +106,10 @@ async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
         dir.to_str().unwrap(),
         "--hub-kubeconfig",
         hub_kubeconfig,
+        "--mode",
+        mode,
+        "--heartbeat-interval",
+        "2s",
     ];
     let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
     let mut sim = Proc::start("sim", binary, &args, "info", &tmp.path().join("sim.log")).unwrap();
@@ -114,6 +127,22 @@ async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
             .ok_or_else(|| format!("{last} is not served: {}", sim.log_tail(20)))
     })
     .await;
+    Fleet {
+        hub,
+        sim,
+        dir,
+        _tmp: tmp,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
+    let Fleet {
+        hub,
+        mut sim,
+        dir,
+        _tmp,
+    } = fleet("push").await;
 
     // A cluster is a Kubernetes API to kubectl, with its own objects.
     ok(
@@ -179,6 +208,91 @@ async fn fifty_simulated_clusters_are_separate_kubernetes_apis() {
     let missing = fails(&dir, "m-7", &["--server", &nowhere, "get", "namespaces"]);
     assert!(missing.contains("NotFound"), "{missing}");
 
+    spread_and_failover(&hub, &mut sim, &dir).await;
+    sim.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_simulated_clusters_join_in_pull_mode_each_with_its_own_agent() {
+    let Fleet {
+        hub,
+        mut sim,
+        dir,
+        _tmp,
+    } = fleet("pull").await;
+    let stopped = spread_and_failover(&hub, &mut sim, &dir).await;
+
+    // The stopped member's agent stopped with it: its Lease lapsed (Ready Unknown, not the
+    // False an agent reports for a member it cannot reach). Started again, its agent rejoins
+    // the heartbeat and the cluster is Ready.
+    let ready_of = |name: &str| {
+        hub.ok(&[
+            "get",
+            "cluster",
+            name,
+            "-o",
+            "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}",
+        ])
+    };
+    assert_eq!(ready_of(&stopped), "Unknown", "{stopped} stopped");
+    let started = kubectl(
+        &dir,
+        "sim",
+        &[
+            "create",
+            "--raw",
+            &format!("/sim/clusters/{stopped}/start"),
+            "-f",
+            "/dev/null",
+        ],
+    );
+    assert!(started.status.success(), "start {stopped}");
+    until(60, || match ready_of(&stopped) {
+        r if r == "True" => Ok(()),
+        r => Err(format!("{stopped} started again, Ready {r:?}")),
+    })
+    .await;
+
+    // They asked to join (Pull), each agent holds a credential of its own, and the agents
+    // renew the members' Leases.
+    let modes = hub.ok(&[
+        "get",
+        "clusters",
+        "-o",
+        "jsonpath={.items[*].spec.syncMode}",
+    ]);
+    let pull = modes.split_whitespace().filter(|m| *m == "Pull").count();
+    assert_eq!(pull, COUNT, "sync modes: {modes}");
+    let token = |k: usize| {
+        std::fs::read_to_string(dir.join(format!("agents/m-{k}/token")))
+            .unwrap_or_else(|e| panic!("m-{k}'s agent keeps no token: {e}"))
+    };
+    assert_ne!(token(1), token(2), "two agents share a credential");
+    let holder = hub.ok(&[
+        "-n",
+        "flotilla-system",
+        "get",
+        "lease",
+        "m-3",
+        "-o",
+        "jsonpath={.spec.holderIdentity}",
+    ]);
+    assert_eq!(holder, "flotilla-sim");
+    // The gpu-tainted members of the topology carry their taints (set before approval).
+    let taints = hub.ok(&[
+        "get",
+        "clusters",
+        "-o",
+        "jsonpath={.items[*].spec.taints[*].key}",
+    ]);
+    assert!(!taints.trim().is_empty(), "no member carries a taint");
+    sim.stop().unwrap();
+}
+
+/// Every cluster is Ready on the hub; a Deployment Divided over them lands and its status is
+/// summed; the simulator stops a member holding replicas and the hub moves its share. Returns
+/// the stopped member's name.
+async fn spread_and_failover(hub: &Hub, sim: &mut Proc, dir: &Path) -> String {
     // Every cluster joins the hub and is Ready there.
     until(60, || {
         sim.check_alive().unwrap();
@@ -221,7 +335,7 @@ spec:
         let mut shares = Vec::new();
         for k in (1..=COUNT).filter(|k| Some(*k) != skip) {
             let out = kubectl(
-                &dir,
+                dir,
                 &format!("m-{k}"),
                 &[
                     "-n",
@@ -274,10 +388,10 @@ spec:
     // share to the others.
     let (victim, share) = *shares.iter().find(|(_, n)| *n > 0).unwrap();
     let name = format!("m-{victim}");
-    let sim_server = server(&dir, "sim");
+    let sim_server = server(dir, "sim");
     let stop_path = format!("/sim/clusters/{name}/stop");
     let refused = fails(
-        &dir,
+        dir,
         "m-1",
         &[
             "--server",
@@ -294,7 +408,7 @@ spec:
         "a member's token stops a cluster: {refused}"
     );
     let control = kubectl(
-        &dir,
+        dir,
         "sim",
         &[
             "create",
@@ -309,7 +423,7 @@ spec:
         "stop {name}: {}",
         String::from_utf8_lossy(&control.stderr)
     );
-    let down = fails(&dir, &name, &["get", "namespaces"]);
+    let down = fails(dir, &name, &["get", "namespaces"]);
     assert!(down.contains("stopped"), "{down}");
     until(90, || {
         let total: u32 = landed(Some(victim)).iter().map(|(_, n)| n).sum();
@@ -324,6 +438,5 @@ spec:
             })
     })
     .await;
-
-    sim.stop().unwrap();
+    name
 }

@@ -11,6 +11,7 @@ use flotilla_testkit::members::client_for;
 use kube::api::ListParams;
 use kube::{Api, Client};
 
+use super::Plan;
 use crate::fleet::join::wait_for_hub;
 use crate::fleet::ready;
 use crate::procs::{self, Proc};
@@ -37,12 +38,15 @@ pub struct SimFleet {
 
 impl SimFleet {
     /// Start the hub (with `hub_args` added to `flotilla serve`), then
-    /// `flotilla sim --count clusters` joining it.
+    /// `flotilla sim --count clusters --mode mode` joining it (its agents beating every 2 s
+    /// when `quick`, as the hub's push workers do then).
     pub async fn start(
-        clusters: u32,
+        plan: &Plan,
         hub_args: &[String],
+        quick: bool,
         progress: &Progress,
     ) -> Result<SimFleet> {
+        let clusters = plan.clusters;
         let keep_logs = procs::logs_wanted();
         let dir = tempfile::Builder::new()
             .prefix("flotilla-bench-scale-")
@@ -75,6 +79,10 @@ impl SimFleet {
             sim_dir.as_os_str(),
             "--hub-kubeconfig".as_ref(),
             admin.as_os_str(),
+            "--mode".as_ref(),
+            plan.mode.as_ref(),
+            "--heartbeat-interval".as_ref(),
+            (if quick { "2s" } else { "10s" }).as_ref(),
         ];
         let sim = procs::start("sim", &args, &dir.path().join("sim.log"))?;
         progress.note(&format!("simulator started, pid {}", sim.pid()));

@@ -68,10 +68,11 @@ pub fn render(head: &Head, plan: &Plan, idle: &Idle, loaded: Option<&Loaded>) ->
     ));
     s += &format!(
         "The hub (`flotilla serve`, SQLite, controllers and push workers in the process) and \
-         `flotilla sim --count {}` start on this machine; the simulator's clusters join in Push \
+         `flotilla sim --count {}` start on this machine; the simulator's clusters join in {} \
          mode. Ready is read on the hub every second. Idle figures: after {} s of settling, CPU \
          from /proc over {} s, then memory. The targets are issue 15's, set for 1,000 clusters.\n\n",
         plan.clusters,
+        plan.mode_name(),
         plan.settle.as_secs(),
         plan.window.as_secs()
     );

@@ -79,31 +79,60 @@ pub async fn run(args: AgentArgs, shutdown: impl std::future::Future<Output = ()
         "flotilla-agent/{}",
         std::env::var("HOSTNAME").unwrap_or_else(|_| "agent".into())
     );
-    let beat = heartbeat::Options {
-        interval: args.heartbeat_interval,
-        holder,
-        ..heartbeat::Options::default()
-    };
-    let options = delivery::Options {
-        workers: args.workers,
-        ..delivery::Options::default()
-    };
-    let voting = probe::Options {
-        source: args.probe_source,
-        ..probe::Options::default()
+    let loops = Loops {
+        beat: heartbeat::Options {
+            interval: args.heartbeat_interval,
+            holder,
+            ..heartbeat::Options::default()
+        },
+        delivery: delivery::Options {
+            workers: args.workers,
+            ..delivery::Options::default()
+        },
+        probe: probe::Options {
+            source: args.probe_source,
+            ..probe::Options::default()
+        },
     };
     tracing::info!(cluster = %args.cluster, "agent running");
     tokio::select! {
-        _ = delivery::Delivery::run(hub.clone(), member.clone(), &args.cluster, options) => Ok(()),
-        _ = export::run(hub.clone(), member.clone(), &args.cluster) => Ok(()),
-        _ = probe::run(hub.clone(), &args.cluster, voting) => Ok(()),
-        r = heartbeat::run(hub.clone(), member, &args.cluster, beat) => r.map_err(Into::into),
-        r = join::renew_tokens(hub, &args.cluster, &state) => r.map_err(Into::into),
+        r = work(hub, member, &args.cluster, &state, loops) => r,
         _ = shutdown => Ok(()),
     }
 }
 
-async fn member_client(kubeconfig: Option<&PathBuf>) -> Result<Client> {
+/// How a joined agent's loops run.
+#[derive(Clone, Debug, Default)]
+pub struct Loops {
+    /// The Lease and the Cluster's status.
+    pub beat: heartbeat::Options,
+    /// Works into the member, their status back.
+    pub delivery: delivery::Options,
+    /// The member's votes on the fleet's service endpoints.
+    pub probe: probe::Options,
+}
+
+/// Runs the loops of an agent that has joined as `cluster` (its credential in `state`), with
+/// `hub` (made from that credential) and `member`: Work delivery, service exports, health
+/// probes, heartbeats and token renewal. Returns when the hub revokes the agent (an error) or
+/// a loop ends; `flotilla agent` and `flotilla sim --mode pull` both run this.
+pub async fn work(
+    hub: Client,
+    member: Client,
+    cluster: &str,
+    state: &StateDir,
+    loops: Loops,
+) -> Result<()> {
+    tokio::select! {
+        _ = delivery::Delivery::run(hub.clone(), member.clone(), cluster, loops.delivery) => Ok(()),
+        _ = export::run(hub.clone(), member.clone(), cluster) => Ok(()),
+        _ = probe::run(hub.clone(), cluster, loops.probe) => Ok(()),
+        r = heartbeat::run(hub.clone(), member, cluster, loops.beat) => r.map_err(Into::into),
+        r = join::renew_tokens(hub, cluster, state) => r.map_err(Into::into),
+    }
+}
+
+pub(crate) async fn member_client(kubeconfig: Option<&PathBuf>) -> Result<Client> {
     let config = match kubeconfig {
         Some(path) => {
             let kc = Kubeconfig::read_from(path)

@@ -18,6 +18,7 @@ use flotilla_apis::names::{
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::PostParams;
+use kube::config::Kubeconfig;
 use kube::Api;
 use rand::Rng;
 use serde_json::json;
@@ -85,8 +86,56 @@ async fn create(args: CreateArgs) -> Result<()> {
     let (config, kubeconfig) = hub_config(args.kubeconfig.as_deref()).await?;
     let client =
         kube::Client::try_from(config.clone()).context("cannot build a client for the hub")?;
+    let issued = issue(
+        &client,
+        &kubeconfig,
+        args.ttl,
+        args.cluster.as_deref(),
+        args.description.as_deref(),
+    )
+    .await?;
+    let (id, expires, text) = (&issued.id, &issued.expires, &issued.kubeconfig);
+    match &args.output {
+        Some(path) => {
+            crate::serve::pki::write_private(path, text)?;
+            eprintln!(
+                "bootstrap credential {id} written to {} (expires {expires}{}).\n\
+                 On the member: flotilla agent --cluster NAME --bootstrap-kubeconfig {} \
+                 --kubeconfig MEMBER.kubeconfig --state-dir DIR",
+                path.display(),
+                args.cluster
+                    .as_deref()
+                    .map(|c| format!("; for cluster {c} only"))
+                    .unwrap_or_default(),
+                path.display()
+            );
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
+}
+
+/// A bootstrap credential stored on the hub.
+pub(crate) struct Issued {
+    /// The token's id (`system:bootstrap:<id>` on the hub).
+    pub id: String,
+    /// When it stops being accepted.
+    pub expires: Timestamp,
+    /// A kubeconfig for the hub of `kubeconfig` with the token as its user.
+    pub kubeconfig: String,
+}
+
+/// Stores a new bootstrap token on the hub (through `client`, the admin's) and returns the
+/// kubeconfig an agent joins with: the hub's address and CA from `kubeconfig`.
+pub(crate) async fn issue(
+    client: &kube::Client,
+    kubeconfig: &Kubeconfig,
+    ttl: Duration,
+    cluster: Option<&str>,
+    description: Option<&str>,
+) -> Result<Issued> {
     let (id, secret) = (random(6), random(16));
-    let ttl = SignedDuration::from_secs(i64::try_from(args.ttl.as_secs()).unwrap_or(i64::MAX));
+    let ttl = SignedDuration::from_secs(i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX));
     let expires = Timestamp::now()
         .checked_add(ttl)
         .context("--ttl is too long")?;
@@ -95,9 +144,9 @@ async fn create(args: CreateArgs) -> Result<()> {
         "token-secret": secret,
         "expiration": expires.to_string(),
         "usage-bootstrap-authentication": "true",
-        "description": args.description.clone().unwrap_or_else(|| "flotilla join".into()),
+        "description": description.unwrap_or("flotilla join"),
     });
-    if let Some(c) = &args.cluster {
+    if let Some(c) = cluster {
         data[BOOTSTRAP_TOKEN_CLUSTER_KEY] = json!(c);
     }
     let object: Secret = serde_json::from_value(json!({
@@ -105,7 +154,7 @@ async fn create(args: CreateArgs) -> Result<()> {
         "type": BOOTSTRAP_TOKEN_TYPE,
         "stringData": data,
     }))?;
-    Api::<Secret>::namespaced(client, SYSTEM_NAMESPACE)
+    Api::<Secret>::namespaced(client.clone(), SYSTEM_NAMESPACE)
         .create(&PostParams::default(), &object)
         .await
         .context("the hub refused to store the bootstrap token (is this the admin kubeconfig?)")?;
@@ -142,23 +191,9 @@ async fn create(args: CreateArgs) -> Result<()> {
             "cluster": "flotilla-hub", "user": format!("bootstrap-{id}")}}],
         "current-context": "flotilla-bootstrap",
     });
-    let text = serde_yaml::to_string(&out)?;
-    match &args.output {
-        Some(path) => {
-            crate::serve::pki::write_private(path, &text)?;
-            eprintln!(
-                "bootstrap credential {id} written to {} (expires {expires}{}).\n\
-                 On the member: flotilla agent --cluster NAME --bootstrap-kubeconfig {} \
-                 --kubeconfig MEMBER.kubeconfig --state-dir DIR",
-                path.display(),
-                args.cluster
-                    .as_deref()
-                    .map(|c| format!("; for cluster {c} only"))
-                    .unwrap_or_default(),
-                path.display()
-            );
-        }
-        None => print!("{text}"),
-    }
-    Ok(())
+    Ok(Issued {
+        id,
+        expires,
+        kubeconfig: serde_yaml::to_string(&out)?,
+    })
 }

@@ -6,7 +6,7 @@
 //! `POST /sim/clusters/<name>/start`. `kubectl --kubeconfig DIR/sim.kubeconfig create --raw
 //! /sim/clusters/m-7/stop -f /dev/null` does it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -16,23 +16,27 @@ use flotilla_api::handlers::response;
 use flotilla_api::server::Router;
 use flotilla_api::Api;
 use http::{Method, Request, Response};
-use parking_lot::RwLock;
 use serde_json::json;
+use tokio::sync::watch;
 
-/// The simulated clusters by name, which of them are stopped, and who may stop them.
+/// The simulated clusters by name, whether each is stopped, and who may stop them.
 pub struct Clusters {
-    apis: HashMap<String, Arc<Api>>,
-    stopped: RwLock<HashSet<String>>,
+    apis: HashMap<String, (Arc<Api>, watch::Sender<bool>)>,
     admin: AdminToken,
 }
 
 impl Clusters {
     pub fn new(apis: HashMap<String, Arc<Api>>, admin: AdminToken) -> Clusters {
-        Clusters {
-            apis,
-            stopped: RwLock::default(),
-            admin,
-        }
+        let apis = apis
+            .into_iter()
+            .map(|(name, api)| (name, (api, watch::Sender::new(false))))
+            .collect();
+        Clusters { apis, admin }
+    }
+
+    /// Whether `name` is stopped, as it changes (what a simulated cluster's agent follows).
+    pub fn stopped(&self, name: &str) -> Option<watch::Receiver<bool>> {
+        self.apis.get(name).map(|(_, stopped)| stopped.subscribe())
     }
 
     /// Answer a control request: `path` is what follows `/sim/clusters/`.
@@ -48,31 +52,24 @@ impl Clusters {
         let Some((name, verb)) = path.split_once('/') else {
             return response::error(&ApiError::unknown_path(req.uri().path()));
         };
-        if !self.apis.contains_key(name) {
+        let Some((_, state)) = self.apis.get(name) else {
             return response::error(&ApiError::new(
                 404,
                 "NotFound",
                 format!("the simulator has no cluster {name:?}"),
             ));
-        }
+        };
         if req.method() != Method::POST {
             return response::error(&ApiError::method_not_allowed("POST to stop or start"));
         }
-        let stopped = match verb {
-            "stop" => self.stopped.write().insert(name.to_owned()),
-            "start" => self.stopped.write().remove(name),
+        let stop = match verb {
+            "stop" => true,
+            "start" => false,
             _ => return response::error(&ApiError::unknown_path(req.uri().path())),
         };
-        tracing::info!(
-            cluster = name,
-            verb,
-            changed = stopped,
-            "simulated cluster {verb}"
-        );
-        response::json(
-            200,
-            &json!({"cluster": name, "stopped": self.stopped.read().contains(name)}),
-        )
+        let changed = state.send_if_modified(|s| std::mem::replace(s, stop) != stop);
+        tracing::info!(cluster = name, verb, changed, "simulated cluster {verb}");
+        response::json(200, &json!({"cluster": name, "stopped": *state.borrow()}))
     }
 }
 
@@ -93,8 +90,8 @@ impl Router for Clusters {
         }
         let not_found = || Box::new(response::error(&ApiError::unknown_path(&path)));
         let (name, rest) = split(&path).ok_or_else(not_found)?;
-        let api = self.apis.get(name).ok_or_else(not_found)?.clone();
-        if self.stopped.read().contains(name) {
+        let (api, stopped) = self.apis.get(name).ok_or_else(not_found)?;
+        if *stopped.borrow() {
             return Err(Box::new(response::error(&ApiError::new(
                 503,
                 "ServiceUnavailable",
@@ -108,11 +105,11 @@ impl Router for Clusters {
         let mut parts = req.uri().clone().into_parts();
         parts.path_and_query = Some(path_and_query.parse().map_err(|_| not_found())?);
         *req.uri_mut() = http::Uri::from_parts(parts).map_err(|_| not_found())?;
-        Ok(api)
+        Ok(api.clone())
     }
 
     fn apis(&self) -> Vec<Arc<Api>> {
-        self.apis.values().cloned().collect()
+        self.apis.values().map(|(api, _)| api.clone()).collect()
     }
 
     fn front(&self) -> Option<Arc<Api>> {
