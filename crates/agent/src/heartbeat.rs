@@ -4,10 +4,12 @@
 //! controller marks the Cluster `Ready=Unknown` and taints it when the Lease is not renewed in
 //! time. The Cluster's status says what the member is (version, nodes, resources, APIs) and
 //! whether the agent can reach it: `Ready=False` with reason `MemberUnreachable` when the agent
-//! runs but its member does not answer. The status is written when it changes and at least
-//! every `status_refresh`, not every beat, so a fleet of idle clusters does not flood watchers;
-//! while the Lease is renewed on time, a beat compares with what it last wrote instead of
-//! reading the Cluster (a thousand members would otherwise read a hundred Clusters a second).
+//! runs but its member does not answer (each beat asks the member's `/version`; its nodes and
+//! pod requests are read every `resources_refresh`). The status is written when it changes and
+//! at least every `status_refresh`, not every beat, so a fleet of idle clusters does not flood
+//! watchers; while the Lease is renewed on time, a beat compares with what it last wrote
+//! instead of reading the Cluster (a thousand members would otherwise read a hundred Clusters
+//! a second).
 //!
 //! A credential the hub no longer accepts (401), a Lease or Cluster it forbids (403) or removed
 //! (404) end the heartbeat with [`Error::Revoked`]: the agent must stop, not retry forever.
@@ -41,7 +43,7 @@ pub struct Options {
     pub lease_duration: Duration,
     /// The Cluster's status is written at least this often, even when nothing changed.
     pub status_refresh: Duration,
-    /// Node and pod resources are summed at most this often.
+    /// The member's nodes (counts, allocatable) and pod requests are read at most this often.
     pub resources_refresh: Duration,
     /// The member's served APIs are discovered at most this often.
     pub discovery_refresh: Duration,
@@ -190,10 +192,6 @@ async fn probe(member: &Client, known: &mut Known, options: &Options) -> Result<
         })?
         .map_err(|e| format!("the member's API server is unreachable: {e}"))?;
     known.version = Some(version.git_version);
-    match summary::nodes(member).await {
-        Ok(nodes) => known.nodes = Some(nodes),
-        Err(e) => tracing::warn!(error = %e, "listing the member's nodes"),
-    }
     let stale = |at: Option<Instant>, every: Duration| at.is_none_or(|t| t.elapsed() >= every);
     if stale(known.apis.as_ref().map(|a| a.0), options.discovery_refresh) {
         match summary::api_enablements(member).await {
@@ -201,10 +199,16 @@ async fn probe(member: &Client, known: &mut Known, options: &Options) -> Result<
             Err(e) => tracing::warn!(error = %e, "discovering the member's APIs"),
         }
     }
+    // Nodes and pod requests at the same pace: the `/version` above is the liveness probe,
+    // and a node list on every beat of every cluster was most of a push heartbeat's cost.
     if stale(
         known.resources.as_ref().map(|r| r.0),
         options.resources_refresh,
     ) {
+        match summary::nodes(member).await {
+            Ok(nodes) => known.nodes = Some(nodes),
+            Err(e) => tracing::warn!(error = %e, "listing the member's nodes"),
+        }
         match summary::requested(member).await {
             Ok(r) => known.resources = Some((Instant::now(), r)),
             Err(e) => tracing::warn!(error = %e, "summing the member's pod requests"),

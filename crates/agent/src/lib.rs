@@ -17,9 +17,11 @@
 //! * [`heartbeat`]: the member's Lease and Cluster status on the hub.
 //! * [`push`]: the hub's workers for Push clusters, running the same loop.
 //! * [`join`]: asking to join (pull mode) and keeping the agent's own credential.
+//! * [`client`]: clients multiplexing their requests over HTTP/2 (one connection per server).
 #![deny(missing_docs)]
 
 pub mod apply;
+pub mod client;
 pub mod delivery;
 pub mod discovery;
 mod error;

@@ -323,6 +323,6 @@ pub async fn client_from_kubeconfig(text: &str) -> Result<Client> {
     let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
         .await
         .map_err(|e| Error::Credential(format!("loading a member kubeconfig: {e}")))?;
-    Client::try_from(config)
+    crate::client::multiplexed(config)
         .map_err(|e| Error::Credential(format!("a client for a member kubeconfig: {e}")))
 }

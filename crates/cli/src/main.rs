@@ -10,7 +10,9 @@ use clap::{Parser, Subcommand};
 
 // mimalloc instead of glibc's malloc: the hub allocates many small JSON values per request, and
 // profiles showed glibc's malloc/free/consolidate at a fifth of the hub's CPU and its arenas
-// holding on to freed memory.
+// holding on to freed memory. The `system-allocator` feature keeps glibc's, for heap profilers
+// that hook malloc (heaptrack), never for production.
+#[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

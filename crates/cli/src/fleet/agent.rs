@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use flotilla_agent::join::{self, JoinRequest, StateDir};
-use flotilla_agent::{delivery, export, heartbeat, probe};
+use flotilla_agent::{client, delivery, export, heartbeat, probe};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
@@ -74,7 +74,7 @@ pub async fn run(args: AgentArgs, shutdown: impl std::future::Future<Output = ()
         })
         .await?;
     }
-    let hub = Client::try_from(state.config().await?).context("a client for the hub")?;
+    let hub = client::multiplexed(state.config().await?).context("a client for the hub")?;
     let holder = format!(
         "flotilla-agent/{}",
         std::env::var("HOSTNAME").unwrap_or_else(|_| "agent".into())
@@ -147,5 +147,5 @@ pub(crate) async fn member_client(kubeconfig: Option<&PathBuf>) -> Result<Client
             "no member credential: pass --kubeconfig, or run the agent inside the member",
         )?,
     };
-    Client::try_from(config).context("a client for the member")
+    client::multiplexed(config).context("a client for the member")
 }

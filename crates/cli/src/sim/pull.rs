@@ -175,7 +175,8 @@ async fn run_agent(
             return;
         }
         let running = async {
-            let hub = Client::try_from(state.config().await?).context("a client for the hub")?;
+            let hub = flotilla_agent::client::multiplexed(state.config().await?)
+                .context("a client for the hub")?;
             let member = member_client(Some(&member)).await?;
             agent::work(hub, member, &name, &state, loops.clone()).await
         };

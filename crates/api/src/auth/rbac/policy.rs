@@ -7,6 +7,7 @@
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use serde::de::DeserializeOwned;
@@ -59,13 +60,14 @@ pub enum PolicyError {
 }
 
 /// An in-memory set of RBAC objects, ordered by namespace and name so that decisions (and
-/// their reasons) are deterministic.
+/// their reasons) are deterministic. The objects are shared, so a copy to change (a new
+/// snapshot after one RBAC write) copies the maps, not the roles and bindings.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
-    cluster_roles: BTreeMap<String, ClusterRole>,
-    cluster_role_bindings: BTreeMap<String, ClusterRoleBinding>,
-    roles: BTreeMap<String, BTreeMap<String, Role>>,
-    role_bindings: BTreeMap<String, BTreeMap<String, RoleBinding>>,
+    cluster_roles: BTreeMap<String, Arc<ClusterRole>>,
+    cluster_role_bindings: BTreeMap<String, Arc<ClusterRoleBinding>>,
+    roles: BTreeMap<String, BTreeMap<String, Arc<Role>>>,
+    role_bindings: BTreeMap<String, BTreeMap<String, Arc<RoleBinding>>>,
 }
 
 // === impl Policy ===
@@ -135,6 +137,17 @@ impl Policy {
         Ok(())
     }
 
+    /// Remove the object `object` names (its kind, namespace and name). Returns whether there
+    /// was one.
+    pub fn remove_object(&mut self, object: &Value) -> bool {
+        let str_at = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or("");
+        self.remove(
+            str_at("/kind"),
+            str_at("/metadata/namespace"),
+            str_at("/metadata/name"),
+        )
+    }
+
     /// Remove the object of `kind` named `name` (in `namespace` for Roles and RoleBindings).
     /// Returns whether there was one.
     pub fn remove(&mut self, kind: &str, namespace: &str, name: &str) -> bool {
@@ -165,16 +178,18 @@ impl Policy {
     }
 }
 
-fn decode<T: DeserializeOwned>(object: &Value, kind: &str) -> Result<T, PolicyError> {
-    serde_json::from_value(object.clone()).map_err(|source| PolicyError::Decode {
-        kind: kind.to_string(),
-        name: object
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string(),
-        source,
-    })
+fn decode<T: DeserializeOwned>(object: &Value, kind: &str) -> Result<Arc<T>, PolicyError> {
+    T::deserialize(object)
+        .map(Arc::new)
+        .map_err(|source| PolicyError::Decode {
+            kind: kind.to_string(),
+            name: object
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            source,
+        })
 }
 
 fn remove_namespaced<T>(
@@ -194,19 +209,19 @@ fn remove_namespaced<T>(
 
 impl PolicySource for Policy {
     fn cluster_role(&self, name: &str) -> Option<&ClusterRole> {
-        self.cluster_roles.get(name)
+        self.cluster_roles.get(name).map(|r| &**r)
     }
 
     fn cluster_roles(&self) -> impl Iterator<Item = &ClusterRole> {
-        self.cluster_roles.values()
+        self.cluster_roles.values().map(|r| &**r)
     }
 
     fn role(&self, namespace: &str, name: &str) -> Option<&Role> {
-        self.roles.get(namespace)?.get(name)
+        self.roles.get(namespace)?.get(name).map(|r| &**r)
     }
 
     fn cluster_role_bindings(&self) -> impl Iterator<Item = &ClusterRoleBinding> {
-        self.cluster_role_bindings.values()
+        self.cluster_role_bindings.values().map(|b| &**b)
     }
 
     fn role_bindings(&self, namespace: &str) -> impl Iterator<Item = &RoleBinding> {
@@ -214,5 +229,6 @@ impl PolicySource for Policy {
             .get(namespace)
             .into_iter()
             .flat_map(BTreeMap::values)
+            .map(|b| &**b)
     }
 }
