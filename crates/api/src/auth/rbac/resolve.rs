@@ -7,7 +7,7 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, RoleRef, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::PolicySource;
-use crate::auth::user::{service_account_username, UserInfo};
+use crate::auth::user::{UserInfo, SERVICE_ACCOUNT_USER_PREFIX};
 use crate::selector::LabelSelector;
 
 /// A role's rules, or why they could not be found.
@@ -88,10 +88,20 @@ fn applies_to<'s>(
                     Some(ns) if !ns.is_empty() => ns,
                     _ => binding_ns,
                 };
-                !ns.is_empty() && user.name == service_account_username(ns, &s.name)
+                !ns.is_empty() && is_service_account(&user.name, ns, &s.name)
             }
             _ => false,
         })
+}
+
+/// Whether `user` is the name of service account `namespace/name` (as
+/// [`service_account_username`](crate::auth::user::service_account_username) would write it, without writing it: this runs for every
+/// ServiceAccount subject of every binding on every request).
+fn is_service_account(user: &str, namespace: &str, name: &str) -> bool {
+    user.strip_prefix(SERVICE_ACCOUNT_USER_PREFIX)
+        .and_then(|rest| rest.strip_prefix(namespace))
+        .and_then(|rest| rest.strip_prefix(':'))
+        == Some(name)
 }
 
 /// `User "alice"`, `Group "devs"`, `ServiceAccount "builder/ci"` (name/namespace).
@@ -185,6 +195,40 @@ fn collect<'p, P: PolicySource>(
         let labels = other.metadata.labels.as_ref().unwrap_or(&no_labels);
         if selectors.iter().any(|s| s.matches(labels)) {
             collect(policy, other, out, visited);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_service_account;
+    use crate::auth::user::service_account_username;
+
+    #[test]
+    fn service_account_names_compare_as_written() {
+        let users = [
+            "system:serviceaccount:ns:sa",
+            "system:serviceaccount:a:b:c",
+            "system:serviceaccount:ns:",
+            "system:serviceaccount:nsx:sa",
+            "system:serviceaccounts:ns:sa",
+            "alice",
+        ];
+        let accounts = [
+            ("ns", "sa"),
+            ("a", "b:c"),
+            ("a:b", "c"),
+            ("ns", ""),
+            ("n", "s:sa"),
+        ];
+        for user in users {
+            for (ns, name) in accounts {
+                assert_eq!(
+                    is_service_account(user, ns, name),
+                    user == service_account_username(ns, name),
+                    "{user} vs {ns}/{name}"
+                );
+            }
         }
     }
 }
