@@ -236,31 +236,8 @@ fn load_fleet(file: &Path, builder: &mut SnapshotBuilder) -> Result<Option<Snaps
 /// resident (a purge delay of 1 s that only runs on later allocations, huge pages half used).
 /// With the fleet at 10,000 services × 3 endpoints this keeps about 15 MB less resident.
 fn lean_memory() {
-    #[cfg(target_os = "linux")]
-    {
-        use std::ffi::{c_int, c_long, c_ulong};
-        unsafe extern "C" {
-            fn prctl(option: c_int, ...) -> c_int;
-            fn mi_option_get(option: c_int) -> c_long;
-            fn mi_option_set(option: c_int, value: c_long);
-        }
-        /// `PR_SET_THP_DISABLE` of linux/prctl.h.
-        const PR_SET_THP_DISABLE: c_int = 41;
-        /// `mi_option_purge_delay` in the option enum of mimalloc v3's mimalloc.h, default 1000.
-        const MI_OPTION_PURGE_DELAY: c_int = 15;
-        // SAFETY: prctl with an integer flag; mimalloc's option calls read and write its own
-        // option table. The purge delay is only set if the option at that index has its
-        // documented default, so another mimalloc version's enum cannot be mistaken for it.
-        unsafe {
-            let (on, zero): (c_ulong, c_ulong) = (1, 0);
-            if prctl(PR_SET_THP_DISABLE, on, zero, zero, zero) != 0 {
-                tracing::debug!("cannot turn transparent huge pages off");
-            }
-            if mi_option_get(MI_OPTION_PURGE_DELAY) == 1000 {
-                mi_option_set(MI_OPTION_PURGE_DELAY, 0);
-            }
-        }
-    }
+    crate::memory::no_huge_pages();
+    crate::memory::purge_at_once();
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 mod controllers;
 mod dns;
 mod fleet;
+mod memory;
 mod serve;
 mod sim;
 

@@ -74,6 +74,7 @@ enum Mode {
 }
 
 pub async fn run(args: SimArgs) -> Result<()> {
+    crate::memory::no_huge_pages();
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create the directory {}", args.out.display()))?;
     crate::serve::files::private_dir(&args.out)?;

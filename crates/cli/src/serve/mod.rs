@@ -95,6 +95,7 @@ pub struct ServeArgs {
 
 /// Run the hub until SIGTERM or Ctrl-C.
 pub async fn run(args: ServeArgs) -> Result<()> {
+    crate::memory::no_huge_pages();
     let dns = dns::Plan::from_args(&args)?;
     files::private_dir(&args.data_dir)?;
     let dir = args
