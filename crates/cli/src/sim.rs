@@ -164,6 +164,39 @@ pub async fn run(args: SimArgs) -> Result<()> {
         .context("serving the simulated clusters")
 }
 
+/// Join each of `names` with `join`, `at_once` at a time, the n-th with the n-th topology of the
+/// scheduler bench's fleet (named after it), logging progress; `mode` says how they join.
+async fn join_each<F, Fut>(names: &[String], at_once: usize, mode: &str, join: F) -> Result<()>
+where
+    F: Fn(flotilla_apis::cluster::v1alpha1::Cluster) -> Fut,
+    Fut: std::future::Future<Output = Result<()>>,
+{
+    let fleet = flotilla_bench::simulated_fleet(names.len(), 1);
+    let started = Instant::now();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let what = format!("joined the hub ({mode})");
+    futures::stream::iter(names.iter().zip(fleet))
+        .map(|(name, mut cluster)| {
+            cluster.metadata.name = Some(name.clone());
+            let joined = join(cluster);
+            let (done, what) = (&done, &what);
+            async move {
+                joined.await?;
+                report(done, names.len() as u32, what);
+                anyhow::Ok(())
+            }
+        })
+        .buffer_unordered(at_once)
+        .try_collect::<()>()
+        .await?;
+    tracing::info!(
+        clusters = names.len(),
+        seconds = started.elapsed().as_secs_f64(),
+        "every simulated cluster joined the hub in {mode} mode"
+    );
+    Ok(())
+}
+
 /// Log every tenth of the clusters that did `what`.
 fn report(done: &std::sync::atomic::AtomicUsize, count: u32, what: &str) {
     let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;

@@ -10,14 +10,12 @@
 //! agent running inside a cluster would.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use flotilla_agent::join::{self, JoinRequest, StateDir};
 use flotilla_apis::cluster::v1alpha1::Cluster;
-use futures::{StreamExt, TryStreamExt};
 use kube::api::{Patch, PatchParams};
 use kube::config::Kubeconfig;
 use kube::{Api, Client, ResourceExt};
@@ -51,7 +49,6 @@ pub async fn all(
 ) -> Result<()> {
     let (config, kubeconfig) = hub_config(Some(hub_kubeconfig)).await?;
     let hub = Client::try_from(config).context("cannot build a client for the hub")?;
-    let fleet = flotilla_bench::simulated_fleet(names.len(), 1);
     let loops = Loops {
         beat: flotilla_agent::heartbeat::Options {
             interval: heartbeat,
@@ -60,44 +57,25 @@ pub async fn all(
         },
         ..Loops::default()
     };
-    let started = Instant::now();
-    let done = AtomicUsize::new(0);
-    futures::stream::iter(names.iter().zip(fleet))
-        .map(|(name, mut cluster)| {
-            let (hub, kubeconfig, done, clusters, loops) =
-                (&hub, &kubeconfig, &done, &clusters, &loops);
-            async move {
-                cluster.metadata.name = Some(name.clone());
-                let state = StateDir(dir.join("agents").join(name));
-                if !state.joined() {
-                    join_one(hub, kubeconfig, &state, &cluster)
-                        .await
-                        .with_context(|| format!("joining {name} to the hub in Pull mode"))?;
-                }
-                let stopped = clusters
-                    .stopped(name)
-                    .with_context(|| format!("the simulator serves no cluster {name}"))?;
-                let member = dir.join(format!("{name}.kubeconfig"));
-                tokio::spawn(run_agent(
-                    name.clone(),
-                    state,
-                    member,
-                    stopped,
-                    loops.clone(),
-                ));
-                super::report(done, names.len() as u32, "joined the hub (Pull)");
-                anyhow::Ok(())
+    super::join_each(names, JOINING, "Pull", |cluster| {
+        let (hub, kubeconfig, clusters, loops) = (&hub, &kubeconfig, &clusters, &loops);
+        async move {
+            let name = cluster.name_any();
+            let state = StateDir(dir.join("agents").join(&name));
+            if !state.joined() {
+                join_one(hub, kubeconfig, &state, &cluster)
+                    .await
+                    .with_context(|| format!("joining {name} to the hub in Pull mode"))?;
             }
-        })
-        .buffer_unordered(JOINING)
-        .try_collect::<()>()
-        .await?;
-    tracing::info!(
-        clusters = names.len(),
-        seconds = started.elapsed().as_secs_f64(),
-        "every simulated cluster joined the hub in Pull mode; their agents run"
-    );
-    Ok(())
+            let stopped = clusters
+                .stopped(&name)
+                .with_context(|| format!("the simulator serves no cluster {name}"))?;
+            let member = dir.join(format!("{name}.kubeconfig"));
+            tokio::spawn(run_agent(name, state, member, stopped, loops.clone()));
+            Ok(())
+        }
+    })
+    .await
 }
 
 /// One cluster's join: its bootstrap credential, its request, the approval (with the
