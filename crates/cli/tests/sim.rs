@@ -59,6 +59,17 @@ async fn until<T>(secs: u64, mut check: impl FnMut() -> Result<T, String>) -> T 
     }
 }
 
+/// Ask the simulator (its admin kubeconfig) to `stop` or `start` cluster `name`.
+fn control(dir: &Path, verb: &str, name: &str) {
+    let path = format!("/sim/clusters/{name}/{verb}");
+    let out = kubectl(dir, "sim", &["create", "--raw", &path, "-f", "/dev/null"]);
+    assert!(
+        out.status.success(),
+        "{verb} {name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// The server URL of `cluster`'s kubeconfig.
 fn server(dir: &Path, cluster: &str) -> String {
     let kc = Kubeconfig::read_from(dir.join(format!("{cluster}.kubeconfig"))).unwrap();
@@ -235,18 +246,7 @@ async fn fifty_simulated_clusters_join_in_pull_mode_each_with_its_own_agent() {
         ])
     };
     assert_eq!(ready_of(&stopped), "Unknown", "{stopped} stopped");
-    let started = kubectl(
-        &dir,
-        "sim",
-        &[
-            "create",
-            "--raw",
-            &format!("/sim/clusters/{stopped}/start"),
-            "-f",
-            "/dev/null",
-        ],
-    );
-    assert!(started.status.success(), "start {stopped}");
+    control(&dir, "start", &stopped);
     until(60, || match ready_of(&stopped) {
         r if r == "True" => Ok(()),
         r => Err(format!("{stopped} started again, Ready {r:?}")),
@@ -407,22 +407,7 @@ spec:
         refused.contains("Unauthorized"),
         "a member's token stops a cluster: {refused}"
     );
-    let control = kubectl(
-        dir,
-        "sim",
-        &[
-            "create",
-            "--raw",
-            &format!("/sim/clusters/{name}/stop"),
-            "-f",
-            "/dev/null",
-        ],
-    );
-    assert!(
-        control.status.success(),
-        "stop {name}: {}",
-        String::from_utf8_lossy(&control.stderr)
-    );
+    control(dir, "stop", &name);
     let down = fails(dir, &name, &["get", "namespaces"]);
     assert!(down.contains("stopped"), "{down}");
     until(90, || {

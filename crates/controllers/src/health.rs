@@ -209,11 +209,15 @@ async fn check(
     }
     if taints != cluster.spec.taints {
         tracing::info!(cluster = %name, taints = ?verdict.taints, "cluster taints");
-        api.patch(
-            &name,
-            &PatchParams::default(),
-            &Patch::Merge(&json!({"spec": {"taints": taints}})),
-        )
+        // The whole list is written, computed from the Cluster as this controller last saw
+        // it: on the resourceVersion it was computed from, so a taint someone added since (an
+        // admin, `flotilla sim` tainting a join request) is not overwritten; a conflict is
+        // computed again from the newer Cluster.
+        let patch = json!({
+            "metadata": {"resourceVersion": cluster.resource_version()},
+            "spec": {"taints": taints},
+        });
+        api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
         .await
         .map_err(|e| hub_err("tainting", e))?;
     }
