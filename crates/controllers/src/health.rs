@@ -218,8 +218,8 @@ async fn check(
             "spec": {"taints": taints},
         });
         api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
-        .await
-        .map_err(|e| hub_err("tainting", e))?;
+            .await
+            .map_err(|e| hub_err("tainting", e))?;
     }
     Ok(())
 }
