@@ -200,7 +200,7 @@ async fn probe(member: &Client, known: &mut Known, options: &Options) -> Result<
         }
     }
     // Nodes and pod requests at the same pace: the `/version` above is the liveness probe,
-    // and a node list on every beat of every cluster was most of a push heartbeat's cost.
+    // and a node list on every beat was one more member request per beat of every cluster.
     if stale(
         known.resources.as_ref().map(|r| r.0),
         options.resources_refresh,
