@@ -15,6 +15,7 @@
 //! * [`export`]: mirroring the member's EndpointSlices of exported Services to the hub (MCS).
 //! * [`probe`]: voting on the health of the fleet's service endpoints (HealthReport status).
 //! * [`heartbeat`]: the member's Lease and Cluster status on the hub.
+//! * [`loops`]: the loops above, run together by a joined agent or push worker.
 //! * [`push`]: the hub's workers for Push clusters, running the same loop.
 //! * [`join`]: asking to join (pull mode) and keeping the agent's own credential.
 //! * [`client`]: clients multiplexing their requests over HTTP/2 (one connection per server).
@@ -28,6 +29,7 @@ mod error;
 pub mod export;
 pub mod heartbeat;
 pub mod join;
+pub mod loops;
 pub mod manifest;
 pub mod outcome;
 pub mod probe;

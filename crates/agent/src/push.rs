@@ -2,7 +2,7 @@
 //! one, with the member credential kept in a Secret the Cluster points to (`spec.secretRef`).
 //!
 //! The supervisor watches Clusters and keeps one worker per joined Push cluster: the same
-//! [`Delivery`] loop and [`heartbeat`] a pull agent runs, with the hub's own client on one side
+//! [`loops`] a pull agent runs (delivery, exports, probes, heartbeat), with the hub's own client on one side
 //! and a client built from the Secret's `kubeconfig` on the other. A worker is restarted when its
 //! Cluster's secretRef changes, and stopped when the Cluster goes or turns Pull.
 //!
@@ -40,8 +40,8 @@ use tokio::task::JoinHandle;
 
 pub use credential::refused as refused_kubeconfig;
 
-use crate::delivery::{self, Delivery};
-use crate::{heartbeat, probe, Error, Result};
+use crate::loops::{self, Loops};
+use crate::{Error, Result};
 
 /// How often the supervisor re-checks its workers (a worker whose member credential was bad is
 /// retried this often).
@@ -82,13 +82,7 @@ struct Worker {
 
 /// Runs push workers for every joined Push cluster `share` gives this process, through `hub`
 /// (the hub's own client), until dropped.
-pub async fn supervise(
-    hub: Client,
-    delivery: delivery::Options,
-    beat: heartbeat::Options,
-    voting: probe::Options,
-    share: Arc<dyn Share>,
-) {
+pub async fn supervise(hub: Client, loops: Loops, share: Arc<dyn Share>) {
     let mut moved = share.changed();
     let (store, writer) = reflector::store();
     let clusters: Api<Cluster> = Api::all(hub.clone());
@@ -116,16 +110,7 @@ pub async fn supervise(
             _ = tick.tick() => None,
             Some(()) = moved.next() => None,
         };
-        let options = (&delivery, &beat, &voting);
-        reconcile(
-            &hub,
-            &store,
-            &mut workers,
-            options,
-            &*share,
-            only.as_deref(),
-        )
-        .await;
+        reconcile(&hub, &store, &mut workers, &loops, &*share, only.as_deref()).await;
     }
 }
 
@@ -134,7 +119,7 @@ async fn reconcile(
     hub: &Client,
     store: &Store<Cluster>,
     workers: &mut HashMap<String, Worker>,
-    (delivery, beat, voting): (&delivery::Options, &heartbeat::Options, &probe::Options),
+    loops: &Loops,
     share: &dyn Share,
     only: Option<&str>,
 ) {
@@ -173,14 +158,7 @@ async fn reconcile(
         match member {
             Ok(member) => {
                 tracing::info!(cluster = %name, "starting the push worker");
-                let worker = work(
-                    hub.clone(),
-                    member,
-                    name.clone(),
-                    delivery.clone(),
-                    beat.clone(),
-                    voting.clone(),
-                );
+                let worker = work(hub.clone(), member, name.clone(), loops.clone());
                 let task = tokio::spawn(share.run(&name, worker.boxed()));
                 workers.insert(
                     name,
@@ -251,25 +229,9 @@ fn wants_worker(c: &Cluster) -> bool {
         })
 }
 
-async fn work(
-    hub: Client,
-    member: Client,
-    cluster: String,
-    delivery: delivery::Options,
-    beat: heartbeat::Options,
-    voting: probe::Options,
-) {
-    tokio::select! {
-        _ = Delivery::run(hub.clone(), member.clone(), &cluster, delivery) => {}
-        // The hub votes for a push member: its probes come from the hub's --probe-source.
-        _ = probe::run(hub.clone(), &cluster, voting) => {}
-        // ...and reports the member's EndpointSlices of Services the hub exports (MCS).
-        _ = crate::export::run(hub.clone(), member.clone(), &cluster) => {}
-        r = heartbeat::run(hub, member, &cluster, beat) => {
-            if let Err(e) = r {
-                tracing::warn!(%cluster, error = %e, "push worker stopped");
-            }
-        }
+async fn work(hub: Client, member: Client, cluster: String, loops: Loops) {
+    if let Err(e) = loops::run(hub, member, &cluster, loops).await {
+        tracing::warn!(%cluster, error = %e, "push worker stopped");
     }
 }
 

@@ -32,20 +32,28 @@ pub const MEMBERS: usize = 3;
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// How a member receives its Works.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Mode {
-    /// A `flotilla agent` process dials out to the hub.
+    /// An agent (the code of `flotilla agent`) dials out to the hub.
     Pull,
     /// A worker inside the hub dials in to the member.
     Push,
 }
 
 impl Mode {
-    /// `pull` or `push`.
+    /// `pull` or `push` (also the `--mode` value of `flotilla sim`).
     pub fn name(self) -> &'static str {
         match self {
             Mode::Pull => "pull",
             Mode::Push => "push",
+        }
+    }
+
+    /// `Pull` or `Push`, as a Cluster's `spec.syncMode` says it.
+    pub fn sync_mode(self) -> &'static str {
+        match self {
+            Mode::Pull => "Pull",
+            Mode::Push => "Push",
         }
     }
 }

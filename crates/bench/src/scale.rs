@@ -25,7 +25,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::fleet::Run;
+use crate::fleet::{Mode, Run};
 use crate::procs::cpu;
 use crate::progress::Progress;
 use crate::report as out;
@@ -63,10 +63,9 @@ pub struct ScaleArgs {
     #[arg(long, value_name = "PER_SECOND", default_value_t = 50,
           value_parser = clap::value_parser!(u64).range(1..))]
     rate: u64,
-    /// How the simulated clusters join: `push` (the hub's push workers deliver and beat) or
-    /// `pull` (an agent per cluster in the simulator, the code of `flotilla agent`).
-    #[arg(long, default_value = "push", value_parser = ["push", "pull"])]
-    mode: String,
+    /// How the simulated clusters join the hub (pull: an agent per cluster in the simulator).
+    #[arg(long, value_enum, default_value_t = Mode::Push)]
+    mode: Mode,
     /// Only join and measure the idle fleet; no load, changes, failover or cleanup.
     #[arg(long)]
     idle_only: bool,
@@ -96,8 +95,8 @@ pub struct Plan {
     pub changes: (usize, usize, u64),
     /// The hub's cluster grace period and failover toleration.
     pub timings: (Duration, Duration),
-    /// How the clusters join: `push` or `pull`.
-    pub mode: &'static str,
+    /// How the clusters join.
+    pub mode: Mode,
 }
 
 impl Plan {
@@ -105,15 +104,6 @@ impl Plan {
     /// period, waits out the toleration, and then has 30 s.
     pub fn failover_budget(&self) -> Duration {
         self.timings.0 + self.timings.1 + Duration::from_secs(30)
-    }
-
-    /// `Push` or `Pull`.
-    pub fn mode_name(&self) -> &'static str {
-        if self.mode == "pull" {
-            "Pull"
-        } else {
-            "Push"
-        }
     }
 
     /// `flotilla serve`'s timing flags for the plan.
@@ -137,7 +127,7 @@ impl Plan {
         let pick = |given: Option<usize>, quick: usize, full: usize| {
             given.unwrap_or(if a.quick { quick } else { full }).max(1)
         };
-        let mode = if a.mode == "pull" { "pull" } else { "push" };
+        let mode = a.mode;
         let load = (!a.idle_only).then(|| (pick(a.deployments, 100, 10_000), a.replicas));
         let changes = (
             pick(a.templates, 10, 50),
@@ -203,7 +193,7 @@ pub async fn run(a: ScaleArgs) -> Result<()> {
         format!(
             "{} clusters of `flotilla sim` (one process), every one joined in {} mode",
             plan.clusters,
-            plan.mode_name()
+            plan.mode.sync_mode()
         ),
         "the simulator and the load generator",
     );

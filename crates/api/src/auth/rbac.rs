@@ -20,6 +20,7 @@
 //! [`escalation`] answers the other RBAC question: does a writer of a role or binding already
 //! hold what it grants?
 
+mod bindings;
 pub mod escalation;
 mod policy;
 mod resolve;

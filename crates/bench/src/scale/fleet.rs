@@ -80,7 +80,7 @@ impl SimFleet {
             "--hub-kubeconfig".as_ref(),
             admin.as_os_str(),
             "--mode".as_ref(),
-            plan.mode.as_ref(),
+            plan.mode.name().as_ref(),
             "--heartbeat-interval".as_ref(),
             (if quick { "2s" } else { "10s" }).as_ref(),
         ];

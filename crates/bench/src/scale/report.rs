@@ -72,7 +72,7 @@ pub fn render(head: &Head, plan: &Plan, idle: &Idle, loaded: Option<&Loaded>) ->
          mode. Ready is read on the hub every second. Idle figures: after {} s of settling, CPU \
          from /proc over {} s, then memory. The targets are issue 15's, set for 1,000 clusters.\n\n",
         plan.clusters,
-        plan.mode_name(),
+        plan.mode.sync_mode(),
         plan.settle.as_secs(),
         plan.window.as_secs()
     );

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use flotilla_agent::loops::Loops;
 use flotilla_agent::{delivery, heartbeat, probe, push};
 use flotilla_controllers::propagation::{dependencies, detector, scheduling, works};
 use flotilla_controllers::shards::{Leases, Shards};
@@ -179,9 +180,11 @@ async fn controllers(
         Box::pin(dns),
         Box::pin(push::supervise(
             hub.clone(),
-            delivery::Options::default(),
-            beat,
-            voting,
+            Loops {
+                beat,
+                probe: voting,
+                delivery: delivery::Options::default(),
+            },
             push_share
         )),
     );

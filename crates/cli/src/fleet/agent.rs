@@ -9,7 +9,8 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use flotilla_agent::join::{self, JoinRequest, StateDir};
-use flotilla_agent::{client, delivery, export, heartbeat, probe};
+use flotilla_agent::loops::{self, Loops};
+use flotilla_agent::{client, delivery, heartbeat, probe};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
@@ -96,39 +97,8 @@ pub async fn run(args: AgentArgs, shutdown: impl std::future::Future<Output = ()
     };
     tracing::info!(cluster = %args.cluster, "agent running");
     tokio::select! {
-        r = work(hub, member, &args.cluster, &state, loops) => r,
+        r = loops::pull(hub, member, &args.cluster, &state, loops) => r.map_err(Into::into),
         _ = shutdown => Ok(()),
-    }
-}
-
-/// How a joined agent's loops run.
-#[derive(Clone, Debug, Default)]
-pub struct Loops {
-    /// The Lease and the Cluster's status.
-    pub beat: heartbeat::Options,
-    /// Works into the member, their status back.
-    pub delivery: delivery::Options,
-    /// The member's votes on the fleet's service endpoints.
-    pub probe: probe::Options,
-}
-
-/// Runs the loops of an agent that has joined as `cluster` (its credential in `state`), with
-/// `hub` (made from that credential) and `member`: Work delivery, service exports, health
-/// probes, heartbeats and token renewal. Returns when the hub revokes the agent (an error) or
-/// a loop ends; `flotilla agent` and `flotilla sim --mode pull` both run this.
-pub async fn work(
-    hub: Client,
-    member: Client,
-    cluster: &str,
-    state: &StateDir,
-    loops: Loops,
-) -> Result<()> {
-    tokio::select! {
-        _ = delivery::Delivery::run(hub.clone(), member.clone(), cluster, loops.delivery) => Ok(()),
-        _ = export::run(hub.clone(), member.clone(), cluster) => Ok(()),
-        _ = probe::run(hub.clone(), cluster, loops.probe) => Ok(()),
-        r = heartbeat::run(hub.clone(), member, cluster, loops.beat) => r.map_err(Into::into),
-        r = join::renew_tokens(hub, cluster, state) => r.map_err(Into::into),
     }
 }
 

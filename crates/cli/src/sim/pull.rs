@@ -4,7 +4,7 @@
 //! of its own (issued with the hub's admin kubeconfig, as `flotilla token create --cluster`
 //! does), a join request with its topology, the admin's approval (the simulator plays the
 //! admin, as `flotilla cluster approve`), then the agent's own token, kept in
-//! `DIR/agents/<name>/`. Each cluster then runs the agent's loops ([`agent::work`], the code of
+//! `DIR/agents/<name>/`. Each cluster then runs the agent's loops ([`loops::pull`], the code of
 //! `flotilla agent`) as a task of its own, with its own hub credential and its own client for
 //! its simulated API. A stopped cluster's agent stops with it and starts again with it, as an
 //! agent running inside a cluster would.
@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use flotilla_agent::join::{self, JoinRequest, StateDir};
+use flotilla_agent::loops::{self, Loops};
 use flotilla_apis::cluster::v1alpha1::Cluster;
 use kube::api::{Patch, PatchParams};
 use kube::config::Kubeconfig;
@@ -23,7 +24,7 @@ use serde_json::json;
 use tokio::sync::{oneshot, watch};
 
 use super::router;
-use crate::fleet::agent::{self, member_client, Loops};
+use crate::fleet::agent::member_client;
 use crate::fleet::client::hub_config;
 use crate::fleet::token;
 
@@ -156,7 +157,7 @@ async fn run_agent(
             let hub = flotilla_agent::client::multiplexed(state.config().await?)
                 .context("a client for the hub")?;
             let member = member_client(Some(&member)).await?;
-            agent::work(hub, member, &name, &state, loops.clone()).await
+            Ok(loops::pull(hub, member, &name, &state, loops.clone()).await?)
         };
         tokio::select! {
             ended = running => match ended {

@@ -13,6 +13,9 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBind
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::bindings::Bindings;
+use crate::auth::user::UserInfo;
+
 /// The RBAC objects the authorizer may consult.
 pub trait PolicySource {
     /// The ClusterRole `name`.
@@ -21,10 +24,19 @@ pub trait PolicySource {
     fn cluster_roles(&self) -> impl Iterator<Item = &ClusterRole>;
     /// The Role `name` in `namespace`.
     fn role(&self, namespace: &str, name: &str) -> Option<&Role>;
-    /// Every ClusterRoleBinding.
-    fn cluster_role_bindings(&self) -> impl Iterator<Item = &ClusterRoleBinding>;
-    /// Every RoleBinding in `namespace`.
-    fn role_bindings(&self, namespace: &str) -> impl Iterator<Item = &RoleBinding>;
+    /// The ClusterRoleBindings that may name `user` among their subjects (every one that
+    /// does, perhaps more), in name order.
+    fn cluster_role_bindings<'a>(
+        &'a self,
+        user: &UserInfo,
+    ) -> impl Iterator<Item = &'a ClusterRoleBinding> + use<'a, Self>;
+    /// The RoleBindings in `namespace` that may name `user` among their subjects (every one
+    /// that does, perhaps more), in name order.
+    fn role_bindings<'a>(
+        &'a self,
+        namespace: &str,
+        user: &UserInfo,
+    ) -> impl Iterator<Item = &'a RoleBinding> + use<'a, Self>;
 }
 
 /// Why an object could not be added to a [`Policy`].
@@ -60,14 +72,15 @@ pub enum PolicyError {
 }
 
 /// An in-memory set of RBAC objects, ordered by namespace and name so that decisions (and
-/// their reasons) are deterministic. The objects are shared, so a copy to change (a new
-/// snapshot after one RBAC write) copies the maps, not the roles and bindings.
+/// their reasons) are deterministic, with the bindings indexed by subject. The objects are
+/// shared, so a copy to change (a new snapshot after one RBAC write) copies the maps, not the
+/// roles and bindings.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
     cluster_roles: BTreeMap<String, Arc<ClusterRole>>,
-    cluster_role_bindings: BTreeMap<String, Arc<ClusterRoleBinding>>,
+    cluster_role_bindings: Bindings<ClusterRoleBinding>,
     roles: BTreeMap<String, BTreeMap<String, Arc<Role>>>,
-    role_bindings: BTreeMap<String, BTreeMap<String, Arc<RoleBinding>>>,
+    role_bindings: BTreeMap<String, Bindings<RoleBinding>>,
 }
 
 // === impl Policy ===
@@ -91,9 +104,7 @@ impl Policy {
 
     /// Add `object`, replacing any object of the same kind, namespace and name.
     pub fn apply(&mut self, object: &Value) -> Result<(), PolicyError> {
-        let str_at = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or("");
-        let (api_version, kind) = (str_at("/apiVersion"), str_at("/kind"));
-        let (name, namespace) = (str_at("/metadata/name"), str_at("/metadata/namespace"));
+        let (api_version, kind, namespace, name) = identity(object);
         if api_version != "rbac.authorization.k8s.io/v1" {
             return Err(PolicyError::NotRbac {
                 api_version: api_version.to_string(),
@@ -122,10 +133,11 @@ impl Policy {
                     .insert(name, decode(object, kind)?);
             }
             "RoleBinding" => {
+                let binding = decode(object, kind)?;
                 self.role_bindings
                     .entry(ns)
-                    .or_default()
-                    .insert(name, decode(object, kind)?);
+                    .or_insert_with_key(|ns| Bindings::new(ns))
+                    .insert(name, binding);
             }
             _ => {
                 return Err(PolicyError::NotRbac {
@@ -140,12 +152,8 @@ impl Policy {
     /// Remove the object `object` names (its kind, namespace and name). Returns whether there
     /// was one.
     pub fn remove_object(&mut self, object: &Value) -> bool {
-        let str_at = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or("");
-        self.remove(
-            str_at("/kind"),
-            str_at("/metadata/namespace"),
-            str_at("/metadata/name"),
-        )
+        let (_, kind, namespace, name) = identity(object);
+        self.remove(kind, namespace, name)
     }
 
     /// Remove the object of `kind` named `name` (in `namespace` for Roles and RoleBindings).
@@ -153,9 +161,18 @@ impl Policy {
     pub fn remove(&mut self, kind: &str, namespace: &str, name: &str) -> bool {
         match kind {
             "ClusterRole" => self.cluster_roles.remove(name).is_some(),
-            "ClusterRoleBinding" => self.cluster_role_bindings.remove(name).is_some(),
+            "ClusterRoleBinding" => self.cluster_role_bindings.remove(name),
             "Role" => remove_namespaced(&mut self.roles, namespace, name),
-            "RoleBinding" => remove_namespaced(&mut self.role_bindings, namespace, name),
+            "RoleBinding" => {
+                let Some(bindings) = self.role_bindings.get_mut(namespace) else {
+                    return false;
+                };
+                let removed = bindings.remove(name);
+                if bindings.len() == 0 {
+                    self.role_bindings.remove(namespace);
+                }
+                removed
+            }
             _ => false,
         }
     }
@@ -168,7 +185,7 @@ impl Policy {
             + self
                 .role_bindings
                 .values()
-                .map(BTreeMap::len)
+                .map(Bindings::len)
                 .sum::<usize>()
     }
 
@@ -176,6 +193,17 @@ impl Policy {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// An object's apiVersion, kind, namespace and name (empty where absent).
+fn identity(object: &Value) -> (&str, &str, &str, &str) {
+    let str_at = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or("");
+    (
+        str_at("/apiVersion"),
+        str_at("/kind"),
+        str_at("/metadata/namespace"),
+        str_at("/metadata/name"),
+    )
 }
 
 fn decode<T: DeserializeOwned>(object: &Value, kind: &str) -> Result<Arc<T>, PolicyError> {
@@ -220,15 +248,19 @@ impl PolicySource for Policy {
         self.roles.get(namespace)?.get(name).map(|r| &**r)
     }
 
-    fn cluster_role_bindings(&self) -> impl Iterator<Item = &ClusterRoleBinding> {
-        self.cluster_role_bindings.values().map(|b| &**b)
+    fn cluster_role_bindings<'a>(
+        &'a self,
+        user: &UserInfo,
+    ) -> impl Iterator<Item = &'a ClusterRoleBinding> + use<'a> {
+        self.cluster_role_bindings.naming(user)
     }
 
-    fn role_bindings(&self, namespace: &str) -> impl Iterator<Item = &RoleBinding> {
-        self.role_bindings
-            .get(namespace)
-            .into_iter()
-            .flat_map(BTreeMap::values)
-            .map(|b| &**b)
+    fn role_bindings<'a>(
+        &'a self,
+        namespace: &str,
+        user: &UserInfo,
+    ) -> impl Iterator<Item = &'a RoleBinding> + use<'a> {
+        let bindings = self.role_bindings.get(namespace);
+        bindings.map(|b| b.naming(user)).into_iter().flatten()
     }
 }

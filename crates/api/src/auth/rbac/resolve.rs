@@ -22,7 +22,7 @@ pub(super) fn visit_rules<'p, P: PolicySource, T>(
     namespace: &str,
     mut visit: impl FnMut(&dyn Fn() -> String, Rules<'p>) -> Option<T>,
 ) -> Option<T> {
-    for binding in policy.cluster_role_bindings() {
+    for binding in policy.cluster_role_bindings(user) {
         let Some(subject) = applies_to(user, binding.subjects.as_deref(), "") else {
             continue;
         };
@@ -42,7 +42,7 @@ pub(super) fn visit_rules<'p, P: PolicySource, T>(
     if namespace.is_empty() {
         return None;
     }
-    for binding in policy.role_bindings(namespace) {
+    for binding in policy.role_bindings(namespace, user) {
         let binding_ns = binding.metadata.namespace.as_deref().unwrap_or(namespace);
         let Some(subject) = applies_to(user, binding.subjects.as_deref(), binding_ns) else {
             continue;
@@ -95,8 +95,9 @@ fn applies_to<'s>(
 }
 
 /// Whether `user` is the name of service account `namespace/name` (as
-/// [`service_account_username`](crate::auth::user::service_account_username) would write it, without writing it: this runs for every
-/// ServiceAccount subject of every binding on every request).
+/// [`service_account_username`](crate::auth::user::service_account_username) would write it,
+/// without writing it: this runs for every ServiceAccount subject of the bindings a request
+/// looks at).
 fn is_service_account(user: &str, namespace: &str, name: &str) -> bool {
     user.strip_prefix(SERVICE_ACCOUNT_USER_PREFIX)
         .and_then(|rest| rest.strip_prefix(namespace))

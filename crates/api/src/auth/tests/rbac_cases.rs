@@ -359,6 +359,22 @@ fn policy_updates_and_rejects_bad_objects() {
     assert!(p.remove("RoleBinding", "ns1", "bob-cm"));
     assert!(!p.remove("RoleBinding", "ns1", "bob-cm"));
     assert!(!authorize(&bob_create, &p).is_allowed());
+    // A binding given other subjects: its former subjects lose the grant (the subject index
+    // forgets them), the new ones gain it.
+    let alice_pods = get(&user("alice", &[]), "", "pods");
+    let zed_pods = get(&user("zed", &["devs"]), "", "pods");
+    assert!(authorize(&alice_pods, &p).is_allowed());
+    p.apply(&crb(
+        "alice-pods",
+        "ClusterRole",
+        "pod-reader",
+        vec![subject("Group", "devs", None)],
+    ))
+    .unwrap();
+    assert!(!authorize(&alice_pods, &p).is_allowed());
+    assert!(authorize(&zed_pods, &p).is_allowed());
+    assert!(p.remove("ClusterRoleBinding", "", "alice-pods"));
+    assert!(!authorize(&zed_pods, &p).is_allowed());
     let cases: Vec<(Value, &str)> = vec![
         (json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}), "apiVersion \"v1\" kind \"ConfigMap\" is not an rbac.authorization.k8s.io/v1 object"),
         (json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "x"}}), "Role has no metadata.name, or no metadata.namespace where one is required"),
