@@ -70,6 +70,13 @@ fn verification_table() {
     let no_kid = signed(json!({"alg": "ES256"}));
     let with_typ =
         signed(json!({"alg": "ES256", "typ": "JWT", "kid": auth.jwks()["keys"][0]["kid"]}));
+    // The signature of a token verified before (remembered), with one byte changed.
+    let bad_signature = {
+        let (head, signature) = good.rsplit_once('.').unwrap();
+        let mut sig = signature.as_bytes().to_vec();
+        sig[10] = if sig[10] == b'A' { b'B' } else { b'A' };
+        format!("{head}.{}", String::from_utf8(sig).unwrap())
+    };
     let tampered = with_payload(&good, |p| {
         p["kubernetes.io"]["namespace"] = json!("kube-system")
     });
@@ -113,6 +120,7 @@ fn verification_table() {
         ),
         ("aud as a single string", &string_aud, vec![], t0(), Ok(())),
         ("signed by another key", &forged, vec![], t0(), Err(TokenError::Signature)),
+        ("signature changed after one verified", &bad_signature, vec![], t0(), Err(TokenError::Signature)),
         ("tampered payload", &tampered, vec![], t0(), Err(TokenError::Signature)),
         ("unknown kid", &bad_kid, vec![], t0(), Err(TokenError::Signature)),
         ("no kid tries every key", &no_kid, vec![], t0(), Ok(())),
