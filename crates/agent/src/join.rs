@@ -110,16 +110,30 @@ pub async fn join(
         },
     );
     ask.metadata.labels = Some(request.labels.clone()).filter(|l| !l.is_empty());
-    match clusters.create(&PostParams::default(), &ask).await {
-        Ok(_) => tracing::info!(cluster = %name, "asked the hub to join"),
-        // Asked before (a restart while waiting): wait on that request.
-        Err(kube::Error::Api(s)) if s.code == 409 => {}
-        Err(e) => return Err(bootstrap_error(name, e)),
+    loop {
+        match clusters.create(&PostParams::default(), &ask).await {
+            Ok(_) => tracing::info!(cluster = %name, "asked the hub to join"),
+            // Asked before (a restart while waiting, or a try whose answer was lost): wait on
+            // that request.
+            Err(kube::Error::Api(s)) if s.code == 409 => {}
+            Err(e) if transient(&e) => {
+                tracing::warn!(cluster = %name, error = %e, "asking to join; trying again");
+                tokio::time::sleep(RETRY).await;
+                continue;
+            }
+            Err(e) => return Err(bootstrap_error(name, e)),
+        }
+        break;
     }
     let mut waiting = Some(waiting);
     loop {
         let cluster = match clusters.get(name).await {
             Ok(c) => c,
+            Err(e) if transient(&e) => {
+                tracing::warn!(cluster = %name, error = %e, "reading the join request; trying again");
+                tokio::time::sleep(RETRY).await;
+                continue;
+            }
             // The request (or the credential it was made with) is gone: removing a pending
             // cluster is how the hub says no.
             Err(kube::Error::Api(s)) if matches!(s.code, 401 | 403 | 404) && waiting.is_none() => {
@@ -149,7 +163,10 @@ pub async fn join(
     let (token, expires) = loop {
         match request_token(&client, name).await {
             Ok(t) => break t,
-            Err(kube::Error::Api(s)) if s.code == 403 && tries < 10 => {
+            Err(e)
+                if tries < 10
+                    && (transient(&e) || matches!(&e, kube::Error::Api(s) if s.code == 403)) =>
+            {
                 tries += 1;
                 tokio::time::sleep(Duration::from_millis(500)).await;
             }
@@ -159,6 +176,19 @@ pub async fn join(
     store(state, &kubeconfig, &token, &expires)?;
     tracing::info!(cluster = %name, dir = %state.0.display(), "joined; credential stored");
     Ok(())
+}
+
+/// How long a join waits before trying again after a transient error.
+const RETRY: Duration = Duration::from_secs(2);
+
+/// An error worth trying again: the hub overloaded or unreachable for a moment (5xx, 429, no
+/// answer), not a refusal.
+fn transient(e: &kube::Error) -> bool {
+    match e {
+        kube::Error::Api(s) => s.code == 429 || s.code >= 500,
+        kube::Error::HyperError(_) | kube::Error::Service(_) => true,
+        _ => false,
+    }
 }
 
 fn joined(cluster: &Cluster) -> bool {

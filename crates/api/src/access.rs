@@ -203,7 +203,7 @@ impl Access {
         if user.is_privileged() {
             return Ok(());
         }
-        if let Some(reason) = join::authorize(cache, user, info).await {
+        if let Some(reason) = join::authorize(cache, user, info).await? {
             tracing::trace!(%reason, "allowed");
             return Ok(());
         }

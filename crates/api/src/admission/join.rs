@@ -45,7 +45,7 @@ pub(crate) async fn admit_create(
     };
     let name = meta_str(obj, "name").unwrap_or_default().to_string();
     let secret = token_secret(cache, id)
-        .await
+        .await?
         .ok_or_else(|| forbidden(res, &name, "this bootstrap token no longer exists"))?;
     match bootstrap_token::pinned_cluster(&secret.value()) {
         Ok(Some(pinned)) if pinned != name => {
