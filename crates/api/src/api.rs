@@ -48,6 +48,10 @@ pub struct Config {
     /// Serve flotilla's own kinds (`Cluster`, `Work`, policies …), installed as CRDs at start:
     /// the hub does; the API of a simulated member cluster (`flotilla sim`) does not.
     pub flotilla_kinds: bool,
+    /// What the store keeps sealed ([`crate::encryption`]); the default seals nothing.
+    pub encryption: Arc<crate::encryption::Encryption>,
+    /// The audit policy and log (`--audit-policy-file`, `--audit-log-path`); `None`: no audit.
+    pub audit: Option<Arc<crate::audit::Audit>>,
 }
 
 /// Namespaces every Kubernetes API has, plus flotilla's own.
@@ -110,7 +114,12 @@ impl Api {
             authority =
                 authority.with_max_expiration(i64::try_from(max.as_secs()).unwrap_or(i64::MAX));
         }
-        let cache = Cache::start_with(store.clone(), config.watch_buffer).await?;
+        let cache = Cache::start_with(
+            store.clone(),
+            config.watch_buffer,
+            config.encryption.clone(),
+        )
+        .await?;
         let api = Arc::new(Api {
             access: Access::new(config.admin_token.clone(), authority),
             config,
@@ -198,6 +207,8 @@ impl Api {
             compaction_interval: std::time::Duration::from_secs(300),
             flotilla_kinds: true,
             watch_buffer: crate::cache::BROADCAST_CAPACITY,
+            encryption: Default::default(),
+            audit: None,
         };
         Api::start(config, store).await.expect("start the test API")
     }

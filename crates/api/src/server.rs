@@ -219,6 +219,7 @@ impl Connection {
         let requests = activity.clone();
         let svc = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
             let mut req = req.map(axum::body::Body::new);
+            req.extensions_mut().insert(crate::audit::Peer(peer.ip()));
             let api = router.route(&mut req);
             // In flight until its response body is done (a watch streams for minutes).
             let busy = requests.begin();

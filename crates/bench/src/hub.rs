@@ -26,7 +26,7 @@ pub struct Hub {
 impl Hub {
     /// Start `flotilla serve` in `data_dir` (a new temporary directory when `None`) and wait
     /// for its kubeconfig. The caller waits for `/readyz`.
-    pub fn start(data_dir: Option<&Path>) -> Result<(Hub, Target)> {
+    pub fn start(data_dir: Option<&Path>, args: &[&str]) -> Result<(Hub, Target)> {
         let (temp, dir) = match data_dir {
             Some(d) => {
                 let empty = match std::fs::read_dir(d) {
@@ -55,6 +55,7 @@ impl Hub {
             }
         };
         let process = Serve::new(&procs::flotilla_binary()?, &dir)
+            .args(args)
             .rust_log(&procs::log_filter())
             .start()?;
         let mut hub = Hub {
@@ -64,6 +65,11 @@ impl Hub {
         };
         let target = hub.wait_for_kubeconfig()?;
         Ok((hub, target))
+    }
+
+    /// The hub's data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
     }
 
     /// The hub's process id.

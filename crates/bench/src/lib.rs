@@ -100,6 +100,25 @@ enum What {
     Scale(scale::ScaleArgs),
 }
 
+/// `bench api --durability`: the hub's durabilities to measure.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Durabilities {
+    Full,
+    Relaxed,
+    Both,
+}
+
+impl Durabilities {
+    /// The `flotilla serve --durability` values, the target's first.
+    fn values(self) -> &'static [&'static str] {
+        match self {
+            Durabilities::Full => &["full"],
+            Durabilities::Relaxed => &["relaxed"],
+            Durabilities::Both => &["full", "relaxed"],
+        }
+    }
+}
+
 /// Options of `flotilla bench api`.
 #[derive(Args, Debug)]
 pub struct ApiArgs {
@@ -133,9 +152,16 @@ pub struct ApiArgs {
     )]
     peer_label: String,
     /// Where the hub started by the benchmark keeps its data (a new or empty directory; it is
-    /// kept) [default: a temporary directory, removed at the end].
+    /// kept) [default: a temporary directory, removed at the end]. With both durabilities,
+    /// each run gets a subdirectory (`full`, `relaxed`).
     #[arg(long, value_name = "DIR", conflicts_with = "kubeconfig")]
     data_dir: Option<PathBuf>,
+    /// The `--durability` of the hub started by the benchmark: `full` (flushed to disk before
+    /// a write is answered, the default of `flotilla serve`), `relaxed`, or `both`: the hub is
+    /// measured with full, then started again on a fresh directory with relaxed, and the
+    /// report shows relaxed in a column of its own.
+    #[arg(long, value_enum, default_value_t = Durabilities::Both, conflicts_with = "kubeconfig")]
+    durability: Durabilities,
     /// A short run (~20 s, small counts) that proves the tool works; its figures mean little
     /// and are appended only with --output.
     #[arg(long)]
@@ -197,12 +223,23 @@ async fn api(a: ApiArgs) -> Result<()> {
         Some(path) => Some(connect(path).await.context("checking the peer")?),
         None => None,
     };
-    let target = match &a.kubeconfig {
-        None => measure_hub(&a, &scale, &run).await?,
+    let (target, also) = match &a.kubeconfig {
+        None => {
+            let durabilities = a.durability.values();
+            let mut measured = Vec::new();
+            for (i, durability) in durabilities.iter().enumerate() {
+                let run = format!("{run}-{i}");
+                let split = durabilities.len() > 1;
+                measured.push(measure_hub(&a, &scale, &run, durability, split).await?);
+            }
+            let target = measured.remove(0);
+            (target, measured)
+        }
         Some(path) => {
             let client = connect(path).await?;
             let label = a.label.clone().unwrap_or_else(|| "target".into());
-            measure_server(&client, &label, &a.pid, &scale, &run).await?
+            let target = measure_server(&client, &label, &a.pid, &scale, &run).await?;
+            (target, Vec::new())
         }
     };
     let peer = match &peer_client {
@@ -230,6 +267,7 @@ async fn api(a: ApiArgs) -> Result<()> {
             env!("CARGO_PKG_VERSION")
         ),
         target,
+        also,
         peer,
     };
     let text = report::render(&section);
@@ -260,14 +298,29 @@ async fn connect(kubeconfig: &Path) -> Result<Client> {
     Ok(client)
 }
 
-/// Start a hub, measure it, stop it.
-async fn measure_hub(a: &ApiArgs, scale: &Scale, run: &str) -> Result<report::Measured> {
-    let label = a.label.clone().unwrap_or_else(|| "flotilla hub".into());
+/// Start a hub, measure it, stop it: a hub the benchmark starts with `--durability durability`; `split`: the data
+/// directory given is shared with another run (each gets a subdirectory named after its
+/// durability).
+async fn measure_hub(
+    a: &ApiArgs,
+    scale: &Scale,
+    run: &str,
+    durability: &'static str,
+    split: bool,
+) -> Result<report::Measured> {
+    let name = a.label.clone().unwrap_or_else(|| "flotilla hub".into());
+    let label = format!("{name} ({durability})");
     let progress = Progress::new(&label);
-    progress.note("starting `flotilla serve` (SQLite)");
-    let data_dir = a.data_dir.clone();
+    progress.note(&format!(
+        "starting `flotilla serve --durability {durability}` (SQLite)"
+    ));
+    let data_dir = match &a.data_dir {
+        Some(d) if split => Some(d.join(durability)),
+        other => other.clone(),
+    };
+    let args = ["--durability", durability];
     let (mut hub, target) =
-        tokio::task::spawn_blocking(move || hub::Hub::start(data_dir.as_deref()))
+        tokio::task::spawn_blocking(move || hub::Hub::start(data_dir.as_deref(), &args))
             .await
             .context("starting the hub")??;
     let client = Client::new(&target, 1)?;
@@ -275,6 +328,7 @@ async fn measure_hub(a: &ApiArgs, scale: &Scale, run: &str) -> Result<report::Me
         .wait_ready(Duration::from_secs(60), || hub.check_alive())
         .await?;
     progress.note(&format!("ready at {}, pid {}", client.server(), hub.pid()));
+    let filesystem = report::filesystem_of(hub.data_dir());
     let figures = phases::run_all(&client, run, scale, &progress, &[hub.pid()]).await;
     // A hub that died mid-run explains every failure after it; say so first.
     hub.check_alive()?;
@@ -284,8 +338,10 @@ async fn measure_hub(a: &ApiArgs, scale: &Scale, run: &str) -> Result<report::Me
         .context("stopping the hub")??;
     Ok(report::Measured {
         label,
-        about: "`flotilla serve` with SQLite, started by the benchmark on a fresh data directory"
-            .into(),
+        about: format!(
+            "`flotilla serve --durability {durability}` with SQLite, started by the benchmark on \
+             a fresh data directory (on {filesystem})"
+        ),
         figures,
     })
 }

@@ -39,6 +39,9 @@ pub struct Section {
     pub run: String,
     /// The server the targets are about.
     pub target: Measured,
+    /// The same server run otherwise (e.g. `--durability relaxed`): its figures in a column
+    /// of their own after the target's.
+    pub also: Vec<Measured>,
     /// A server measured for comparison.
     pub peer: Option<Measured>,
 }
@@ -103,55 +106,79 @@ fn commit_in(dir: &Path) -> Option<String> {
     })
 }
 
+/// The type of the file system holding `path` (`ext4`, `tmpfs`, …) from /proc/self/mounts: the
+/// mount whose directory is the longest prefix of the path.
+pub fn filesystem_of(path: &Path) -> String {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    mounts
+        .lines()
+        .filter_map(|l| {
+            let mut fields = l.split_whitespace();
+            let (_, dir, kind) = (fields.next()?, fields.next()?, fields.next()?);
+            path.starts_with(dir).then(|| (dir.len(), kind.to_owned()))
+        })
+        .max_by_key(|(len, _)| *len)
+        .map_or_else(|| "an unknown file system".into(), |(_, kind)| kind)
+}
+
 /// The section as Markdown.
 pub fn render(s: &Section) -> String {
     let mut out = format!(
         "## {} — `flotilla bench api` — commit {}\n\n- Machine: {}\n- Run: {}\n- Target: {} — {}\n",
         s.when, s.commit, s.machine, s.run, s.target.label, s.target.about
     );
+    for also in &s.also {
+        out += &format!("- Also: {} — {}\n", also.label, also.about);
+    }
     if let Some(peer) = &s.peer {
         out += &format!("- Peer: {} — {}\n", peer.label, peer.about);
     }
     out += "\n";
-    match &s.peer {
-        None => {
-            out += &format!(
-                "| figure | {} | target | met |\n|---|---|---|---|\n",
-                s.target.label
-            );
-            for f in &s.target.figures {
-                out += &format!(
-                    "| {} | {} | {} | {} |\n",
-                    f.label,
-                    cell(&f.value_text()),
-                    goal_text(f),
-                    met_text(f)
-                );
-            }
+    let mut head = format!("| figure | {} | target | met |", s.target.label);
+    for also in &s.also {
+        head += &format!(" {} |", also.label);
+    }
+    if let Some(peer) = &s.peer {
+        head += &format!(" {} | {} / {} |", peer.label, s.target.label, peer.label);
+    }
+    let columns = head.matches(" |").count();
+    out += &format!("{head}\n|{}\n", "---|".repeat(columns));
+    for f in &s.target.figures {
+        let figure_of = |m: &Measured| -> String {
+            m.figures
+                .iter()
+                .find(|o| o.key == f.key)
+                .map(|o| cell(&o.value_text()))
+                .unwrap_or_default()
+        };
+        let mut row = format!(
+            "| {} | {} | {} | {} |",
+            f.label,
+            cell(&f.value_text()),
+            goal_text(f),
+            met_text(f)
+        );
+        for also in &s.also {
+            row += &format!(" {} |", figure_of(also));
         }
-        Some(peer) => {
-            out += &format!(
-                "| figure | {} | target | met | {} | {} / {} |\n|---|---|---|---|---|---|\n",
-                s.target.label, peer.label, s.target.label, peer.label
-            );
-            for f in &s.target.figures {
-                let p = peer.figures.iter().find(|p| p.key == f.key);
-                out += &format!(
-                    "| {} | {} | {} | {} | {} | {} |\n",
-                    f.label,
-                    cell(&f.value_text()),
-                    goal_text(f),
-                    met_text(f),
-                    p.map(|p| cell(&p.value_text())).unwrap_or_default(),
-                    p.and_then(|p| ratio(f, p)).unwrap_or_default()
-                );
-            }
-            out += &format!(
-                "\n{} / {}: for rates, above 1 means {} is faster; for latencies (p99) and \
-                 memory, below 1 means {} is faster or smaller.\n",
-                s.target.label, peer.label, s.target.label, s.target.label
+        if let Some(peer) = &s.peer {
+            let p = peer.figures.iter().find(|p| p.key == f.key);
+            row += &format!(
+                " {} | {} |",
+                figure_of(peer),
+                p.and_then(|p| ratio(f, p)).unwrap_or_default()
             );
         }
+        out += &row;
+        out += "\n";
+    }
+    if let Some(peer) = &s.peer {
+        out += &format!(
+            "\n{} / {}: for rates, above 1 means {} is faster; for latencies (p99) and memory, \
+             below 1 means {} is faster or smaller.\n",
+            s.target.label, peer.label, s.target.label, s.target.label
+        );
     }
     out
 }

@@ -32,7 +32,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the hub API server (HTTPS, Kubernetes API).
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Run every controller and push worker as a client of the hub; any number of these
     /// processes share the work by shard Leases.
     Controllers(controllers::ControllersArgs),
@@ -78,7 +78,7 @@ fn main() -> anyhow::Result<()> {
         .build()?;
     rt.block_on(async move {
         match cli.command {
-            Command::Serve(args) => serve::run(args).await,
+            Command::Serve(args) => serve::run(*args).await,
             Command::Controllers(args) => controllers::run(args).await,
             Command::Token(args) => fleet::token::run(args).await,
             Command::Cluster(args) => fleet::cluster::run(args).await,

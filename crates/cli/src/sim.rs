@@ -112,6 +112,8 @@ pub async fn run(args: SimArgs) -> Result<()> {
                         compaction_interval: Duration::from_secs(300),
                         flotilla_kinds: false,
                         watch_buffer: WATCH_BUFFER,
+                        encryption: Default::default(),
+                        audit: None,
                     },
                     flotilla_store::Store::open("memory:").await?,
                 )

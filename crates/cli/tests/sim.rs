@@ -283,9 +283,19 @@ async fn fifty_simulated_clusters_join_in_pull_mode_each_with_its_own_agent() {
         "get",
         "clusters",
         "-o",
-        "jsonpath={.items[*].spec.taints[*].key}",
+        "jsonpath={range .items[*]}{.metadata.name}={.spec.taints[*].key}{\"\\n\"}{end}",
     ]);
-    assert!(!taints.trim().is_empty(), "no member carries a taint");
+    let tainted: Vec<&str> = taints.lines().filter(|l| !l.ends_with('=')).collect();
+    assert!(
+        !tainted.is_empty(),
+        "no member carries a taint:\n{taints}\nthe hub's taint changes:\n{}\nthe simulator:\n{}",
+        hub.log()
+            .lines()
+            .filter(|l| l.contains("taints"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        sim.log_tail(40)
+    );
     sim.stop().unwrap();
 }
 

@@ -54,6 +54,7 @@ where
 {
     let options = OpenOptions {
         nats: Some(nats.to_owned()),
+        ..OpenOptions::default()
     };
     *OPTIONS.lock() = (options, true);
     cases(fresh_url).await;
@@ -99,8 +100,13 @@ where
 
 /// How the cases open stores (set by [`run_all_with`] and [`run_all_spread`]): the options,
 /// and whether each store is two replicas with the writes spread over them.
-static OPTIONS: parking_lot::Mutex<(OpenOptions, bool)> =
-    parking_lot::Mutex::new((OpenOptions { nats: None }, false));
+static OPTIONS: parking_lot::Mutex<(OpenOptions, bool)> = parking_lot::Mutex::new((
+    OpenOptions {
+        nats: None,
+        durability: crate::Durability::Full,
+    },
+    false,
+));
 
 /// Open a store on `url`, or panic saying so.
 async fn open(url: &str) -> Store {

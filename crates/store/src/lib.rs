@@ -48,7 +48,7 @@ use bytes::Bytes;
 pub use error::{Error, Result, Source};
 pub use postgres::url::redact_url;
 pub use render::Render;
-pub use store::{CommitStats, OpenOptions, ReplicaStats, Store};
+pub use store::{CommitStats, Durability, OpenOptions, ReplicaStats, Store};
 pub use watch::WatchStream;
 
 /// A position in the store's history. 0 is the empty store; the first write is 1.

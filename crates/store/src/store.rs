@@ -41,11 +41,13 @@ impl Store {
         let inner: Arc<dyn Backend> = if let Some(path) = url.strip_prefix("sqlite:") {
             // Accept `sqlite://PATH` too, as other tools write it.
             let path = path.strip_prefix("//").unwrap_or(path);
-            Arc::new(sqlite::Sqlite::open(path).await?)
+            Arc::new(sqlite::Sqlite::open(path, options.durability).await?)
         } else if let Some(name) = url.strip_prefix("memory:") {
             Arc::new(memory::Memory::open(name)?)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            Arc::new(postgres::Postgres::open(url, options.nats.as_deref()).await?)
+            Arc::new(
+                postgres::Postgres::open(url, options.nats.as_deref(), options.durability).await?,
+            )
         } else {
             let scheme = url.split_once(':').map_or(url, |(s, _)| s);
             return Err(Error::ParseUrl {
@@ -254,4 +256,21 @@ pub struct OpenOptions {
     /// database. Each announces its commits on NATS and follows the others', so watches on
     /// every replica see every commit. Refused for SQLite.
     pub nats: Option<String>,
+    /// When a write is acknowledged: on disk (the default) or as soon as it is committed.
+    pub durability: Durability,
+}
+
+/// When the store acknowledges a write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// On disk: each group commit is flushed (fsync) before its writes are answered, so an
+    /// acknowledged write survives power loss and an OS crash. Writes committed together share
+    /// the flush. SQLite `synchronous=FULL`; PostgreSQL `synchronous_commit=on`.
+    #[default]
+    Full,
+    /// Committed, not yet flushed: an acknowledged write survives the process being killed but
+    /// the last ones may be lost with the machine (SQLite `synchronous=NORMAL` in WAL mode,
+    /// flushed at checkpoints; PostgreSQL `synchronous_commit=off`). The database stays
+    /// consistent. For labs and benchmarks.
+    Relaxed,
 }

@@ -22,6 +22,7 @@ async fn replica(url: &str, nats: &str) -> Store {
         url,
         OpenOptions {
             nats: Some(nats.to_owned()),
+            ..OpenOptions::default()
         },
     )
     .await
@@ -208,6 +209,7 @@ async fn the_conformance_suite_holds_for_a_replica() {
         },
         OpenOptions {
             nats: Some(nats.url.clone()),
+            ..OpenOptions::default()
         },
     )
     .await;

@@ -236,10 +236,18 @@ impl Hub {
     /// Start again on the same data directory and port (stopping it first if it runs, so no
     /// process is left behind).
     pub fn restart(&mut self) {
+        let extra = self.serve.args.clone();
+        self.restart_with(&extra);
+    }
+
+    /// [`Hub::restart`] with `extra` as its `serve` arguments instead of those it had.
+    pub fn restart_with<S: AsRef<OsStr>>(&mut self, extra: &[S]) {
         self.stop();
         let server = self.server();
         let addr = server.trim_start_matches("https://").to_string();
-        self.serve = self.serve.clone().listen(&addr);
+        let mut serve = self.serve.clone().listen(&addr);
+        serve.args = extra.iter().map(|a| a.as_ref().to_os_string()).collect();
+        self.serve = serve;
         self.spawn();
     }
 }

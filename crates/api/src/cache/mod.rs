@@ -26,6 +26,7 @@ use flotilla_store::{EventKind, Revision, Store};
 
 pub use object::CachedObject;
 
+use crate::encryption::Encryption;
 use crate::error::{ApiError, Result};
 
 /// How many events a watcher may lag behind before it is dropped.
@@ -125,6 +126,11 @@ pub struct Subscription {
 /// The watch cache.
 pub struct Cache {
     store: Store,
+    /// What the store holds sealed is opened as it is read (the cache holds clear objects).
+    encryption: Arc<Encryption>,
+    /// Keys whose stored value is not as a write would store it now (see
+    /// [`Encryption::is_stale`]): rewritten by an update even if it changes nothing.
+    stale: parking_lot::Mutex<std::collections::HashSet<String>>,
     state: RwLock<State>,
     feeds: feeds::Feeds,
     applied: watch::Sender<Revision>,
@@ -143,14 +149,20 @@ fn successor(prefix: &str) -> String {
 impl Cache {
     /// Load everything from the store and keep following it.
     pub async fn start(store: Store) -> Result<Arc<Cache>> {
-        Cache::start_with(store, BROADCAST_CAPACITY).await
+        Cache::start_with(store, BROADCAST_CAPACITY, Arc::default()).await
     }
 
     /// [`Cache::start`] with watchers of the whole store or of a resource ending when they fall
     /// `buffer` changes behind (a process serving many small APIs, `flotilla sim`, keeps it
     /// small: each watched directory's buffer is allocated whole).
-    pub async fn start_with(store: Store, buffer: usize) -> Result<Arc<Cache>> {
+    /// `encryption` opens what the store holds sealed.
+    pub async fn start_with(
+        store: Store,
+        buffer: usize,
+        encryption: Arc<Encryption>,
+    ) -> Result<Arc<Cache>> {
         let mut objects = BTreeMap::new();
+        let mut stale = std::collections::HashSet::new();
         let mut start_after = None;
         let mut revision = None;
         loop {
@@ -167,7 +179,11 @@ impl Cache {
             revision = Some(page.revision);
             start_after = page.records.last().map(|r| r.key.clone());
             for r in page.records {
-                let o = CachedObject::new(r.key.clone(), r.value, r.mod_revision).map_err(|e| {
+                if encryption.is_stale(&r.key, &r.value) {
+                    stale.insert(r.key.clone());
+                }
+                let value = open_stored(&encryption, &r.key, r.value)?;
+                let o = CachedObject::new(r.key.clone(), value, r.mod_revision).map_err(|e| {
                     ApiError::internal(format!("stored object {} is not JSON: {e}", r.key))
                 })?;
                 objects.insert(r.key, Arc::new(o));
@@ -180,6 +196,8 @@ impl Cache {
         let (applied, _) = watch::channel(revision);
         let cache = Arc::new(Cache {
             store: store.clone(),
+            encryption,
+            stale: parking_lot::Mutex::new(stale),
             state: RwLock::new(State {
                 revision,
                 history_start: revision,
@@ -215,7 +233,19 @@ impl Cache {
         }
     }
 
-    fn apply(&self, ev: flotilla_store::Event) {
+    fn apply(&self, mut ev: flotilla_store::Event) {
+        if ev.kind == EventKind::Put && self.encryption.is_stale(&ev.key, &ev.value) {
+            self.stale.lock().insert(ev.key.clone());
+        } else if !self.stale.lock().is_empty() {
+            self.stale.lock().remove(&ev.key);
+        }
+        ev.value = match self.open(&ev.key, ev.value) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::error!(key = %ev.key, error = %e.message, "skipping a stored object that does not open");
+                return;
+            }
+        };
         let hint = self.hints.take(&ev.key, &ev.value);
         let obj = match CachedObject::new(ev.key.clone(), ev.value, ev.revision) {
             Ok(o) => {
@@ -428,7 +458,7 @@ impl Cache {
                 break;
             }
             if ev.key.starts_with(prefix) {
-                older.push(Arc::new(logged_change(ev)?));
+                older.push(Arc::new(logged_change(&self.encryption, ev)?));
             }
             if revision == upto {
                 break;
@@ -451,11 +481,41 @@ impl Cache {
     pub fn store(&self) -> &Store {
         &self.store
     }
+
+    /// A value read from the store at `key`, in clear (see [`crate::encryption`]).
+    pub fn open(&self, key: &str, stored: Bytes) -> Result<Bytes> {
+        open_stored(&self.encryption, key, stored)
+    }
+
+    /// Whether the value stored at `key` should be rewritten even by an update that changes
+    /// nothing (stored under an old key, or clear where it would be sealed).
+    pub fn is_stale(&self, key: &str) -> bool {
+        self.stale.lock().contains(key)
+    }
+
+    /// Whether writes at `key` are stored sealed.
+    pub fn seals(&self, key: &str) -> bool {
+        self.encryption.seals(key)
+    }
+
+    /// `plain`, as the store keeps it at `key`.
+    pub fn seal(&self, key: &str, plain: Bytes) -> Bytes {
+        self.encryption.seal(key, plain)
+    }
+}
+
+/// `stored` at `key` in clear; a value that does not open is a 500 naming the key, never the
+/// data.
+fn open_stored(encryption: &Encryption, key: &str, stored: Bytes) -> Result<Bytes> {
+    encryption
+        .open(key, stored)
+        .map_err(|e| ApiError::internal(format!("cannot decrypt the stored object: {e}")))
 }
 
 /// A change read back from the store's event log, as [`Cache::apply`] would have made it.
-fn logged_change(ev: flotilla_store::Event) -> Result<Change> {
+fn logged_change(encryption: &Encryption, ev: flotilla_store::Event) -> Result<Change> {
     let decode = |raw: Bytes, revision: Revision| {
+        let raw = open_stored(encryption, &ev.key, raw)?;
         CachedObject::new(ev.key.clone(), raw, revision)
             .map_err(|e| ApiError::internal(format!("logged object {} is not JSON: {e}", ev.key)))
     };

@@ -60,13 +60,21 @@ pub async fn handle(api: Arc<Api>, req: Request<axum::body::Body>) -> Response<B
     let method = req.method().clone();
     let path = req.uri().path().to_string();
     let started = std::time::Instant::now();
+    let audit = api.config.audit.clone().map(|a| (a, audit_request(&req)));
     // What API Priority and Fairness classified the request as, once it knows who sent it.
     let mut flow = None;
-    let resp = match route(&api, req, &mut flow).await {
+    let mut seen = crate::audit::Seen::default();
+    let resp = match route(&api, req, &mut flow, &mut seen).await {
         Ok(r) => r,
         Err(e) => response::error(&e),
     };
-    let resp = crate::flowcontrol::with_headers(resp, flow.as_ref());
+    let mut resp = crate::flowcontrol::with_headers(resp, flow.as_ref());
+    if let Some((audit, request)) = audit {
+        if let Ok(v) = http::HeaderValue::from_str(&request.id) {
+            resp.headers_mut().insert("audit-id", v);
+        }
+        resp = audit.record(&request, seen, resp).await;
+    }
     api.metrics
         .observe(method.as_str(), resp.status().as_u16(), started.elapsed());
     tracing::debug!(
@@ -77,6 +85,20 @@ pub async fn handle(api: Arc<Api>, req: Request<axum::body::Body>) -> Response<B
         "request"
     );
     resp
+}
+
+/// The request's own facts for its audit event.
+fn audit_request(req: &Request<Body>) -> crate::audit::Request {
+    crate::audit::Request {
+        id: uuid::Uuid::new_v4().to_string(),
+        uri: req
+            .uri()
+            .path_and_query()
+            .map_or_else(|| req.uri().path().to_owned(), |p| p.to_string()),
+        source: req.extensions().get::<crate::audit::Peer>().map(|p| p.0),
+        user_agent: header(req, http::header::USER_AGENT),
+        received: chrono::Utc::now(),
+    }
 }
 
 fn header(req: &Request<Body>, h: http::header::HeaderName) -> Option<String> {
@@ -90,6 +112,7 @@ async fn route(
     api: &Arc<Api>,
     req: Request<Body>,
     flow: &mut Option<crate::flowcontrol::Matched>,
+    seen: &mut crate::audit::Seen,
 ) -> Result<Response<Body>, ApiError> {
     let path = req.uri().path().to_string();
     request_timeout::check(&path, req.uri().query())?;
@@ -121,6 +144,10 @@ async fn route(
     let info = RequestInfo::parse(req.method(), &path, query.watch)
         .with_field_selector(query.field_selector.as_deref());
     *flow = api.flowcontrol.classify(&user, &info);
+    if api.config.audit.is_some() {
+        seen.user = Some(user.clone());
+        seen.info = Some(info.clone());
+    }
     api.access.authorize(&api.cache, &user, &info).await?;
     crate::fence::check(&api.cache, &info, fence.as_ref()).await?;
 
@@ -147,6 +174,8 @@ async fn route(
     } else {
         bytes::Bytes::new()
     };
+    seen.body = body.clone();
+    seen.content_type = content_type.clone();
     let ctx = Ctx {
         want: negotiate(accept.as_deref()),
         accept,

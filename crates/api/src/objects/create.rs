@@ -104,7 +104,7 @@ pub(crate) async fn commit_create(
             .create(&key, render_stored(api, res, &key, obj.clone()))
             .await
         {
-            Ok(r) => return Ok(Outcome::Written(r)),
+            Ok(r) => return Ok(Outcome::Written(super::opened(api, r)?)),
             Err(flotilla_store::Error::AlreadyExists { .. }) if given.is_none() && attempt < 7 => {
                 continue
             }

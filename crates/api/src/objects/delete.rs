@@ -75,10 +75,14 @@ pub(crate) async fn delete_object(
             }
             let r = api
                 .store
-                .delete(key, cur.mod_revision, super::render(old.clone()))
+                .delete(
+                    key,
+                    cur.mod_revision,
+                    super::render_at(api, key, old.clone()),
+                )
                 .await;
             match r {
-                Ok(rec) => return Ok(Outcome::Deleted(rec)),
+                Ok(rec) => return Ok(Outcome::Deleted(super::opened(api, rec)?)),
                 Err(flotilla_store::Error::Conflict { .. }) => {
                     api.cache.sync().await?;
                     continue;

@@ -110,6 +110,9 @@ pub(crate) fn render_stored(
     key: &str,
     obj: Value,
 ) -> flotilla_store::Render {
+    if api.cache.seals(key) {
+        return render_at(api, key, obj);
+    }
     let asked = res
         .read_defaults
         .as_ref()
@@ -120,6 +123,31 @@ pub(crate) fn render_stored(
         api.cache.hint(key, parts, defaults, changed);
     }
     render
+}
+
+/// [`render`] of the object at storage key `key`, sealed there when the encryption
+/// configuration says so (see [`crate::encryption`]): the seal is made in the store's writer,
+/// once the revision is in the JSON.
+pub(crate) fn render_at(api: &Api, key: &str, mut obj: Value) -> flotilla_store::Render {
+    if !api.cache.seals(key) {
+        return render(obj);
+    }
+    let cache = api.cache.clone();
+    let key = key.to_owned();
+    // Serialized in the writer: sealed resources (Secrets) are small and seldom written.
+    flotilla_store::Render::with(move |rev| {
+        set_meta(&mut obj, "resourceVersion", Value::String(rev.to_string()));
+        cache.seal(
+            &key,
+            Bytes::from(serde_json::to_vec(&obj).unwrap_or_default()),
+        )
+    })
+}
+
+/// The record the store gave back for a write, its value in clear.
+pub(crate) fn opened(api: &Api, mut r: flotilla_store::Record) -> Result<flotilla_store::Record> {
+    r.value = api.cache.open(&r.key, r.value)?;
+    Ok(r)
 }
 
 /// [`render`], and the bytes around the revision when it splices.

@@ -23,6 +23,8 @@ async fn api(dir: &tempfile::TempDir) -> Arc<Api> {
         compaction_interval: std::time::Duration::from_secs(300),
         flotilla_kinds: true,
         watch_buffer: crate::cache::BROADCAST_CAPACITY,
+        encryption: Default::default(),
+        audit: None,
     };
     Api::start(config, store).await.unwrap()
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::subresource::merge_for_subresource;
-use super::{render, render_stored, target, Outcome, Write, Written};
+use super::{render_at, render_stored, target, Outcome, Write, Written};
 use crate::admission::schema::fields;
 use crate::admission::{self, identity};
 use crate::error::{ApiError, Result};
@@ -216,7 +216,7 @@ where
         }
         admission::changed_object(res, &old, &new)?;
         let new = crate::registry::storage::to_storage(res, new);
-        if new == stored {
+        if new == stored && !api.cache.is_stale(key) {
             return Ok(Outcome::Unchanged(cur));
         }
         // Whatever produced it (a patch, an apply, a controller), refused if unreadable.
@@ -230,7 +230,7 @@ where
             && !super::has_spec_finalizers(res, &new)
         {
             api.store
-                .delete(key, cur.mod_revision, render(new))
+                .delete(key, cur.mod_revision, render_at(api, key, new))
                 .await
                 .map(Outcome::Deleted)
         } else {
@@ -240,6 +240,8 @@ where
                 .map(Outcome::Written)
         };
         match result {
+            Ok(Outcome::Written(r)) => return Ok(Outcome::Written(super::opened(api, r)?)),
+            Ok(Outcome::Deleted(r)) => return Ok(Outcome::Deleted(super::opened(api, r)?)),
             Ok(o) => return Ok(o),
             Err(flotilla_store::Error::Conflict { .. }) => {
                 api.cache.sync().await?;

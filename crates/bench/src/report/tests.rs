@@ -12,6 +12,7 @@ fn figure(key: &'static str, v: f64, goal: Option<Goal>) -> Figure {
 
 fn section(peer: bool) -> Section {
     Section {
+        also: Vec::new(),
         when: "2026-11-23 01:00 UTC".into(),
         machine: "2 CPUs (nproc), X, 1.0 GiB memory".into(),
         commit: "abc1234".into(),
@@ -64,6 +65,26 @@ fn a_peer_adds_its_figures_and_the_ratio() {
         "{text}"
     );
     assert!(text.contains("- Peer: kube — https://k\n"));
+}
+
+#[test]
+fn another_run_of_the_target_gets_a_column_before_the_peer() {
+    let mut s = section(true);
+    s.also.push(Measured {
+        label: "hub, relaxed".into(),
+        about: "--durability relaxed".into(),
+        figures: vec![figure("creates", 12000.0, None)],
+    });
+    let text = render(&s);
+    assert!(
+        text.contains("| figure | hub | target | met | hub, relaxed | kube | hub / kube |\n|---|---|---|---|---|---|---|\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| creates/s | 9,000/s | ≥ 8,000/s | yes | 12,000/s | 4,500/s | 2.00× |"),
+        "{text}"
+    );
+    assert!(text.contains("- Also: hub, relaxed — --durability relaxed\n"));
 }
 
 #[test]

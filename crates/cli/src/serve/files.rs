@@ -19,6 +19,7 @@ const SECRET_FILES: &[&str] = &[
     "admin.kubeconfig",
     flotilla_api::access::signing_key::FILE_NAME,
     "serviceaccount.key",
+    super::encryption::KEY_FILE,
 ];
 
 /// Create `dir` (its parents as usual, itself 0700), or tighten it if it exists.

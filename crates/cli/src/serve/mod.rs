@@ -1,6 +1,7 @@
 //! `flotilla serve`: the hub.
 
 pub(crate) mod dns;
+mod encryption;
 pub(crate) mod files;
 mod identity;
 pub(crate) mod pki;
@@ -25,6 +26,35 @@ pub struct ServeArgs {
     // Its value may hold a password: never shown in --help.
     #[arg(long, env = "FLOTILLA_STORE", hide_env_values = true)]
     store: Option<String>,
+    /// When a write is acknowledged. `full`: on disk (each group commit is flushed with fsync,
+    /// concurrent writes sharing the flush), so it survives power loss. `relaxed`: committed
+    /// but not yet flushed, as flotilla did before: it survives the process being killed, not
+    /// the machine (the last writes may be lost; the database stays consistent). For labs.
+    #[arg(long, value_enum, default_value_t = Durability::Full, env = "FLOTILLA_DURABILITY")]
+    durability: Durability,
+    /// kube-apiserver's EncryptionConfiguration file (apiserver.config.k8s.io/v1): which
+    /// resources are stored encrypted, with which providers (aesgcm, aescbc, secretbox,
+    /// identity) and keys; the first provider of a resource writes, all of them read. Rotate a
+    /// key by listing the new one first, restarting, and rewriting the objects (`kubectl get
+    /// secrets -A -o json | kubectl replace -f -`). Without it, Secrets are encrypted with the
+    /// hub's own key (DATA_DIR/encryption.key, or derived from the identity key for replicas).
+    #[arg(long, value_name = "FILE")]
+    encryption_provider_config: Option<PathBuf>,
+    /// kube-apiserver's audit Policy file (audit.k8s.io/v1): rules by user, group, verb,
+    /// resource, namespace or non-resource URL give each request a level (None, Metadata,
+    /// Request, RequestResponse); the first rule that matches wins. Needs --audit-log-path.
+    #[arg(long, value_name = "FILE", requires = "audit_log_path")]
+    audit_policy_file: Option<PathBuf>,
+    /// Where audit events go, one audit.k8s.io/v1 Event as JSON per line (`-`: standard
+    /// output). Needs --audit-policy-file.
+    #[arg(long, value_name = "FILE", requires = "audit_policy_file")]
+    audit_log_path: Option<PathBuf>,
+    /// Rotate the audit log when it passes this many megabytes (0: never).
+    #[arg(long, value_name = "MB", default_value_t = 100)]
+    audit_log_maxsize: u64,
+    /// Rotated audit logs kept (FILE.1 the newest); older ones are removed.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    audit_log_maxbackup: usize,
     /// Run as one replica of several sharing the PostgreSQL store: announce this replica's
     /// commits on this NATS server and follow the others', so every replica's watches carry
     /// every write. Needs a postgres:// --store and an identity key (--identity-key-file).
@@ -93,6 +123,22 @@ pub struct ServeArgs {
     pub(crate) controllers: crate::controllers::ControllerArgs,
 }
 
+/// `--durability`: when the store acknowledges a write.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Durability {
+    Full,
+    Relaxed,
+}
+
+impl From<Durability> for flotilla_store::Durability {
+    fn from(d: Durability) -> Self {
+        match d {
+            Durability::Full => flotilla_store::Durability::Full,
+            Durability::Relaxed => flotilla_store::Durability::Relaxed,
+        }
+    }
+}
+
 /// Run the hub until SIGTERM or Ctrl-C.
 pub async fn run(args: ServeArgs) -> Result<()> {
     crate::memory::no_huge_pages();
@@ -155,8 +201,15 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         format!("{host}:{}", addr.port())
     };
 
+    if args.durability == Durability::Relaxed {
+        tracing::warn!(
+            "--durability relaxed: writes are acknowledged before they are on disk; a power \
+             loss or OS crash can lose the last ones. Use the default (full) in production"
+        );
+    }
     let options = flotilla_store::OpenOptions {
         nats: args.nats.clone(),
+        durability: args.durability.into(),
     };
     let store = flotilla_store::Store::open_with(&store_url, options)
         .await
@@ -186,6 +239,24 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         &creds.admin_token,
     )?;
 
+    let encryption = encryption::choose(
+        args.encryption_provider_config.as_deref(),
+        &dir,
+        identity_key.as_ref(),
+    )?;
+    let audit = match (&args.audit_policy_file, &args.audit_log_path) {
+        (Some(policy), Some(log)) => {
+            let rotation = flotilla_api::audit::Rotation {
+                max_bytes: args.audit_log_maxsize * 1024 * 1024,
+                max_backups: args.audit_log_maxbackup,
+            };
+            let audit = flotilla_api::audit::Audit::open(policy, log, rotation)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            tracing::info!(policy = %policy.display(), log = %log.display(), "auditing requests");
+            Some(std::sync::Arc::new(audit))
+        }
+        _ => None,
+    };
     let api = flotilla_api::Api::start(
         flotilla_api::Config {
             admin_token: flotilla_api::auth::AdminToken::new(&creds.admin_token),
@@ -198,6 +269,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             compaction_interval: args.compaction_interval,
             flotilla_kinds: true,
             watch_buffer: flotilla_api::cache::BROADCAST_CAPACITY,
+            encryption,
+            audit,
         },
         store,
     )

@@ -11,7 +11,7 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::{tls, url};
 use crate::sql::{EVENTS, META, OBJECTS};
-use crate::{Error, Result, Revision};
+use crate::{Durability, Error, Result, Revision};
 
 pub(super) type PgError = tokio_postgres::Error;
 
@@ -22,11 +22,13 @@ pub(super) struct Target {
     config: Config,
     tls: MakeRustlsConnect,
     pub host: String,
+    /// Set on every connection (`synchronous_commit`), whatever the server's default.
+    durability: Durability,
 }
 
 impl Target {
     /// Read the URL and load its TLS files.
-    pub(super) fn new(url: &str) -> Result<Target> {
+    pub(super) fn new(url: &str, durability: Durability) -> Result<Target> {
         let parsed = url::parse(url)?;
         let tls = tls::connector(&parsed.tls, &parsed.host)?;
         if matches!(
@@ -45,6 +47,7 @@ impl Target {
             config: parsed.config,
             tls,
             host: parsed.host,
+            durability,
         })
     }
 }
@@ -71,6 +74,20 @@ impl PgConn {
                 tracing::warn!(error = %e, "PostgreSQL connection ended");
             }
         });
+        // Acknowledged means flushed to the server's WAL (`on`), or only committed (`off`):
+        // set here so a server configured otherwise does not decide it. A server without the
+        // setting (CockroachDB commits through its replicated, synced log anyway) keeps its own.
+        let synchronous = match target.durability {
+            Durability::Full => "on",
+            Durability::Relaxed => "off",
+        };
+        if let Err(e) = client
+            .batch_execute(&format!("SET synchronous_commit = {synchronous}"))
+            .await
+        {
+            tracing::warn!(host = %target.host, error = %e, synchronous,
+                "the database refused synchronous_commit; its own default decides durability");
+        }
         Ok(PgConn {
             client,
             statements: HashMap::new(),

@@ -24,7 +24,7 @@ use crate::backend::{Backend, Shared};
 use crate::batch::Op;
 use crate::keys::Range;
 use crate::pool::Pool;
-use crate::{Event, ListResult, Record, Result, Revision};
+use crate::{Durability, Event, ListResult, Record, Result, Revision};
 
 /// Read connections kept open.
 const READERS: usize = 4;
@@ -42,8 +42,12 @@ pub(crate) struct Postgres {
 impl Postgres {
     /// Open the store; with `nats`, as one replica of several sharing the database
     /// ([`peers`]).
-    pub(crate) async fn open(url: &str, nats: Option<&str>) -> Result<Postgres> {
-        let target = Target::new(url)?;
+    pub(crate) async fn open(
+        url: &str,
+        nats: Option<&str>,
+        durability: Durability,
+    ) -> Result<Postgres> {
+        let target = Target::new(url, durability)?;
         let writer = PgConn::connect(&target).await?;
         let conn::Opened {
             revision,
@@ -85,7 +89,7 @@ impl Postgres {
             revision,
             announcer,
         ));
-        tracing::info!(host = %target.host, revision, compacted, replica, "opened PostgreSQL store");
+        tracing::info!(host = %target.host, revision, compacted, replica, ?durability, "opened PostgreSQL store");
         Ok(Postgres {
             shared,
             target,

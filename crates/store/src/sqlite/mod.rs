@@ -19,7 +19,7 @@ use rusqlite::Connection;
 use crate::backend::{Backend, Shared};
 use crate::keys::Range;
 use crate::pool::Pool;
-use crate::{Error, Event, ListResult, Record, Result, Revision};
+use crate::{Durability, Error, Event, ListResult, Record, Result, Revision};
 
 /// Read connections: enough for reads to overlap on two cores without starving the writer.
 const READERS: usize = 4;
@@ -30,9 +30,9 @@ pub(crate) struct Sqlite {
 }
 
 impl Sqlite {
-    pub(crate) async fn open(path: &str) -> Result<Sqlite> {
+    pub(crate) async fn open(path: &str, durability: Durability) -> Result<Sqlite> {
         let owned = path.to_owned();
-        tokio::task::spawn_blocking(move || Sqlite::open_blocking(&owned))
+        tokio::task::spawn_blocking(move || Sqlite::open_blocking(&owned, durability))
             .await
             .map_err(|e| Error::OpenSqlite {
                 path: path.to_owned(),
@@ -40,9 +40,9 @@ impl Sqlite {
             })?
     }
 
-    fn open_blocking(path: &str) -> Result<Sqlite> {
+    fn open_blocking(path: &str, durability: Durability) -> Result<Sqlite> {
         files::make_private(path)?;
-        let (conn, revision, compacted) = schema::open_writer(path)?;
+        let (conn, revision, compacted) = schema::open_writer(path, durability)?;
         let readers = (0..READERS)
             .map(|_| schema::open_reader(path))
             .collect::<Result<_>>()?;
@@ -58,7 +58,13 @@ impl Sqlite {
             .map_err(|e| Error::SpawnWriter {
                 source: Error::source_of(e),
             })?;
-        tracing::info!(path, revision, compacted, "opened SQLite store");
+        tracing::info!(
+            path,
+            revision,
+            compacted,
+            ?durability,
+            "opened SQLite store"
+        );
         Ok(Sqlite {
             shared,
             readers: Pool::new(readers),

@@ -1,16 +1,17 @@
 //! Opening SQLite connections and creating the tables.
 //!
-//! Durability: the database runs in WAL mode with `synchronous=NORMAL`. A commit appends to the
-//! WAL file with a plain `write()` before returning, so once a write is acknowledged it is in
-//! the OS page cache and survives the process being killed (`kill -9`, a panic, OOM). Only an
-//! OS crash or power loss can drop the last commits (fsync happens at checkpoints), and even
-//! then the database stays consistent. Skipping the per-commit fsync is what lets one writer
-//! reach tens of thousands of writes per second.
+//! Durability: the database runs in WAL mode. With [`Durability::Full`] (the default) it runs
+//! `synchronous=FULL`: each commit flushes the WAL (fsync) before returning, so an acknowledged
+//! write survives power loss; the writer commits queued writes in groups, so concurrent writes
+//! share one flush. With [`Durability::Relaxed`] it runs `synchronous=NORMAL`: a commit appends
+//! to the WAL with a plain `write()`, so an acknowledged write survives the process being
+//! killed (`kill -9`, a panic, OOM) but an OS crash or power loss can drop the last commits
+//! (fsync happens at checkpoints); the database stays consistent either way.
 
 use rusqlite::{Connection, OpenFlags};
 
 use crate::sql::{EVENTS, META, OBJECTS};
-use crate::{Error, Result, Revision};
+use crate::{Durability, Error, Result, Revision};
 
 /// Bumped when the tables change shape; stored in `PRAGMA user_version`.
 const SCHEMA_VERSION: i64 = 1;
@@ -30,7 +31,10 @@ fn migrate_err(e: rusqlite::Error) -> Error {
 
 /// Open the writer's connection (creating the file), set it up, create the tables, and return
 /// it with the stored `(revision, compacted)` counters.
-pub(super) fn open_writer(path: &str) -> Result<(Connection, Revision, Revision)> {
+pub(super) fn open_writer(
+    path: &str,
+    durability: Durability,
+) -> Result<(Connection, Revision, Revision)> {
     let conn = Connection::open(path).map_err(open_err(path))?;
     // `journal_mode` answers with a row, so it is read rather than executed.
     let mode: String = conn
@@ -43,14 +47,18 @@ pub(super) fn open_writer(path: &str) -> Result<(Connection, Revision, Revision)
             "SQLite refused WAL mode; reads will wait for writes"
         );
     }
-    conn.execute_batch(
-        "PRAGMA synchronous = NORMAL;
+    let synchronous = match durability {
+        Durability::Full => "FULL",
+        Durability::Relaxed => "NORMAL",
+    };
+    conn.execute_batch(&format!(
+        "PRAGMA synchronous = {synchronous};
          PRAGMA busy_timeout = 5000;
          PRAGMA cache_size = -32768;
          PRAGMA temp_store = MEMORY;
          PRAGMA wal_autocheckpoint = 10000;
-         PRAGMA journal_size_limit = 67108864;",
-    )
+         PRAGMA journal_size_limit = 67108864;"
+    ))
     .map_err(open_err(path))?;
     conn.set_prepared_statement_cache_capacity(64);
     migrate(&conn)?;
@@ -116,4 +124,26 @@ pub(super) fn open_reader(path: &str) -> Result<Connection> {
         .map_err(open_err(path))?;
     conn.set_prepared_statement_cache_capacity(64);
     Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `PRAGMA synchronous` of the writer: 2 is FULL (a flush per commit), 1 is NORMAL.
+    fn synchronous(durability: Durability) -> i64 {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let path = dir.path().join("store.db");
+        let (conn, _, _) =
+            open_writer(path.to_str().expect("utf-8 path"), durability).expect("open the writer");
+        conn.query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .expect("read PRAGMA synchronous")
+    }
+
+    #[test]
+    fn full_durability_flushes_each_commit_and_relaxed_does_not() {
+        assert_eq!(synchronous(Durability::Full), 2, "FULL by default");
+        assert_eq!(Durability::default(), Durability::Full);
+        assert_eq!(synchronous(Durability::Relaxed), 1, "NORMAL when relaxed");
+    }
 }

@@ -81,7 +81,9 @@ async fn changes_apply_to_the_snapshot_and_a_lagging_one_is_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite:{}", dir.path().join("db").display());
     let store = Store::open(&url).await.unwrap();
-    let cache = Cache::start_with(store.clone(), 4).await.unwrap();
+    let cache = Cache::start_with(store.clone(), 4, Default::default())
+        .await
+        .unwrap();
     let policy = CachePolicy::default();
     let may = |p: &Policy, user: &str, verb: &str| {
         let who = UserInfo::authenticated(user, vec![]);

@@ -242,7 +242,8 @@ async fn from_store(
                     });
                 }
             }
-            let o = CachedObject::new(r.key, r.value, r.mod_revision)
+            let value = api.cache.open(&r.key, r.value)?;
+            let o = CachedObject::new(r.key, value, r.mod_revision)
                 .map_err(|e| ApiError::internal(format!("stored object is not JSON: {e}")))?;
             if filter.matches(&o) {
                 out.push(Arc::new(o));

@@ -27,6 +27,8 @@ async fn start(
             compaction_interval: Duration::from_secs(300),
             flotilla_kinds: true,
             watch_buffer: 64,
+            encryption: Default::default(),
+            audit: None,
         },
         flotilla_store::Store::open("memory:").await.unwrap(),
     )

@@ -49,6 +49,16 @@ impl IdentityKey {
         Ok(IdentityKey(key))
     }
 
+    /// A key of its own for `purpose`, derived from this one (HMAC-SHA256), so every replica
+    /// holding the identity key derives the same.
+    pub(crate) fn derive(&self, purpose: &[u8]) -> [u8; 32] {
+        let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &self.0);
+        let tag = ring::hmac::sign(&key, purpose);
+        let mut out = [0u8; 32];
+        out.copy_from_slice(tag.as_ref());
+        out
+    }
+
     /// Read the key from `--identity-key-file` or the text of `FLOTILLA_IDENTITY_KEY`; `None`
     /// if neither is given, an error if both are.
     pub(crate) fn from_args(file: Option<&Path>, text: Option<&[u8]>) -> Result<Option<Self>> {
