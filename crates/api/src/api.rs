@@ -52,6 +52,11 @@ pub struct Config {
     pub encryption: Arc<crate::encryption::Encryption>,
     /// The audit policy and log (`--audit-policy-file`, `--audit-log-path`); `None`: no audit.
     pub audit: Option<Arc<crate::audit::Audit>>,
+    /// Read-only requests served at once (`--max-requests-inflight`; 0: no limit); more wait
+    /// in fair queues or get 429 (see [`crate::flowcontrol::dispatch`]).
+    pub max_requests_inflight: usize,
+    /// Mutating requests served at once (`--max-mutating-requests-inflight`; 0: no limit).
+    pub max_mutating_requests_inflight: usize,
 }
 
 /// Namespaces every Kubernetes API has, plus flotilla's own.
@@ -114,6 +119,10 @@ impl Api {
             authority =
                 authority.with_max_expiration(i64::try_from(max.as_secs()).unwrap_or(i64::MAX));
         }
+        let (reads, writes) = (
+            config.max_requests_inflight,
+            config.max_mutating_requests_inflight,
+        );
         let cache = Cache::start_with(
             store.clone(),
             config.watch_buffer,
@@ -127,7 +136,7 @@ impl Api {
             cache,
             registry: Registry::new(),
             metrics: Metrics::default(),
-            flowcontrol: Default::default(),
+            flowcontrol: crate::flowcontrol::FlowControl::with_limits(reads, writes),
             schemas: crate::schemas::Schemas::new(),
             ready: AtomicBool::new(false),
             stopping: tokio::sync::watch::Sender::new(false),
@@ -209,6 +218,8 @@ impl Api {
             watch_buffer: crate::cache::BROADCAST_CAPACITY,
             encryption: Default::default(),
             audit: None,
+            max_requests_inflight: 400,
+            max_mutating_requests_inflight: 200,
         };
         Api::start(config, store).await.expect("start the test API")
     }

@@ -11,14 +11,18 @@
 //!   ensurer does, keeps each schema's `Dangling` condition, and swaps in a new [`Classifier`]
 //!   whenever the objects change, so classifying a request reads no storage.
 //!
+//! - [`dispatch`]: seats and fair queuing (`--max-requests-inflight`,
+//!   `--max-mutating-requests-inflight`): a request waits in its flow's queue (priority level
+//!   and user) and flows take turns, so a flooding user cannot starve the others.
+//!
 //! Each response carries `X-Kubernetes-PF-FlowSchema-UID` and `X-Kubernetes-PF-PriorityLevel-UID`
-//! of what its request matched ([`FlowControl::classify`], [`with_headers`]). Queuing and
-//! rejecting by priority level are not done here.
+//! of what its request matched ([`FlowControl::classify`], [`with_headers`]).
 
 pub mod bootstrap;
 pub mod classify;
 mod controller;
 pub mod defaults;
+pub mod dispatch;
 pub mod printer;
 pub mod validation;
 
@@ -42,10 +46,19 @@ pub const FLOW_SCHEMA_UID_HEADER: &str = "X-Kubernetes-PF-FlowSchema-UID";
 /// The response header naming the matched PriorityLevelConfiguration's uid.
 pub const PRIORITY_LEVEL_UID_HEADER: &str = "X-Kubernetes-PF-PriorityLevel-UID";
 
-/// The classifier every request reads, swapped whole when the configuration changes.
-#[derive(Default)]
+/// The classifier every request reads, swapped whole when the configuration changes, and the
+/// seats requests are served in.
 pub struct FlowControl {
     current: RwLock<Arc<Classifier>>,
+    reads: Arc<dispatch::Pool>,
+    writes: Arc<dispatch::Pool>,
+}
+
+impl Default for FlowControl {
+    /// kube-apiserver's defaults: 400 reads and 200 writes at once.
+    fn default() -> Self {
+        FlowControl::with_limits(400, 200)
+    }
 }
 
 impl std::fmt::Debug for FlowControl {
@@ -57,6 +70,34 @@ impl std::fmt::Debug for FlowControl {
 // === impl FlowControl ===
 
 impl FlowControl {
+    /// At most `reads` read-only and `writes` mutating requests served at once (0: no limit).
+    pub fn with_limits(reads: usize, writes: usize) -> Self {
+        FlowControl {
+            current: RwLock::default(),
+            reads: dispatch::Pool::new(reads),
+            writes: dispatch::Pool::new(writes),
+        }
+    }
+
+    /// A seat for `user`'s request `info`, which matched `matched` (`None`: a watch or a public
+    /// path, served without one); `exempt` requests take none. A 429 when it cannot have one.
+    pub async fn seat(
+        &self,
+        matched: Option<&Matched>,
+        user: &UserInfo,
+        info: &RequestInfo,
+    ) -> Result<Option<dispatch::Seat>, crate::error::ApiError> {
+        let Some(m) = matched.filter(|m| &*m.priority_level != "exempt") else {
+            return Ok(None);
+        };
+        let pool = match info.verb.as_str() {
+            "create" | "update" | "patch" | "delete" | "deletecollection" => &self.writes,
+            _ => &self.reads,
+        };
+        let flow = (m.priority_level.clone(), user.name.clone());
+        pool.acquire(flow).await.map(Some)
+    }
+
     /// What `user`'s request `info` matches. Watches are not classified, as kube-apiserver
     /// leaves long-running requests out of priority and fairness.
     pub fn classify(&self, user: &UserInfo, info: &RequestInfo) -> Option<Matched> {

@@ -114,6 +114,8 @@ pub async fn run(args: SimArgs) -> Result<()> {
                         watch_buffer: WATCH_BUFFER,
                         encryption: Default::default(),
                         audit: None,
+                        max_requests_inflight: 400,
+                        max_mutating_requests_inflight: 200,
                     },
                     flotilla_store::Store::open("memory:").await?,
                 )

@@ -69,6 +69,11 @@ pub async fn handle(api: Arc<Api>, req: Request<axum::body::Body>) -> Response<B
         Err(e) => response::error(&e),
     };
     let mut resp = crate::flowcontrol::with_headers(resp, flow.as_ref());
+    if resp.status() == http::StatusCode::TOO_MANY_REQUESTS {
+        resp.headers_mut()
+            .entry(http::header::RETRY_AFTER)
+            .or_insert(http::HeaderValue::from_static("1"));
+    }
     if let Some((audit, request)) = audit {
         if let Ok(v) = http::HeaderValue::from_str(&request.id) {
             resp.headers_mut().insert("audit-id", v);
@@ -148,6 +153,8 @@ async fn route(
         seen.user = Some(user.clone());
         seen.info = Some(info.clone());
     }
+    // Held while the request is handled.
+    let _seat = api.flowcontrol.seat(flow.as_ref(), &user, &info).await?;
     api.access.authorize(&api.cache, &user, &info).await?;
     crate::fence::check(&api.cache, &info, fence.as_ref()).await?;
 

@@ -25,6 +25,8 @@ async fn api(dir: &tempfile::TempDir) -> Arc<Api> {
         watch_buffer: crate::cache::BROADCAST_CAPACITY,
         encryption: Default::default(),
         audit: None,
+        max_requests_inflight: 400,
+        max_mutating_requests_inflight: 200,
     };
     Api::start(config, store).await.unwrap()
 }

@@ -92,6 +92,16 @@ pub struct ServeArgs {
     /// the TLS handshake (at most 10s). Connections without a request for 90s are closed too.
     #[arg(long, default_value = "32s", value_parser = parse_header_read_timeout)]
     header_read_timeout: std::time::Duration,
+    /// Read-only requests (get, list) served at once, as kube-apiserver's flag; more wait in
+    /// fair queues, one per user and priority level, served in turn, so one flooding client
+    /// cannot starve others; a full queue (128) or 15 s of waiting is a 429 with Retry-After.
+    /// Watches and the exempt priority level (system:masters, health checks) take no seat. 0:
+    /// no limit.
+    #[arg(long, default_value_t = 400)]
+    max_requests_inflight: usize,
+    /// Mutating requests (create, update, patch, delete) served at once, queued the same way.
+    #[arg(long, default_value_t = 200)]
+    max_mutating_requests_inflight: usize,
     /// Requests one HTTP/2 connection may have open at once. Clients built on hyper (kube-rs,
     /// the agents, the controllers in this process) queue past it rather than open another
     /// connection, so it must exceed their concurrent watches: about 20, plus one per
@@ -271,6 +281,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             watch_buffer: flotilla_api::cache::BROADCAST_CAPACITY,
             encryption,
             audit,
+            max_requests_inflight: args.max_requests_inflight,
+            max_mutating_requests_inflight: args.max_mutating_requests_inflight,
         },
         store,
     )

@@ -29,6 +29,8 @@ async fn start(
             watch_buffer: 64,
             encryption: Default::default(),
             audit: None,
+            max_requests_inflight: 400,
+            max_mutating_requests_inflight: 200,
         },
         flotilla_store::Store::open("memory:").await.unwrap(),
     )
