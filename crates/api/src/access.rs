@@ -21,6 +21,7 @@
 //!   ([`Access::impersonate`]).
 //! - Access reviews and TokenReviews ask the same questions on a client's behalf ([`reviews`]).
 
+mod clusterset;
 mod escalation;
 mod impersonation;
 pub(crate) mod join;

@@ -116,6 +116,14 @@ pub fn crds() -> Result<Vec<Value>> {
             cluster::v1alpha1::Cluster::crd(),
         ),
         (
+            cluster::v1alpha1::ClusterSet::crd_name(),
+            cluster::v1alpha1::ClusterSet::crd(),
+        ),
+        (
+            cluster::v1alpha1::ClusterSetBinding::crd_name(),
+            cluster::v1alpha1::ClusterSetBinding::crd(),
+        ),
+        (
             work::v1alpha1::Work::crd_name(),
             work::v1alpha1::Work::crd(),
         ),
@@ -179,7 +187,8 @@ pub fn crds() -> Result<Vec<Value>> {
 /// Kinds whose every spec field has a default: users write them without a `spec` (a bare
 /// `ServiceExport`, as KEP-1645 shows it; a `GlobalService` keeping every default), and the
 /// hub fills in `spec: {}` so clients that expect one can read it.
-const SPEC_OPTIONAL: [&str; 2] = [
+const SPEC_OPTIONAL: [&str; 3] = [
+    "clustersets.cluster.flotilla.io",
     "serviceexports.multicluster.x-k8s.io",
     "globalservices.networking.flotilla.io",
 ];

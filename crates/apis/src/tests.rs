@@ -44,6 +44,8 @@ fn every_kind_has_a_crd() {
         names,
         [
             "clusters.cluster.flotilla.io",
+            "clustersets.cluster.flotilla.io",
+            "clustersetbindings.cluster.flotilla.io",
             "works.work.flotilla.io",
             "propagationpolicies.policy.flotilla.io",
             "clusterpropagationpolicies.policy.flotilla.io",

@@ -254,6 +254,7 @@ pub fn measure(fleet: &[Cluster], work: &[Binding], progress: &Progress) -> Meas
 fn request(b: &Binding) -> Request<'_> {
     Request {
         eviction: None,
+        cluster_sets: None,
         placement: &b.placement,
         gvk: b.gvk,
         replicas: b.replicas,

@@ -41,6 +41,12 @@ pub struct ControllerArgs {
     /// ready). `Never` keeps them where failover put them.
     #[arg(long, default_value = "5m", value_parser = parse_failback)]
     pub failback_after: Failback,
+    /// Let every namespace's policies place onto the ClusterSet `default` (the clusters without
+    /// a cluster.flotilla.io/clusterset label) with no ClusterSetBinding: the hub keeps the
+    /// ClusterSet `default` with spec.allNamespaces set to this. `false` makes every namespace
+    /// need a ClusterSetBinding, which needs create on clustersets/bind of its set.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub default_clusterset_binding: bool,
     /// How often push workers renew their clusters' Leases.
     #[arg(long, default_value = "10s", value_parser = crate::fleet::parse_duration)]
     pub heartbeat_interval: Duration,

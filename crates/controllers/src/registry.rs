@@ -14,7 +14,9 @@
 //! member are left running there: removing a cluster from the fleet must not take its workloads
 //! down.
 
-use flotilla_apis::cluster::v1alpha1::{Cluster, SyncMode, CONDITION_JOINED, REASON_APPROVED};
+use flotilla_apis::cluster::v1alpha1::{
+    Cluster, ClusterSet, SyncMode, CONDITION_JOINED, DEFAULT_CLUSTERSET, REASON_APPROVED,
+};
 use flotilla_apis::conditions::{self, Set};
 use flotilla_apis::names::{
     agent_cluster_role, execution_namespace, push_secret_name, AGENT_BOOTSTRAP_ROLE, AGENT_ROLE,
@@ -231,6 +233,30 @@ async fn ensure_lease(hub: &Client, name: &str) -> Result<()> {
             format!("reading Lease {SYSTEM_NAMESPACE}/{name}"),
             e,
         )),
+    }
+}
+
+/// Keeps the ClusterSet `default` bound to every namespace (`all_namespaces`) or not, as the
+/// hub's `--default-clusterset-binding` says: written at once, then every minute (so a deleted
+/// or edited one comes back). Runs until dropped.
+pub async fn keep_default_clusterset(hub: Client, all_namespaces: bool) {
+    let sets: Api<ClusterSet> = Api::all(hub);
+    let set = json!({
+        "apiVersion": "cluster.flotilla.io/v1alpha1",
+        "kind": "ClusterSet",
+        "metadata": {"name": DEFAULT_CLUSTERSET},
+        "spec": {"allNamespaces": all_namespaces},
+    });
+    let params = PatchParams::apply("flotilla-hub").force();
+    loop {
+        match sets
+            .patch(DEFAULT_CLUSTERSET, &params, &Patch::Apply(&set))
+            .await
+        {
+            Ok(_) => tracing::debug!(all_namespaces, "ClusterSet default kept"),
+            Err(e) => tracing::warn!(error = %e, "writing the ClusterSet default"),
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
     }
 }
 

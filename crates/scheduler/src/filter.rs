@@ -27,6 +27,22 @@ pub fn affinity(affinity: &ClusterAffinity, cluster: &Cluster) -> Result<(), Rea
     selector::affinity(affinity, cluster)
 }
 
+/// The cluster's ClusterSet (its `cluster.flotilla.io/clusterset` label, `default` without it)
+/// must be one the binding's namespace has bound.
+pub fn cluster_set(
+    bound: &std::collections::BTreeSet<String>,
+    cluster: &Cluster,
+) -> Result<(), Reason> {
+    let set = flotilla_apis::cluster::v1alpha1::clusterset_of(cluster.metadata.labels.as_ref());
+    if bound.contains(set) {
+        return Ok(());
+    }
+    Err(format!(
+        "ClusterSet {set:?} is not bound to the namespace (create ClusterSetBinding {set:?} \
+         there; it needs create on clustersets/bind)"
+    ))
+}
+
 /// Cluster taints against `placement.clusterTolerations`. `NoSchedule` and `NoExecute` taints
 /// must be tolerated; `PreferNoSchedule` never filters (see [`untolerated_preferences`]).
 pub fn tolerations(tolerations: &[Toleration], cluster: &Cluster) -> Result<(), Reason> {

@@ -57,6 +57,9 @@ pub struct Request<'a> {
     pub rebalance: bool,
     /// Eviction timing; `None`: a `NoExecute` taint evicts at once.
     pub eviction: Option<Eviction>,
+    /// The ClusterSets the binding's namespace may place onto; `None`: every cluster (a
+    /// cluster-scoped binding).
+    pub cluster_sets: Option<&'a std::collections::BTreeSet<String>>,
 }
 
 /// When an untolerated `NoExecute` taint takes a workload off a cluster it runs in.
@@ -240,6 +243,9 @@ impl Context<'_, '_> {
         affinity: Option<&ClusterAffinity>,
         c: &Cluster,
     ) -> Result<(), filter::Reason> {
+        if let Some(sets) = self.req.cluster_sets {
+            filter::cluster_set(sets, c)?;
+        }
         if let Some(a) = affinity {
             filter::affinity(a, c)?;
         }

@@ -113,6 +113,8 @@ pub(crate) fn admit_client_write(
     }
     api.access
         .admit_rbac_write(&api.cache, user, info, res, old, new)?;
+    api.access
+        .admit_clusterset_binding(&api.cache, user, info, res, old, new)?;
     kinds::admit(api, user, info, res, old, new)?;
     if let Some(old) = old {
         limitrange::admit_update(api, info, res, old, new)?;

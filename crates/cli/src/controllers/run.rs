@@ -163,11 +163,15 @@ async fn controllers(
             .await
     };
     let approve = args.auto_approve;
+    let everywhere = args.default_clusterset_binding;
     let push_share: Arc<dyn push::Share> = Arc::new(PushShare(shards.clone()));
     // The singletons run where their shard is owned.
     tokio::join!(
         Box::pin(shards.while_owned("joining", || joining::run(hub.clone(), approve))),
         Box::pin(shards.while_owned("tokens", || tokens::run(hub.clone()))),
+        Box::pin(shards.while_owned("clustersets", || {
+            flotilla_controllers::registry::keep_default_clusterset(hub.clone(), everywhere)
+        })),
         Box::pin(shards.while_owned("mcs", || { flotilla_controllers::mcs::run(hub.clone()) })),
         Box::pin(shards.while_owned("namespace-defaults", || {
             namespace_defaults::run(hub.clone(), root_ca.clone())

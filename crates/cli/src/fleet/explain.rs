@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use flotilla_apis::cluster::v1alpha1::Cluster;
+use flotilla_apis::cluster::v1alpha1::{bound_sets, Cluster, ClusterSet, ClusterSetBinding};
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding, ResourceBindingSpec};
 use flotilla_controllers::propagation::{scheduling, workload};
 use flotilla_scheduler::{explain, schedule, Eviction};
@@ -66,16 +66,33 @@ pub async fn run(args: ExplainArgs) -> Result<()> {
         )
     })?;
     let worked_by = shard::line(&hub, namespace.as_deref(), &binding).await;
-    let clusters = Api::<Cluster>::all(hub)
+    let clusters = Api::<Cluster>::all(hub.clone())
         .list(&ListParams::default())
         .await
         .context("list the clusters")?
         .items;
+    // A namespace's binding places onto the ClusterSets bound there only.
+    let sets = match &namespace {
+        Some(ns) => {
+            let bindings = Api::<ClusterSetBinding>::namespaced(hub.clone(), ns)
+                .list(&ListParams::default())
+                .await
+                .context("list the ClusterSetBindings")?
+                .items;
+            let sets = Api::<ClusterSet>::all(hub.clone())
+                .list(&ListParams::default())
+                .await
+                .context("list the ClusterSets")?
+                .items;
+            Some(bound_sets(ns, &bindings, &sets))
+        }
+        None => None,
+    };
     let eviction = Eviction {
         now: k8s_openapi::jiff::Timestamp::now(),
         default_toleration: scheduling::Options::default().failover_toleration,
     };
-    let Some(req) = scheduling::request(&spec, Some(eviction)) else {
+    let Some(mut req) = scheduling::request(&spec, Some(eviction)) else {
         println!("{object} follows the workloads that use it (propagateDeps); it has no placement of its own.");
         for r in &spec.required_by {
             let clusters: Vec<&str> = r.clusters.iter().map(|c| c.name.as_str()).collect();
@@ -91,6 +108,15 @@ pub async fn run(args: ExplainArgs) -> Result<()> {
         .unwrap_or_else(|| "no policy".into());
     println!("{object}: binding {binding}, placed by {policy}");
     println!("{worked_by}");
+    if let Some(sets) = &sets {
+        let names: Vec<&str> = sets.iter().map(String::as_str).collect();
+        println!(
+            "ClusterSets bound in {}: {}",
+            namespace.as_deref().unwrap_or_default(),
+            names.join(", ")
+        );
+    }
+    req.cluster_sets = sets.as_ref();
     print!("{}", explain::render(&schedule(&req, &clusters)));
     Ok(())
 }

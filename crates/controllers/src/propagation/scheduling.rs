@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use flotilla_apis::cluster::v1alpha1::Cluster;
+use flotilla_apis::cluster::v1alpha1::{bound_sets, Cluster, ClusterSet, ClusterSetBinding};
 use flotilla_apis::conditions;
 use flotilla_apis::quantity;
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding, ResourceBindingSpec};
@@ -86,6 +86,9 @@ struct Context {
     hub: Client,
     shards: Shards,
     clusters: Store<Cluster>,
+    /// Which namespaces may place onto which ClusterSets.
+    cluster_sets: Store<ClusterSet>,
+    set_bindings: Store<ClusterSetBinding>,
     /// Told when a cluster changes in a way placement depends on.
     changed: Changes,
     /// Each binding's last decision with nothing to write, and its inputs.
@@ -96,6 +99,8 @@ struct Context {
 /// Runs until dropped, for the bindings in the shards `shards` owns.
 pub async fn run(hub: Client, options: Options, shards: Shards) {
     let (clusters, writer) = reflector::store();
+    let (cluster_sets, sets_writer) = reflector::store();
+    let (set_bindings, bindings_writer) = reflector::store();
     let changed = Changes::default();
     let feed = feed_on_change(
         Api::<Cluster>::all(hub.clone()),
@@ -103,16 +108,31 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         changed.clone(),
         placement_digest,
     );
+    // A set bound or unbound re-examines every binding.
+    let sets_feed = super::feed::feed(
+        Api::<ClusterSet>::all(hub.clone()),
+        sets_writer,
+        Some(changed.clone()),
+    );
+    let bindings_feed = super::feed::feed(
+        Api::<ClusterSetBinding>::all(hub.clone()),
+        bindings_writer,
+        Some(changed.clone()),
+    );
     let ctx = Arc::new(Context {
         hub: hub.clone(),
         shards,
         clusters,
+        cluster_sets,
+        set_bindings,
         changed: changed.clone(),
         memo: Settled::default(),
         options,
     });
     tokio::select! {
         _ = feed => {},
+        _ = sets_feed => {},
+        _ = bindings_feed => {},
         _ = scheduler::<ResourceBinding>(ctx.clone()) => {},
         _ = scheduler::<ClusterResourceBinding>(ctx) => {},
     }
@@ -136,7 +156,11 @@ fn placement_digest(c: &Cluster) -> u64 {
 }
 
 async fn scheduler<B: BindingObject>(ctx: Arc<Context>) {
+    // Every store whole before the first decision: an empty set store would refuse every
+    // cluster to every namespace, and move running workloads away.
     let _ = ctx.clusters.wait_until_ready().await;
+    let _ = ctx.cluster_sets.wait_until_ready().await;
+    let _ = ctx.set_bindings.wait_until_ready().await;
     let api = Api::<B>::all(ctx.hub.clone());
     super::feed::controller(api, &ctx.shards)
         .reconcile_all_on(ctx.changed.stream())
@@ -182,6 +206,7 @@ pub fn request<'a>(
             .collect(),
         rebalance: false,
         eviction,
+        cluster_sets: None,
     })
 }
 
@@ -214,6 +239,12 @@ async fn reconcile_owned<B: BindingObject>(
     let Some(mut req) = request(b.spec(), Some(eviction)) else {
         return Ok(Action::await_change());
     };
+    // A namespace's bindings place onto the ClusterSets bound there only.
+    let sets = b.scope_namespace().map(|ns| {
+        let (bindings, sets) = (ctx.set_bindings.state(), ctx.cluster_sets.state());
+        bound_sets(ns, bindings.iter().map(|b| &**b), sets.iter().map(|s| &**s))
+    });
+    req.cluster_sets = sets.as_ref();
     let placement_hash = placement_hash(b.spec());
     let last_placement = b.annotations().get(PLACEMENT_HASH_ANNOTATION).cloned();
     req.rebalance = rebalance(last_placement.as_deref(), &placement_hash);

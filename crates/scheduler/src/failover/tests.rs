@@ -25,6 +25,7 @@ fn req<'a>(p: &'a Placement, current: &[(&str, u32)], now: Timestamp) -> Request
             now,
             default_toleration: Duration::from_secs(60),
         }),
+        cluster_sets: None,
     }
 }
 

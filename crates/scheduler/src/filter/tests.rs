@@ -321,3 +321,23 @@ fn no_execute_taints_evict_after_their_toleration_window() {
     // Without eviction timing an untolerated NoExecute taint evicts at once.
     assert!(execution(&[], &c, None).is_err());
 }
+
+#[test]
+fn a_cluster_passes_only_if_its_set_is_bound() {
+    let bound: std::collections::BTreeSet<String> = ["default".to_owned()].into();
+    let plain = cluster("plain");
+    assert_eq!(
+        cluster_set(&bound, &plain),
+        Ok(()),
+        "no label: the default set"
+    );
+    let prod = with_labels(cluster("p"), &[("cluster.flotilla.io/clusterset", "prod")]);
+    let why = cluster_set(&bound, &prod).unwrap_err();
+    assert!(why.contains("ClusterSet \"prod\" is not bound"), "{why}");
+    let both: std::collections::BTreeSet<String> = ["default".into(), "prod".into()].into();
+    assert_eq!(cluster_set(&both, &prod), Ok(()));
+    assert!(
+        cluster_set(&Default::default(), &plain).is_err(),
+        "nothing bound"
+    );
+}

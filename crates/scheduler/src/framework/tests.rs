@@ -16,6 +16,7 @@ const DEPLOY: (&str, &str, &str) = ("apps", "v1", "Deployment");
 fn req(placement: &Placement, replicas: Option<u32>) -> Request<'_> {
     Request {
         eviction: None,
+        cluster_sets: None,
         placement,
         gvk: DEPLOY,
         replicas,

@@ -4,11 +4,13 @@
 //! Its spec says how flotilla reaches the member; its status is written by the member's agent
 //! (pull) or the hub's push worker, and by the cluster-health controller.
 
+mod clusterset;
 mod spec;
 mod status;
 #[cfg(test)]
 mod tests;
 
+pub use clusterset::*;
 pub use spec::*;
 pub use status::*;
 

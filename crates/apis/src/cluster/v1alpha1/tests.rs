@@ -120,3 +120,40 @@ fn schema_is_structural_with_enums_and_defaults() {
     assert_eq!(conditions["x-kubernetes-list-type"], "map");
     assert_eq!(conditions["x-kubernetes-list-map-keys"], json!(["type"]));
 }
+
+#[test]
+fn bound_sets_are_the_namespaces_bindings_and_the_sets_bound_everywhere() {
+    use kube_core::ObjectMeta;
+    let binding = |ns: &str, set: &str| ClusterSetBinding {
+        metadata: ObjectMeta {
+            name: Some(set.into()),
+            namespace: Some(ns.into()),
+            ..Default::default()
+        },
+        spec: ClusterSetBindingSpec {
+            cluster_set: set.into(),
+        },
+    };
+    let set = |name: &str, all: bool| ClusterSet {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..Default::default()
+        },
+        spec: ClusterSetSpec {
+            all_namespaces: all,
+        },
+    };
+    let bindings = [binding("a", "prod"), binding("b", "edge")];
+    let names = |s: std::collections::BTreeSet<String>| s.into_iter().collect::<Vec<_>>();
+    // No ClusterSet "default" at all: bound everywhere.
+    assert_eq!(names(bound_sets("a", &bindings, &[])), ["default", "prod"]);
+    // "default" there, not everywhere: only bindings count.
+    let sets = [set("default", false), set("shared", true)];
+    assert_eq!(names(bound_sets("a", &bindings, &sets)), ["prod", "shared"]);
+    assert_eq!(names(bound_sets("c", &bindings, &sets)), ["shared"]);
+    assert_eq!(
+        names(bound_sets("b", &bindings, &[set("default", true)])),
+        ["default", "edge"]
+    );
+    assert_eq!(clusterset_of(None), DEFAULT_CLUSTERSET);
+}
