@@ -78,11 +78,16 @@ impl Encryption {
 
     /// The provider that writes the object at storage key `key`, if it is sealed.
     fn writer(&self, key: &str) -> Option<&Provider> {
-        let resource = group_resource(key)?;
+        // Asked for every write and every change the cache applies: nothing to work out when
+        // nothing is configured.
+        if self.rules.is_empty() {
+            return None;
+        }
+        let (group, resource) = group_resource(key)?;
         let rule = self
             .rules
             .iter()
-            .find(|r| r.resources.iter().any(|m| matches(m, &resource)))?;
+            .find(|r| r.resources.iter().any(|m| matches(m, group, resource)))?;
         Some(&rule.providers[0]).filter(|p| !p.is_identity())
     }
 
@@ -142,29 +147,25 @@ impl Encryption {
     }
 }
 
-/// The group-resource of a storage key `/registry/<group>/<resource>/…` (`core` for the
-/// core group): `secrets`, `deployments.apps`.
-fn group_resource(key: &str) -> Option<String> {
+/// The group (`""` for the core group, stored as `core`) and resource of a storage key
+/// `/registry/<group>/<resource>/…`.
+fn group_resource(key: &str) -> Option<(&str, &str)> {
     let mut parts = key.strip_prefix("/registry/")?.split('/');
     let (group, resource) = (parts.next()?, parts.next()?);
-    Some(if group == "core" || group.is_empty() {
-        resource.to_owned()
-    } else {
-        format!("{resource}.{group}")
-    })
+    Some((if group == "core" { "" } else { group }, resource))
 }
 
-/// kube-apiserver's matching of a configured resource: exact, `*.GROUP` (every resource of a
-/// group; `*.` the core group) or `*.*` (all).
-fn matches(pattern: &str, resource: &str) -> bool {
+/// kube-apiserver's matching of a configured resource: exact (`secrets`, `deployments.apps`),
+/// `*.GROUP` (every resource of a group; `*.` the core group) or `*.*` (all).
+fn matches(pattern: &str, group: &str, resource: &str) -> bool {
     if pattern == "*.*" {
         return true;
     }
-    if let Some(group) = pattern.strip_prefix("*.") {
-        return match resource.split_once('.') {
-            Some((_, g)) => g == group,
-            None => group.is_empty(),
-        };
+    if let Some(g) = pattern.strip_prefix("*.") {
+        return g == group;
     }
-    pattern == resource
+    match pattern.split_once('.') {
+        Some((r, g)) => r == resource && g == group,
+        None => group.is_empty() && pattern == resource,
+    }
 }
