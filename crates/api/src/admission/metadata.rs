@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use crate::error::{ApiError, Result};
 use crate::meta::{self, meta_str, remove_meta, set_meta};
 use crate::registry::ResourceInfo;
+use crate::selector::validation::{label_value_errors, qualified_name_errors};
 
 /// Check apiVersion/kind of a body against the resource, filling them in when absent.
 pub(crate) fn check_type(res: &ResourceInfo, obj: &mut Value) -> Result<()> {
@@ -85,7 +86,11 @@ pub(crate) fn place_in_namespace(
     Ok(())
 }
 
-/// Label values are strings, and a CRD's name is `<plural>.<group>` (422 before the schema).
+/// The most bytes an object's annotations (keys and values) may hold, as in kube-apiserver.
+const MAX_ANNOTATIONS_SIZE: usize = 256 * 1024;
+
+/// Labels and annotations as kube-apiserver's ObjectMeta validation has them, and a CRD's name
+/// is `<plural>.<group>` (422 before the schema).
 pub(crate) fn check_metadata(res: &ResourceInfo, obj: &Value) -> Result<()> {
     let mut causes = Vec::new();
     if let Some(labels) = obj.pointer("/metadata/labels") {
@@ -96,13 +101,49 @@ pub(crate) fn check_metadata(res: &ResourceInfo, obj: &Value) -> Result<()> {
             ));
         } else if let Some(m) = labels.as_object() {
             for (k, v) in m {
-                if !v.is_string() {
+                let Some(v) = v.as_str() else {
                     causes.push((
                         format!("metadata.labels[{k}]"),
                         "Invalid value: must be a string".into(),
                     ));
+                    continue;
+                };
+                // As kube-apiserver's ValidateLabels: qualified-name keys, label values.
+                for e in qualified_name_errors(k) {
+                    causes.push((
+                        "metadata.labels".into(),
+                        format!("Invalid value: {k:?}: {e}"),
+                    ));
+                }
+                for e in label_value_errors(v) {
+                    causes.push((
+                        "metadata.labels".into(),
+                        format!("Invalid value: {v:?}: {e}"),
+                    ));
                 }
             }
+        }
+    }
+    if let Some(annotations) = obj
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+    {
+        // As ValidateAnnotations: qualified-name keys (case-insensitive), at most 256 KiB in all.
+        let mut size = 0;
+        for (k, v) in annotations {
+            for e in qualified_name_errors(&k.to_ascii_lowercase()) {
+                causes.push((
+                    "metadata.annotations".into(),
+                    format!("Invalid value: {k:?}: {e}"),
+                ));
+            }
+            size += k.len() + v.as_str().map_or(0, str::len);
+        }
+        if size > MAX_ANNOTATIONS_SIZE {
+            causes.push((
+                "metadata.annotations".into(),
+                format!("Too long: must have at most {MAX_ANNOTATIONS_SIZE} bytes"),
+            ));
         }
     }
     if res.kind == "CustomResourceDefinition" && !res.custom {

@@ -147,12 +147,18 @@ impl<'p> Op<'p> {
                     kind_of(other)
                 )))
             }
-            None => return Err(bad("\"op\" is missing".into())),
+            // As kube-apiserver's: an operation it cannot apply is 422, not a malformed patch.
+            None => {
+                return Err(PatchError::Unprocessable(format!(
+                    "JSON patch operation {i}: \"op\" is missing"
+                )))
+            }
         };
         const OPS: [&str; 6] = ["add", "remove", "replace", "move", "copy", "test"];
         if !OPS.contains(&name) {
-            return Err(bad(format!(
-                "unknown op {name:?}; expected add, remove, replace, move, copy or test"
+            return Err(PatchError::Unprocessable(format!(
+                "JSON patch operation {i}: unknown op {name:?}; expected add, remove, replace, \
+                 move, copy or test"
             )));
         }
         let path = pointer(fields, "path").map_err(|why| bad(format!("{name}: {why}")))?;

@@ -4,6 +4,7 @@
 
 mod bodies;
 mod connections;
+mod matrix;
 mod patches;
 mod proto;
 mod raw;
