@@ -260,6 +260,12 @@ impl From<flotilla_store::Error> for ApiError {
                 "Timeout",
                 format!("Too large resource version: {requested}, current: {current}"),
             ),
+            // 507 as WebDAV defines it (no Kubernetes reason fits; etcd's "database space
+            // exceeded" reaches kube-apiserver's clients as a 500).
+            E::StorageFull { .. } => {
+                tracing::error!(error = %e, "storage full");
+                ApiError::new(507, "InsufficientStorage", e.to_string())
+            }
             _ => {
                 tracing::error!(error = %e, "storage failure");
                 ApiError::internal(format!("storage error: {e}"))

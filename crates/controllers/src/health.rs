@@ -5,7 +5,9 @@
 //! its member. This controller watches the other side: a joined cluster whose Lease was not
 //! renewed within the grace period turns `Ready=Unknown` (`ClusterUnreachable`) and gets the taint
 //! `cluster.flotilla.io/unreachable` with the effects NoSchedule and NoExecute; a cluster its
-//! agent reports not ready gets `cluster.flotilla.io/not-ready`, the same way. NoSchedule keeps
+//! agent reports not ready gets `cluster.flotilla.io/not-ready`, the same way. Silence is
+//! measured on the hub's clock from when it saw the Lease change ([`heard`]), never from the
+//! agent's `renewTime`, so an agent whose clock is off is judged as one whose clock is right. NoSchedule keeps
 //! new placements away; NoExecute makes the scheduler move running workloads once their
 //! toleration (`serve --failover-toleration`, or the policy's) runs out, counted from the
 //! taint's `timeAdded`. Taints are removed once the cluster reports
@@ -24,12 +26,14 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
-use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 
 use crate::shards::Shards;
+
+mod heard;
 
 /// Timing of the health controller.
 #[derive(Clone, Debug)]
@@ -66,11 +70,18 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
     .for_each(|_| futures::future::ready(()));
     let checks = async {
         let mut tick = tokio::time::interval(options.check_every);
+        let mut heard = heard::Heard::default();
         loop {
             tick.tick().await;
-            for cluster in clusters.state() {
+            let all = clusters.state();
+            let names: std::collections::HashSet<String> =
+                all.iter().map(|c| c.name_any()).collect();
+            heard.retain(|name| names.contains(name));
+            for cluster in all {
                 let name = cluster.name_any();
-                let checked = shards.work(&name, check(&hub, &cluster, &leases, &options));
+                let lease = leases.get(&ObjectRef::new(&name).within(SYSTEM_NAMESPACE));
+                let heard_at = heard.observe(&name, lease.as_deref(), Timestamp::now());
+                let checked = shards.work(&name, check(&hub, &cluster, heard_at, &options));
                 if let Some(Err(e)) = checked.await {
                     tracing::warn!(cluster = %name, error = %e, "cluster health");
                 }
@@ -96,22 +107,13 @@ struct Verdict {
     taints: Vec<&'static str>,
 }
 
-fn judge(
-    cluster: &Cluster,
-    lease: Option<&Lease>,
-    now: Timestamp,
-    grace: Duration,
-) -> Option<Verdict> {
+/// The verdict on a joined `cluster` whose last heartbeat the hub saw at `heard` (its clock).
+fn judge(cluster: &Cluster, heard: Timestamp, now: Timestamp, grace: Duration) -> Option<Verdict> {
     let joined = condition(cluster, CONDITION_JOINED)?;
     if joined.status != "True" {
         return None;
     }
-    let renewed = lease
-        .and_then(|l| l.spec.as_ref())
-        .and_then(|s| s.renew_time.as_ref())
-        .map(|t| t.0)
-        .unwrap_or(joined.last_transition_time.0);
-    let silent = now.duration_since(renewed).as_secs().max(0) as u64;
+    let silent = now.duration_since(heard).as_secs().max(0) as u64;
     if silent > grace.as_secs() {
         return Some(Verdict {
             unknown_since: Some(silent),
@@ -142,13 +144,12 @@ fn judge(
 async fn check(
     hub: &Client,
     cluster: &Cluster,
-    leases: &Store<Lease>,
+    heard: Timestamp,
     options: &Options,
 ) -> crate::Result<()> {
     let name = cluster.name_any();
-    let lease = leases.get(&ObjectRef::new(&name).within(SYSTEM_NAMESPACE));
     let now = Timestamp::now();
-    let Some(verdict) = judge(cluster, lease.as_deref(), now, options.grace) else {
+    let Some(verdict) = judge(cluster, heard, now, options.grace) else {
         return Ok(());
     };
     let api: Api<Cluster> = Api::all(hub.clone());

@@ -130,6 +130,18 @@ pub enum Error {
         #[source]
         source: Source,
     },
+    /// The group-commit transaction holding this write failed because the database's disk (or
+    /// its quota) is full, and was rolled back; the write did not happen. Writes succeed
+    /// again once space is freed.
+    #[error(
+        "the database's disk is full; the write was rolled back (free space on the volume that \
+         holds the database)"
+    )]
+    StorageFull {
+        /// What the database said.
+        #[source]
+        source: Source,
+    },
     /// The connection to the database was lost after the write transaction was sent to be
     /// committed, and could not be re-established to find out whether it was; or the write
     /// was handed to the hub replica that commits for all, and its answer never came. The

@@ -9,11 +9,13 @@
 //!   kube-scheduler and KWOK on a shared etcd) started by `scripts/members`, and kube-rs clients
 //!   for them.
 //! * [`postgres`]: a database of its own on the PostgreSQL scripts/test starts.
+//! * [`proxy`]: a TCP proxy that cuts or slows the network between two processes (fault tests).
 
 pub mod hub;
 pub mod kubectl;
 pub mod members;
 pub mod postgres;
 pub mod process;
+pub mod proxy;
 
 pub use members::{Member, Members};

@@ -41,6 +41,19 @@ impl Proc {
         rust_log: &str,
         log: &Path,
     ) -> Result<Proc> {
+        Self::start_with_env(name, binary, args, rust_log, log, &[])
+    }
+
+    /// [`Proc::start`] with `env` added to its environment (e.g. `LD_PRELOAD` of libfaketime
+    /// for a process whose clock is off).
+    pub fn start_with_env(
+        name: &str,
+        binary: &Path,
+        args: &[&OsStr],
+        rust_log: &str,
+        log: &Path,
+        env: &[(&str, &str)],
+    ) -> Result<Proc> {
         let out = std::fs::File::create(log)
             .with_context(|| format!("cannot create {}", log.display()))?;
         let err = out
@@ -51,6 +64,7 @@ impl Proc {
         for var in SCRUBBED_ENV {
             command.env_remove(var);
         }
+        command.envs(env.iter().copied());
         let child = command
             .stdin(Stdio::null())
             .stdout(out)

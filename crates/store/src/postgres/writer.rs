@@ -232,8 +232,14 @@ async fn statements(conn: &mut PgConn) -> Result<Statements, PgError> {
 }
 
 fn commit_err(e: PgError) -> Error {
-    Error::CommitTxn {
-        source: Error::source_of(e),
+    // 53100 disk_full (also what a full tablespace gives); 53400 configuration_limit_exceeded
+    // is not space.
+    let full = e.code() == Some(&tokio_postgres::error::SqlState::DISK_FULL);
+    let source = Error::source_of(e);
+    if full {
+        Error::StorageFull { source }
+    } else {
+        Error::CommitTxn { source }
     }
 }
 

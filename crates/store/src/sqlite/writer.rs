@@ -50,8 +50,12 @@ fn write_group(
         }
         Err(e) => {
             tracing::error!(error = %e, writes = n, "SQLite write transaction failed; rolled back");
-            let err = Error::CommitTxn {
-                source: Error::source_of(e),
+            let full = e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull);
+            let source = Error::source_of(e);
+            let err = if full {
+                Error::StorageFull { source }
+            } else {
+                Error::CommitTxn { source }
             };
             batch::answer(replies, vec![Err(err); n]);
         }
