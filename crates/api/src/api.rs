@@ -57,6 +57,41 @@ pub struct Config {
     pub max_requests_inflight: usize,
     /// Mutating requests served at once (`--max-mutating-requests-inflight`; 0: no limit).
     pub max_mutating_requests_inflight: usize,
+    /// Watches one user may hold open (`--max-watches-per-user`; 0: no limit); see
+    /// [`crate::limits::watches`].
+    pub max_watches_per_user: usize,
+    /// The most items a LIST without `limit` returns (`--max-unpaged-list-items`; 0: no
+    /// limit); see [`crate::limits::unpaged_list`].
+    pub max_unpaged_list_items: usize,
+}
+
+impl Config {
+    /// A hub's configuration with every setting but these at its default (those of `flotilla
+    /// serve`): no separate issuer, one replica, compaction every 5 minutes, flotilla's kinds
+    /// served, no encryption or audit, kube-apiserver's in-flight limits.
+    pub fn new(
+        admin_token: AdminToken,
+        advertise_address: String,
+        signing_key_file: PathBuf,
+    ) -> Config {
+        Config {
+            admin_token,
+            advertise_address,
+            service_account_issuer: None,
+            replica: false,
+            signing_key_file,
+            max_token_expiration: None,
+            compaction_interval: std::time::Duration::from_secs(300),
+            watch_buffer: crate::cache::BROADCAST_CAPACITY,
+            flotilla_kinds: true,
+            encryption: Default::default(),
+            audit: None,
+            max_requests_inflight: 400,
+            max_mutating_requests_inflight: 200,
+            max_watches_per_user: crate::limits::DEFAULT_MAX_WATCHES_PER_USER,
+            max_unpaged_list_items: crate::limits::DEFAULT_MAX_UNPAGED_LIST_ITEMS,
+        }
+    }
 }
 
 /// Namespaces every Kubernetes API has, plus flotilla's own.
@@ -86,6 +121,8 @@ pub struct Api {
     pub flowcontrol: crate::flowcontrol::FlowControl,
     /// Schemas of built-in kinds and CRDs.
     pub schemas: crate::schemas::Schemas,
+    /// Open watches per user ([`crate::limits::watches`]).
+    pub watches: Arc<crate::limits::watches::Watches>,
     ready: AtomicBool,
     /// Set when the server begins to shut down: open watches end at once (clients re-watch
     /// elsewhere or after the restart) instead of holding the drain for its whole timeout.
@@ -123,6 +160,7 @@ impl Api {
             config.max_requests_inflight,
             config.max_mutating_requests_inflight,
         );
+        let watches_per_user = config.max_watches_per_user;
         let cache = Cache::start_with(
             store.clone(),
             config.watch_buffer,
@@ -138,6 +176,7 @@ impl Api {
             metrics: Metrics::default(),
             flowcontrol: crate::flowcontrol::FlowControl::with_limits(reads, writes),
             schemas: crate::schemas::Schemas::new(),
+            watches: crate::limits::watches::Watches::new(watches_per_user),
             ready: AtomicBool::new(false),
             stopping: tokio::sync::watch::Sender::new(false),
         });
@@ -206,21 +245,11 @@ impl Api {
     pub(crate) async fn for_tests(dir: &std::path::Path) -> Arc<Api> {
         let url = format!("sqlite:{}", dir.join("db").display());
         let store = Store::open(&url).await.expect("open the test store");
-        let config = Config {
-            admin_token: AdminToken::new("test"),
-            advertise_address: "127.0.0.1:6443".into(),
-            service_account_issuer: None,
-            replica: false,
-            signing_key_file: dir.join("signing-key.pem"),
-            max_token_expiration: None,
-            compaction_interval: std::time::Duration::from_secs(300),
-            flotilla_kinds: true,
-            watch_buffer: crate::cache::BROADCAST_CAPACITY,
-            encryption: Default::default(),
-            audit: None,
-            max_requests_inflight: 400,
-            max_mutating_requests_inflight: 200,
-        };
+        let config = Config::new(
+            AdminToken::new("test"),
+            "127.0.0.1:6443".into(),
+            dir.join("signing-key.pem"),
+        );
         Api::start(config, store).await.expect("start the test API")
     }
 

@@ -17,6 +17,34 @@ use serde_json::Value;
 
 use crate::error::{ApiError, Result};
 
+pub mod watches;
+
+/// The default of `serve --max-watches-per-user` ([`watches`]).
+pub const DEFAULT_MAX_WATCHES_PER_USER: usize = 1000;
+
+/// The default of `serve --max-unpaged-list-items`: the most items a LIST without `limit`
+/// returns ([`unpaged_list`]).
+pub const DEFAULT_MAX_UNPAGED_LIST_ITEMS: usize = 100_000;
+
+/// A LIST without `limit` that would hold `items` items of `resource`, past `max` (0: no
+/// bound): 413 saying how to page. One response that large would hold the whole collection in
+/// memory twice (objects and encoding) for one client; pages of 500 (what kubectl, client-go
+/// and kube-rs ask for) never reach the bound.
+pub fn unpaged_list(resource: &str, items: usize, max: usize) -> Result<()> {
+    if max == 0 || items <= max {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        413,
+        "RequestEntityTooLarge",
+        format!(
+            "the list of {resource} holds {items} items, more than the hub returns in one \
+             response without a limit ({max}, --max-unpaged-list-items): ask for pages with \
+             ?limit=500 and follow metadata.continue (kubectl, client-go and kube-rs do)"
+        ),
+    ))
+}
+
 /// The largest request body accepted (kube-apiserver's `--max-request-bytes` default, 3 MiB).
 pub const MAX_BODY: usize = 3 * 1024 * 1024;
 

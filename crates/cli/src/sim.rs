@@ -101,21 +101,16 @@ pub async fn run(args: SimArgs) -> Result<()> {
                 let token = pki::random_token();
                 let api = flotilla_api::Api::start(
                     flotilla_api::Config {
-                        admin_token: flotilla_api::auth::AdminToken::new(&token),
-                        advertise_address: addr,
                         // Each cluster its own issuer: one cluster's service-account tokens
                         // are no good on another.
                         service_account_issuer: Some(format!("{base}/{name}")),
-                        replica: false,
-                        signing_key_file: signing_key.clone(),
-                        max_token_expiration: None,
-                        compaction_interval: Duration::from_secs(300),
                         flotilla_kinds: false,
                         watch_buffer: WATCH_BUFFER,
-                        encryption: Default::default(),
-                        audit: None,
-                        max_requests_inflight: 400,
-                        max_mutating_requests_inflight: 200,
+                        ..flotilla_api::Config::new(
+                            flotilla_api::auth::AdminToken::new(&token),
+                            addr,
+                            signing_key.clone(),
+                        )
                     },
                     flotilla_store::Store::open("memory:").await?,
                 )

@@ -129,3 +129,116 @@ async fn a_flooding_user_cannot_starve_another() {
         "the admin's GET took {admin_took:?}"
     );
 }
+
+/// `--max-watches-per-user`: a user's watch past the bound is a 429 until one of theirs
+/// closes; the admin is not counted. `--max-unpaged-list-items`: a LIST without `limit` past
+/// the bound is a 413 saying to page, while paged lists (kubectl's, kube-rs's) are served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watches_per_user_and_unpaged_lists_are_bounded() {
+    use kube::api::WatchParams;
+    let hub = Hub::start_with(&[
+        "--max-watches-per-user",
+        "3",
+        "--max-unpaged-list-items",
+        "5",
+    ]);
+    hub.ok(&["create", "namespace", "lim"]);
+    hub.ok(&["-n", "lim", "create", "serviceaccount", "w"]);
+    hub.ok(&[
+        "-n",
+        "lim",
+        "create",
+        "rolebinding",
+        "w",
+        "--clusterrole=view",
+        "--serviceaccount=lim:w",
+    ]);
+    let token = hub.ok(&["-n", "lim", "create", "token", "w"]);
+    let user: Api<ConfigMap> = Api::namespaced(client_as(&hub, Some(token.trim())).await, "lim");
+    let admin: Api<ConfigMap> = Api::namespaced(client_as(&hub, None).await, "lim");
+
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        let w = user
+            .watch(&WatchParams::default(), "0")
+            .await
+            .expect("a watch within the bound");
+        open.push(w.boxed());
+    }
+    let refused = match user.watch(&WatchParams::default(), "0").await {
+        Ok(_) => panic!("a fourth watch of one user was served"),
+        Err(kube::Error::Api(s)) => s,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(
+        (refused.code, refused.reason.as_str()),
+        (429, "TooManyRequests")
+    );
+    assert!(
+        refused.message.contains("--max-watches-per-user"),
+        "{}",
+        refused.message
+    );
+    // The admin is not counted.
+    let mut admin_watches = Vec::new();
+    for _ in 0..5 {
+        let w = admin
+            .watch(&WatchParams::default(), "0")
+            .await
+            .expect("the admin's watch");
+        admin_watches.push(w.boxed());
+    }
+    // One closes: the user may open another.
+    drop(open.pop());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match user.watch(&WatchParams::default(), "0").await {
+            Ok(w) => {
+                open.push(w.boxed());
+                break;
+            }
+            Err(kube::Error::Api(s)) if s.code == 429 && Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("a watch after one closed: {e}"),
+        }
+    }
+
+    // Unpaged lists: 6 ConfigMaps and kube-root-ca.crt are 7 > 5.
+    for i in 0..6 {
+        let cm: ConfigMap =
+            serde_json::from_value(serde_json::json!({"metadata": {"name": format!("c{i}")}}))
+                .unwrap();
+        admin
+            .create(&Default::default(), &cm)
+            .await
+            .expect("create");
+    }
+    let too_many = match admin.list(&ListParams::default()).await {
+        Ok(l) => panic!("an unpaged list of {} items was served", l.items.len()),
+        Err(kube::Error::Api(s)) => s,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(too_many.code, 413);
+    assert!(
+        too_many.message.contains("limit=500"),
+        "{}",
+        too_many.message
+    );
+    let page = admin
+        .list(&ListParams::default().limit(3))
+        .await
+        .expect("a page");
+    assert_eq!(page.items.len(), 3);
+    assert!(page.metadata.continue_.is_some());
+    // kubectl pages (--chunk-size 500 by default); without chunks it is told why.
+    assert_eq!(
+        hub.ok(&["-n", "lim", "get", "cm", "-o", "name"])
+            .lines()
+            .count(),
+        7
+    );
+    let err = hub.fails(&["-n", "lim", "get", "cm", "--chunk-size=0"]);
+    assert!(err.contains("--max-unpaged-list-items"), "{err}");
+    drop(admin_watches);
+}

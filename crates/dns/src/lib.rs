@@ -14,6 +14,8 @@
 #![deny(missing_docs)]
 
 pub mod fleet;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod geo;
 mod hash;
 mod respond;

@@ -159,6 +159,8 @@ pub(super) async fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resu
     let filter = Arc::new(Filter::parse(res, &ctx.query)?.named(ctx.info.name.as_deref()));
     let prefix = res.key_prefix(ctx.info.object_namespace());
     let send_initial = ctx.query.send_initial_events == Some(true);
+    // Counted as open until the response stream is dropped.
+    let ticket = api.watches.open(&ctx.user)?;
     let sub = match start(api, &ctx.query, &prefix).await {
         Ok(sub) => sub,
         // As kube-apiserver: the watch starts (200), then says 410 (or, for a watch-list whose
@@ -244,7 +246,10 @@ pub(super) async fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resu
         .take_until(tokio::time::sleep(timeout))
         .take_until(api.stopping());
     let revoked = api.access.until_revoked(&api.cache, &ctx.credential);
-    let body = end_when_revoked(events, revoked).map(Ok::<Bytes, std::convert::Infallible>);
+    let body = end_when_revoked(events, revoked).map(move |b| {
+        let _open = &ticket;
+        Ok::<Bytes, std::convert::Infallible>(b)
+    });
     let mut r = Response::new(Body::from_stream(body));
     r.headers_mut().insert(
         http::header::CONTENT_TYPE,

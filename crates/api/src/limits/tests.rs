@@ -57,3 +57,47 @@ fn storable_objects_are_bounded_in_size_and_depth() {
     let e = check_storable(&deeper).unwrap_err();
     assert_eq!((e.code, e.reason), (422, "Invalid"));
 }
+
+#[test]
+fn watches_are_counted_per_user_until_dropped() {
+    use crate::auth::UserInfo;
+    use crate::limits::watches::Watches;
+    let user = |name: &str, groups: &[&str]| UserInfo {
+        name: name.into(),
+        groups: groups.iter().map(|g| g.to_string()).collect(),
+        ..Default::default()
+    };
+    let watches = Watches::new(2);
+    let (a, b) = (user("a", &[]), user("b", &[]));
+    let one = watches.open(&a).unwrap();
+    let two = watches.open(&a).unwrap();
+    let err = watches.open(&a).unwrap_err();
+    assert_eq!((err.code, err.reason), (429, "TooManyRequests"));
+    assert!(
+        err.message.contains("\"a\" has 2 watches open"),
+        "{}",
+        err.message
+    );
+    // Another user has a bound of their own; system:masters none.
+    assert!(watches.open(&b).unwrap().is_some());
+    let admin = user("admin", &["system:masters"]);
+    let held: Vec<_> = (0..5).map(|_| watches.open(&admin).unwrap()).collect();
+    assert!(held.iter().all(Option::is_none));
+    drop(one);
+    assert_eq!(watches.open_by("a"), 1);
+    let three = watches.open(&a).unwrap();
+    drop((two, three));
+    assert_eq!(watches.open_by("a"), 0);
+    // 0: no bound.
+    let unbounded = Watches::new(0);
+    assert!(unbounded.open(&a).unwrap().is_none());
+}
+
+#[test]
+fn unpaged_lists_past_the_bound_are_413() {
+    assert!(unpaged_list("configmaps", 5, 5).is_ok());
+    assert!(unpaged_list("configmaps", 1_000_000, 0).is_ok());
+    let err = unpaged_list("configmaps", 6, 5).unwrap_err();
+    assert_eq!((err.code, err.reason), (413, "RequestEntityTooLarge"));
+    assert!(err.message.contains("6 items"), "{}", err.message);
+}

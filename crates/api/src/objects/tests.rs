@@ -13,21 +13,11 @@ async fn api(dir: &tempfile::TempDir) -> Arc<Api> {
     let store = flotilla_store::Store::open(&format!("sqlite:{}", dir.path().join("db").display()))
         .await
         .unwrap();
-    let config = crate::api::Config {
-        admin_token: crate::auth::AdminToken::new("test"),
-        advertise_address: "127.0.0.1:6443".into(),
-        service_account_issuer: None,
-        replica: false,
-        signing_key_file: dir.path().join("signing-key.pem"),
-        max_token_expiration: None,
-        compaction_interval: std::time::Duration::from_secs(300),
-        flotilla_kinds: true,
-        watch_buffer: crate::cache::BROADCAST_CAPACITY,
-        encryption: Default::default(),
-        audit: None,
-        max_requests_inflight: 400,
-        max_mutating_requests_inflight: 200,
-    };
+    let config = crate::api::Config::new(
+        crate::auth::AdminToken::new("test"),
+        "127.0.0.1:6443".into(),
+        dir.path().join("signing-key.pem"),
+    );
     Api::start(config, store).await.unwrap()
 }
 

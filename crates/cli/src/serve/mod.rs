@@ -102,6 +102,16 @@ pub struct ServeArgs {
     /// Mutating requests (create, update, patch, delete) served at once, queued the same way.
     #[arg(long, default_value_t = 200)]
     max_mutating_requests_inflight: usize,
+    /// Watches one user may hold open at once; the next is a 429 with Retry-After until one
+    /// closes. Members of system:masters (the admin, the hub's own controllers) are not
+    /// counted. 0: no limit.
+    #[arg(long, default_value_t = flotilla_api::limits::DEFAULT_MAX_WATCHES_PER_USER)]
+    max_watches_per_user: usize,
+    /// The most items a LIST without `limit` returns; a larger one is a 413 saying to page
+    /// (`?limit=500` and `continue`, as kubectl, client-go and kube-rs do by default). 0: no
+    /// limit.
+    #[arg(long, default_value_t = flotilla_api::limits::DEFAULT_MAX_UNPAGED_LIST_ITEMS)]
+    max_unpaged_list_items: usize,
     /// Requests one HTTP/2 connection may have open at once. Clients built on hyper (kube-rs,
     /// the agents, the controllers in this process) queue past it rather than open another
     /// connection, so it must exceed their concurrent watches: about 20, plus one per
@@ -283,6 +293,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             audit,
             max_requests_inflight: args.max_requests_inflight,
             max_mutating_requests_inflight: args.max_mutating_requests_inflight,
+            max_watches_per_user: args.max_watches_per_user,
+            max_unpaged_list_items: args.max_unpaged_list_items,
         },
         store,
     )

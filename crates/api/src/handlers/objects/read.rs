@@ -101,6 +101,10 @@ pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resul
         fresh_enough(api, rv).await?;
         from_cache(api, &prefix, None, limit, &filter)
     };
+    if limit.is_none_or(|l| l == 0) {
+        let max = api.config.max_unpaged_list_items;
+        crate::limits::unpaged_list(&res.plural, page.items.len(), max)?;
+    }
     let cont = if page.more {
         page.items.last().map(|o| encode_continue(page.rv, &o.key))
     } else {

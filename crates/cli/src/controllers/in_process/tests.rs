@@ -18,19 +18,12 @@ async fn start(
 ) -> (Arc<flotilla_api::Api>, std::path::PathBuf) {
     let api = flotilla_api::Api::start(
         flotilla_api::Config {
-            admin_token: flotilla_api::auth::AdminToken::new(token),
-            advertise_address: "127.0.0.1:6443".into(),
-            service_account_issuer: None,
-            replica: false,
-            signing_key_file: dir.join(flotilla_api::access::signing_key::FILE_NAME),
-            max_token_expiration: None,
-            compaction_interval: Duration::from_secs(300),
-            flotilla_kinds: true,
             watch_buffer: 64,
-            encryption: Default::default(),
-            audit: None,
-            max_requests_inflight: 400,
-            max_mutating_requests_inflight: 200,
+            ..flotilla_api::Config::new(
+                flotilla_api::auth::AdminToken::new(token),
+                "127.0.0.1:6443".into(),
+                dir.join(flotilla_api::access::signing_key::FILE_NAME),
+            )
         },
         flotilla_store::Store::open("memory:").await.unwrap(),
     )
