@@ -93,6 +93,17 @@ impl Client {
         client
     }
 
+    /// A client of the same server as the bearer of `token`, with its own `connections`
+    /// connections.
+    pub fn with_token(&self, token: &str, connections: usize) -> Result<Client> {
+        let mut client = self.with_connections(connections);
+        client.authorization = Some(
+            HeaderValue::from_str(&format!("Bearer {token}"))
+                .context("the token is not a valid HTTP header value")?,
+        );
+        Ok(client)
+    }
+
     /// How many connections requests are spread over.
     pub fn connections(&self) -> usize {
         self.conns.len()

@@ -4,6 +4,7 @@
 //! A failed phase becomes a failed figure and the run goes on; only setup (the namespaces)
 //! stops it.
 
+mod fairness;
 mod latency;
 mod memory;
 mod throughput;
@@ -45,6 +46,8 @@ pub struct Scale {
     pub get_rate: u64,
     /// LISTs per second.
     pub list_rate: u64,
+    /// LISTs per second of the flooding user in the fairness phase.
+    pub flood_rate: u64,
     /// How long each open-loop phase offers its load.
     pub latency_duration: Duration,
     /// ConfigMaps in the listed namespace.
@@ -70,6 +73,7 @@ impl Scale {
             budget: Duration::from_secs(30),
             get_rate: 2_000,
             list_rate: 50,
+            flood_rate: 2_000,
             latency_duration: Duration::from_secs(20),
             list_objects: 100,
             watchers: 1_000,
@@ -89,6 +93,7 @@ impl Scale {
             budget: Duration::from_secs(15),
             get_rate: 500,
             list_rate: 20,
+            flood_rate: 200,
             latency_duration: Duration::from_secs(2),
             list_objects: 100,
             watchers: 100,
@@ -242,7 +247,7 @@ pub async fn run_all(
         &format!("LIST of {} objects", scale.list_objects),
         scale.list_objects as u64,
     );
-    let (tally, _) = throughput::create(
+    let (tally, listed) = throughput::create(
         &pool,
         &list_ns,
         "l",
@@ -283,6 +288,53 @@ pub async fn run_all(
         ),
         None,
         list.map(|l| (Measured::Latency(l.summary), l.detail())),
+    ));
+
+    let total = (scale.flood_rate + fairness::CALM_RATE) * scale.latency_duration.as_secs();
+    let phase = progress.phase(
+        &format!(
+            "one ServiceAccount LISTing at {}/s, another user's GETs",
+            thousands(scale.flood_rate)
+        ),
+        total,
+    );
+    let paths = listed
+        .iter()
+        .map(|o| format!("/api/v1/namespaces/{list_ns}/configmaps/{}", o.name))
+        .collect();
+    let fair = fairness::run(
+        client,
+        &list_ns,
+        format!("/api/v1/namespaces/{list_ns}/configmaps"),
+        paths,
+        scale.flood_rate,
+        scale.latency_duration,
+        phase.bar(),
+    )
+    .await;
+    let (flood, calm) = match fair {
+        Ok(f) => (Ok(f.flood), Ok(f.calm)),
+        Err(e) => (Err(anyhow::anyhow!("{e:#}")), Err(e)),
+    };
+    phase.done(&format!("the other user's GETs: {}", latency_line(&calm)));
+    figures.push(Figure::new(
+        "fair-get",
+        format!(
+            "another user's GET p50 / p99 ({}/s) while one ServiceAccount LISTs {} objects at \
+             {}/s, open loop",
+            fairness::CALM_RATE,
+            scale.list_objects,
+            thousands(scale.flood_rate)
+        ),
+        scale.goal(Goal::P99AtMost(Duration::from_millis(20))),
+        calm.map(|c| (Measured::Latency(c.summary), c.detail())),
+    ));
+    figures.push(Figure::new(
+        "fair-flood",
+        "… the flooding ServiceAccount's LISTs p50 / p99 (refusals such as 429 among its errors)"
+            .into(),
+        None,
+        flood.map(|f| (Measured::Latency(f.summary), f.detail())),
     ));
 
     let shape = watch::Shape {
