@@ -2,7 +2,7 @@
 //! run) while another user's GETs (100/s) are timed. The target is the other user's
 //! GET p99 ≤ 20 ms; kube-apiserver answers the same load with its API Priority and Fairness.
 //!
-//! Both users are ServiceAccounts bound to `view` in the listed namespace, with tokens from
+//! Both users are ServiceAccounts bound to a reader Role in the listed namespace, with tokens from
 //! the TokenRequest API, so the same requests run on flotilla and on kube-apiserver.
 
 use std::time::Duration;
@@ -26,7 +26,9 @@ pub struct Fairness {
     pub calm: OpenLoop,
 }
 
-/// Creates ServiceAccount `name` in `ns` bound to `view` there, and a client with its token.
+/// Creates ServiceAccount `name` in `ns` bound to a Role that reads ConfigMaps there, and a
+/// client with its token. (A Role of its own rather than the aggregated `view`, whose rules a
+/// kube-controller-manager without the aggregation controller never fills.)
 async fn service_account(admin: &Client, ns: &str, name: &str) -> Result<Client> {
     let post = |path: String, body: Value| {
         let admin = admin.clone();
@@ -43,11 +45,20 @@ async fn service_account(admin: &Client, ns: &str, name: &str) -> Result<Client>
     )
     .await?;
     post(
+        format!("/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles"),
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": name},
+            "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "watch"]}],
+        }),
+    )
+    .await?;
+    post(
         format!("/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings"),
         json!({
             "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
             "metadata": {"name": name},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
             "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": ns}],
         }),
     )
