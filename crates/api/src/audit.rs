@@ -154,6 +154,12 @@ impl Audit {
         if let Some(ua) = &request.user_agent {
             event["userAgent"] = json!(ua);
         }
+        // The request body, decoded once: for a create's name and for `requestObject`.
+        let needs_body =
+            verdict.level >= Level::Request || (info.is_resource_request && info.name.is_none());
+        let request_object = needs_body
+            .then(|| decode(seen.content_type.as_deref(), &seen.body))
+            .flatten();
         if info.is_resource_request {
             let mut object = json!({
                 "resource": info.resource,
@@ -166,7 +172,6 @@ impl Audit {
                 object["namespace"] = json!(ns);
             }
             // A create names its object in the body, as kube-apiserver's event shows it.
-            let request_object = decode(seen.content_type.as_deref(), &seen.body);
             let named = info.name.clone().or_else(|| {
                 request_object
                     .as_ref()
@@ -183,7 +188,7 @@ impl Audit {
             event["objectRef"] = object;
         }
         if verdict.level >= Level::Request {
-            if let Some(v) = decode(seen.content_type.as_deref(), &seen.body) {
+            if let Some(v) = request_object {
                 event["requestObject"] = strip(v);
             }
         }

@@ -236,7 +236,8 @@ impl Cache {
     fn apply(&self, mut ev: flotilla_store::Event) {
         if ev.kind == EventKind::Put && self.encryption.is_stale(&ev.key, &ev.value) {
             self.stale.lock().insert(ev.key.clone());
-        } else if !self.stale.lock().is_empty() {
+        } else {
+            // One lock; removing from an empty set costs nothing.
             self.stale.lock().remove(&ev.key);
         }
         ev.value = match self.open(&ev.key, ev.value) {
