@@ -289,23 +289,49 @@ fn renew_after(left: Duration) -> Duration {
     (left / 2).max(RENEW_AT_LEAST_AFTER)
 }
 
+/// How long the stored token has left by this machine's clock, never more than its whole
+/// lifetime (so a clock far behind the hub's cannot put a renewal off past the expiry by more
+/// than the skew within one lifetime).
+fn left_by_clock(state: &StateDir) -> Duration {
+    let expires = std::fs::read_to_string(state.file(EXPIRY_FILE))
+        .ok()
+        .and_then(|s| s.trim().parse::<Timestamp>().ok());
+    let left = expires.map_or(Duration::ZERO, |at| {
+        let secs = at.duration_since(Timestamp::now()).as_secs();
+        Duration::from_secs(u64::try_from(secs).unwrap_or(0))
+    });
+    let token = std::fs::read_to_string(state.file(TOKEN_FILE)).unwrap_or_default();
+    granted_lifetime(token.trim()).map_or(left, |whole| left.min(whole))
+}
+
+/// The lifetime the hub granted a service-account token: `exp − iat` of its JWT claims, both
+/// written with the hub's clock, so timing renewals from it does not depend on this machine's.
+fn granted_lifetime(token: &str) -> Option<Duration> {
+    use base64::Engine;
+    let payload = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    let claims: Value = serde_json::from_slice(&bytes).ok()?;
+    let (iat, exp) = (claims["iat"].as_i64()?, claims["exp"].as_i64()?);
+    u64::try_from(exp - iat).ok().map(Duration::from_secs)
+}
+
 /// Renews the agent's token through `hub` (its own credential) whenever half its lifetime has
-/// passed; runs until the hub refuses (then [`Error::Revoked`]).
+/// passed; runs until the hub refuses (then [`Error::Revoked`]). After a renewal the next one
+/// is timed from the new token's lifetime alone (the hub's clock), whatever this machine's
+/// clock says; at start, and after a failed renewal, from the stored expiry by this clock.
 pub async fn renew_tokens(hub: Client, cluster: &str, state: &StateDir) -> Result<()> {
+    let mut wait = renew_after(left_by_clock(state));
     loop {
-        let expires = std::fs::read_to_string(state.file(EXPIRY_FILE))
-            .ok()
-            .and_then(|s| s.trim().parse::<Timestamp>().ok());
-        let left = expires.map_or(Duration::ZERO, |at| {
-            let secs = at.duration_since(Timestamp::now()).as_secs();
-            Duration::from_secs(u64::try_from(secs).unwrap_or(0))
-        });
-        tokio::time::sleep(renew_after(left)).await;
+        tokio::time::sleep(wait).await;
         match request_token(&hub, cluster).await {
             Ok((token, expires)) => {
                 write_private(&state.file(TOKEN_FILE), token.as_bytes())?;
                 write_private(&state.file(EXPIRY_FILE), expires.as_bytes())?;
                 tracing::info!(%cluster, %expires, "renewed the agent's token");
+                wait =
+                    renew_after(granted_lifetime(&token).unwrap_or_else(|| left_by_clock(state)));
             }
             Err(kube::Error::Api(s)) if s.code == 401 || s.code == 403 => {
                 return Err(Error::Revoked(format!(
@@ -313,7 +339,10 @@ pub async fn renew_tokens(hub: Client, cluster: &str, state: &StateDir) -> Resul
                     s.message
                 )))
             }
-            Err(e) => tracing::warn!(%cluster, error = %e, "renewing the agent's token"),
+            Err(e) => {
+                tracing::warn!(%cluster, error = %e, "renewing the agent's token");
+                wait = renew_after(left_by_clock(state));
+            }
         }
     }
 }
