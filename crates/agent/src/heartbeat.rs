@@ -56,7 +56,10 @@ impl Default for Options {
         Self {
             interval: Duration::from_secs(10),
             lease_duration: Duration::from_secs(40),
-            status_refresh: Duration::from_secs(60),
+            // As the kubelet's nodeStatusReportFrequency: liveness is the Lease's to tell, and
+            // a status written every minute by a thousand members kept the hub's watchers of
+            // Clusters decoding seventeen of them a second for nothing new.
+            status_refresh: Duration::from_secs(300),
             resources_refresh: Duration::from_secs(60),
             discovery_refresh: Duration::from_secs(300),
             holder: "flotilla-agent".into(),
@@ -249,13 +252,25 @@ async fn report(
         .patch_status(
             cluster,
             &PatchParams::default(),
-            &Patch::Merge(&json!({ "status": status })),
+            &Patch::Merge(&json!({ "status": changed(&status, &previous) })),
         )
         .await
         .map_err(|e| hub_error(format!("writing the status of Cluster {cluster}"), e))?;
     known.written = Some(Instant::now());
     known.last = Some(status);
     Ok(())
+}
+
+/// `status` as a merge patch over `previous`: the member's APIs, the bulk of a status, only
+/// when they changed (left out, a merge patch keeps what is there).
+fn changed(status: &ClusterStatus, previous: &ClusterStatus) -> serde_json::Value {
+    let mut patch = json!(status);
+    if status.api_enablements == previous.api_enablements {
+        if let Some(fields) = patch.as_object_mut() {
+            fields.remove("apiEnablements");
+        }
+    }
+    patch
 }
 
 /// Equal but for the heartbeat time (field by field: a status with a member's APIs is big,

@@ -59,6 +59,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
     let (leases, lease_writer) = reflector::store();
     let cluster_feed = watcher(Api::<Cluster>::all(hub.clone()), watcher::Config::default())
         .default_backoff()
+        .modify(lean_cluster)
         .reflect(cluster_writer)
         .for_each(|_| futures::future::ready(()));
     let lease_feed = watcher(
@@ -66,6 +67,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         watcher::Config::default(),
     )
     .default_backoff()
+    .modify(flotilla_watch::lean::<Lease>)
     .reflect(lease_writer)
     .for_each(|_| futures::future::ready(()));
     let checks = async {
@@ -73,10 +75,8 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         let mut heard = heard::Heard::default();
         loop {
             tick.tick().await;
+            heard.retain(|name| clusters.get(&ObjectRef::new(name)).is_some());
             let all = clusters.state();
-            let names: std::collections::HashSet<String> =
-                all.iter().map(|c| c.name_any()).collect();
-            heard.retain(|name| names.contains(name));
             for cluster in all {
                 let name = cluster.name_any();
                 let lease = leases.get(&ObjectRef::new(&name).within(SYSTEM_NAMESPACE));
@@ -92,6 +92,16 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         _ = cluster_feed => {},
         _ = lease_feed => {},
         _ = checks => {},
+    }
+}
+
+/// A Cluster as health judges it: its conditions and taints, without the member's APIs and
+/// resources (the bulk of a status, which a thousand clusters would keep here for nothing).
+fn lean_cluster(cluster: &mut Cluster) {
+    flotilla_watch::lean(cluster);
+    if let Some(status) = cluster.status.as_mut() {
+        status.api_enablements = Vec::new();
+        status.resource_summary = None;
     }
 }
 

@@ -93,3 +93,32 @@ fn conditions_others_set_are_kept() {
     let next = next_status(&approved, &k, &Ok(()));
     assert!(conditions::find(&next.conditions, "Approved").is_some());
 }
+
+#[test]
+fn the_apis_travel_in_the_patch_only_when_they_changed() {
+    let api = |gv: &str| ApiEnablement {
+        group_version: gv.into(),
+        ..ApiEnablement::default()
+    };
+    let mut k = known("v1.32.2");
+    k.apis = Some((Instant::now(), vec![api("v1"), api("apps/v1")]));
+    let previous = next_status(&ClusterStatus::default(), &k, &Ok(()));
+    let mut refreshed = next_status(&previous, &k, &Ok(()));
+    refreshed.last_heartbeat_time = Some(Time(Timestamp::now()));
+    let patch = changed(&refreshed, &previous);
+    assert!(patch.get("apiEnablements").is_none(), "{patch}");
+    assert!(patch.get("lastHeartbeatTime").is_some(), "{patch}");
+    assert_eq!(patch["kubernetesVersion"], "v1.32.2");
+    // A member that serves one API more sends the whole new list (a merge patch replaces it).
+    k.apis = Some((
+        Instant::now(),
+        vec![api("v1"), api("apps/v1"), api("batch/v1")],
+    ));
+    let grown = next_status(&previous, &k, &Ok(()));
+    assert_eq!(
+        changed(&grown, &previous)["apiEnablements"]
+            .as_array()
+            .map(Vec::len),
+        Some(3)
+    );
+}
