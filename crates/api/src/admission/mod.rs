@@ -51,8 +51,8 @@ use crate::Api;
 pub(crate) use metadata::{check_name, check_name_given, check_type, place_in_namespace};
 pub(crate) use namespace::check_namespace;
 
-/// Steps 3–6 for a new object a client sends (create, or an apply that creates): the join
-/// rewrite, metadata, schema, escalation. Returns the schema's warnings.
+/// Steps 3–6 for a new object a client sends (create, or an apply that creates): its shapes,
+/// the join rewrite, metadata, schema, escalation. Returns the schema's warnings.
 pub(crate) async fn client_object(
     api: &Api,
     user: &UserInfo,
@@ -61,6 +61,7 @@ pub(crate) async fn client_object(
     obj: &mut Value,
     level: FieldValidation,
 ) -> Result<Vec<String>> {
+    schema::decodable(&api.schemas, res, obj)?;
     join::admit_create(&api.cache, user, res, obj).await?;
     metadata::check_metadata(res, obj)?;
     let warnings = schema::validate(&api.schemas, res, obj, level, schema::Values::Refuse)?;
@@ -85,6 +86,7 @@ pub(crate) fn validate(
     obj: &mut Value,
     level: FieldValidation,
 ) -> Result<Vec<String>> {
+    schema::decodable(&api.schemas, res, obj)?;
     metadata::check_metadata(res, obj)?;
     schema::validate(&api.schemas, res, obj, level, schema::Values::DefaultOnly)
 }

@@ -1,4 +1,5 @@
-//! Schema validation, built-in kinds and CRDs alike: unknown fields are dropped, and reported as
+//! Schema validation, built-in kinds and CRDs alike: a built-in kind's values of the wrong JSON
+//! shape are refused (400, [`shapes`]), unknown fields are dropped, and reported as
 //! warnings (`fieldValidation=Warn`, the default) or refused (`Strict`) as in Kubernetes
 //! ([`unknown`]); a custom resource also gets its schema's defaults and is refused (422) when
 //! a value breaks the schema ([`values`], [`keywords`], [`formats`], [`lists`], [`embedded`]) or one of its
@@ -13,6 +14,7 @@ pub mod lists;
 pub mod on_read;
 pub mod ratchet;
 pub mod rules;
+pub mod shapes;
 pub mod unknown;
 pub mod values;
 
@@ -63,6 +65,23 @@ pub(crate) fn validate(
         ))),
         FieldValidation::Warn => Ok(messages),
         _ => Ok(Vec::new()),
+    }
+}
+
+/// A built-in kind's body whose values have the JSON shapes of its fields (400 otherwise, as
+/// kube-apiserver's decoder into the kind's Go struct answers, before any other check).
+pub(crate) fn decodable(schemas: &Schemas, res: &ResourceInfo, obj: &Value) -> Result<()> {
+    if res.custom {
+        return Ok(());
+    }
+    let root = schemas.root_type(res);
+    match shapes::misshapen(schemas.set(), &root, obj) {
+        Some(wrong) => Err(ApiError::bad_request(format!(
+            "{kind} in version \"{version}\" cannot be handled as a {kind}: json: {wrong}",
+            kind = res.kind,
+            version = res.version,
+        ))),
+        None => Ok(()),
     }
 }
 

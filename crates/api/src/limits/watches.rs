@@ -16,7 +16,7 @@ use crate::auth::UserInfo;
 use crate::error::{ApiError, Result};
 
 /// Open watches per user, and the bound.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Watches {
     /// 0: no bound.
     max: usize,
