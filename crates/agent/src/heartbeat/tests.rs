@@ -3,6 +3,13 @@
 
 use super::*;
 
+fn api(gv: &str) -> ApiEnablement {
+    ApiEnablement {
+        group_version: gv.into(),
+        ..ApiEnablement::default()
+    }
+}
+
 fn known(version: &str) -> Known {
     Known {
         version: Some(version.into()),
@@ -26,10 +33,6 @@ fn a_beat_that_finds_the_same_member_writes_nothing_new() {
 
 #[test]
 fn a_beat_compares_without_copying_the_apis_and_still_sees_every_change() {
-    let api = |gv: &str| ApiEnablement {
-        group_version: gv.into(),
-        ..ApiEnablement::default()
-    };
     let mut k = known("v1.32.2");
     k.apis = Some((Instant::now(), vec![api("v1"), api("apps/v1")]));
     let written = next_status(&ClusterStatus::default(), &k, &Ok(()));
@@ -96,10 +99,6 @@ fn conditions_others_set_are_kept() {
 
 #[test]
 fn the_apis_travel_in_the_patch_only_when_they_changed() {
-    let api = |gv: &str| ApiEnablement {
-        group_version: gv.into(),
-        ..ApiEnablement::default()
-    };
     let mut k = known("v1.32.2");
     k.apis = Some((Instant::now(), vec![api("v1"), api("apps/v1")]));
     let previous = next_status(&ClusterStatus::default(), &k, &Ok(()));
