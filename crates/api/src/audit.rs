@@ -4,9 +4,11 @@
 //! object reference), the answer's code and, at level Request / RequestResponse, the bodies.
 //! Every response carries the event's id in its `Audit-ID` header.
 //!
-//! Stages: `ResponseComplete` for ordinary requests, `ResponseStarted` for a watch once it is
-//! answering (the stream's end is not logged). `RequestReceived` is not emitted: the user is
-//! known only once the request is authenticated, so the one line written is the complete one.
+//! Stages, as kube-apiserver's: `RequestReceived` once the request is authenticated (before it
+//! is authorized and handled, so a request that never finishes is still on record; without its
+//! body or answer), `ResponseComplete` once answered; a watch gets `ResponseStarted` when its
+//! stream starts and `ResponseComplete` when the stream ends (its client gone or the watch
+//! closed). A policy's `omitStages` leaves any of them out.
 
 mod log;
 pub mod policy;
@@ -15,9 +17,11 @@ mod tests;
 
 use std::net::IpAddr;
 use std::path::Path;
+use std::sync::Arc;
 
 use axum::body::Body;
 use bytes::Bytes;
+use futures::StreamExt;
 use http::Response;
 use serde_json::{json, Value};
 
@@ -88,10 +92,30 @@ impl Audit {
         })
     }
 
+    /// Log the `RequestReceived` stage of `request`, made by `user`, as the policy says.
+    pub fn received(&self, request: &Request, user: &UserInfo, info: &RequestInfo) {
+        let verdict = self.policy.judge(user, info);
+        if verdict.level == Level::None || verdict.omit_stages.contains(&Stage::RequestReceived) {
+            return;
+        }
+        let mut event = event(&verdict, request, user, info, Stage::RequestReceived);
+        if info.is_resource_request {
+            event["objectRef"] = object_ref(info, None);
+        }
+        self.write(&event);
+    }
+
+    fn write(&self, event: &Value) {
+        match serde_json::to_vec(event) {
+            Ok(line) => self.sink.send(line),
+            Err(e) => tracing::error!(error = %e, "encoding an audit event"),
+        }
+    }
+
     /// Log `request` as the policy says, given what handling it `seen` and its `response`
     /// (read whole when the level wants its body, and given back the same).
     pub async fn record(
-        &self,
+        self: &Arc<Self>,
         request: &Request,
         seen: Seen,
         response: Response<Body>,
@@ -137,23 +161,8 @@ impl Audit {
                 v
             }
         };
-        let mut event = json!({
-            "kind": "Event",
-            "apiVersion": "audit.k8s.io/v1",
-            "level": format!("{:?}", verdict.level),
-            "auditID": request.id,
-            "stage": format!("{stage:?}"),
-            "requestURI": request.uri,
-            "verb": info.verb,
-            "user": user,
-            "sourceIPs": request.source.map(|ip| vec![ip.to_string()]).unwrap_or_default(),
-            "responseStatus": {"metadata": {}, "code": code},
-            "requestReceivedTimestamp": micros(request.received),
-            "stageTimestamp": micros(chrono::Utc::now()),
-        });
-        if let Some(ua) = &request.user_agent {
-            event["userAgent"] = json!(ua);
-        }
+        let mut event = event(&verdict, request, &user, &info, stage);
+        event["responseStatus"] = json!({"metadata": {}, "code": code});
         // The request body, decoded once: for a create's name and for `requestObject`.
         let needs_body =
             verdict.level >= Level::Request || (info.is_resource_request && info.name.is_none());
@@ -161,31 +170,7 @@ impl Audit {
             .then(|| decode(seen.content_type.as_deref(), &seen.body))
             .flatten();
         if info.is_resource_request {
-            let mut object = json!({
-                "resource": info.resource,
-                "apiVersion": info.version,
-            });
-            if !info.group.is_empty() {
-                object["apiGroup"] = json!(info.group);
-            }
-            if let Some(ns) = info.namespace.as_ref().filter(|_| info.namespaced_path) {
-                object["namespace"] = json!(ns);
-            }
-            // A create names its object in the body, as kube-apiserver's event shows it.
-            let named = info.name.clone().or_else(|| {
-                request_object
-                    .as_ref()
-                    .and_then(|o| o.pointer("/metadata/name"))
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-            });
-            if let Some(name) = named {
-                object["name"] = json!(name);
-            }
-            if let Some(sub) = &info.subresource {
-                object["subresource"] = json!(sub);
-            }
-            event["objectRef"] = object;
+            event["objectRef"] = object_ref(&info, request_object.as_ref());
         }
         if verdict.level >= Level::Request {
             if let Some(v) = request_object {
@@ -203,12 +188,101 @@ impl Audit {
                 event["responseObject"] = strip(v);
             }
         }
-        match serde_json::to_vec(&event) {
-            Ok(line) => self.sink.send(line),
-            Err(e) => tracing::error!(error = %e, "encoding an audit event"),
+        self.write(&event);
+        if watch && !verdict.omit_stages.contains(&Stage::ResponseComplete) {
+            return self.on_end(response, event);
         }
         response
     }
+
+    /// `response` (a watch's stream) logging `started` again as `ResponseComplete` once the
+    /// stream ends or its client goes.
+    fn on_end(self: &Arc<Self>, response: Response<Body>, started: Value) -> Response<Body> {
+        let ended = Ended {
+            audit: Arc::clone(self),
+            event: started,
+        };
+        let (parts, body) = response.into_parts();
+        let stream = body.into_data_stream().map(move |chunk| {
+            ended.keep();
+            chunk
+        });
+        Response::from_parts(parts, Body::from_stream(stream))
+    }
+}
+
+/// Writes a watch's `ResponseComplete` event when dropped with its stream.
+struct Ended {
+    audit: Arc<Audit>,
+    event: Value,
+}
+
+impl Ended {
+    /// Used by the stream that owns it, so that the stream's end is this one's.
+    fn keep(&self) {}
+}
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        self.event["stage"] = json!(format!("{:?}", Stage::ResponseComplete));
+        self.event["stageTimestamp"] = json!(micros(chrono::Utc::now()));
+        self.audit.write(&self.event);
+    }
+}
+
+/// The fields every stage's event has.
+fn event(
+    verdict: &policy::Verdict,
+    request: &Request,
+    user: &UserInfo,
+    info: &RequestInfo,
+    stage: Stage,
+) -> Value {
+    let mut event = json!({
+        "kind": "Event",
+        "apiVersion": "audit.k8s.io/v1",
+        "level": format!("{:?}", verdict.level),
+        "auditID": request.id,
+        "stage": format!("{stage:?}"),
+        "requestURI": request.uri,
+        "verb": info.verb,
+        "user": user,
+        "sourceIPs": request.source.map(|ip| vec![ip.to_string()]).unwrap_or_default(),
+        "requestReceivedTimestamp": micros(request.received),
+        "stageTimestamp": micros(chrono::Utc::now()),
+    });
+    if let Some(ua) = &request.user_agent {
+        event["userAgent"] = json!(ua);
+    }
+    event
+}
+
+/// The event's `objectRef`; a create names its object in its body (`request_object`), as
+/// kube-apiserver's event shows it.
+fn object_ref(info: &RequestInfo, request_object: Option<&Value>) -> Value {
+    let mut object = json!({
+        "resource": info.resource,
+        "apiVersion": info.version,
+    });
+    if !info.group.is_empty() {
+        object["apiGroup"] = json!(info.group);
+    }
+    if let Some(ns) = info.namespace.as_ref().filter(|_| info.namespaced_path) {
+        object["namespace"] = json!(ns);
+    }
+    let named = info.name.clone().or_else(|| {
+        request_object
+            .and_then(|o| o.pointer("/metadata/name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
+    if let Some(name) = named {
+        object["name"] = json!(name);
+    }
+    if let Some(sub) = &info.subresource {
+        object["subresource"] = json!(sub);
+    }
+    object
 }
 
 /// The event's `responseStatus` from a failed request's Status body.

@@ -175,6 +175,68 @@ fn requests_are_audited_as_the_policy_says() {
 }
 
 #[test]
+fn every_stage_is_logged_as_kube_apiserver_logs_it() {
+    let conf = tempfile::tempdir().expect("temp dir");
+    let policy = conf.path().join("policy.yaml");
+    let rules = "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n\
+                 - level: Metadata\n  namespaces: [staged]\n- level: None\n";
+    std::fs::write(&policy, rules).expect("write the policy");
+    let log = conf.path().join("audit.log");
+    let hub = Hub::start_with(&[
+        "--audit-policy-file",
+        policy.to_str().unwrap(),
+        "--audit-log-path",
+        log.to_str().unwrap(),
+    ]);
+    hub.ok(&["create", "namespace", "staged"]);
+    hub.ok(&["-n", "staged", "create", "configmap", "cfg"]);
+    // A watch the hub ends after a second.
+    hub.ok(&[
+        "get",
+        "--raw",
+        "/api/v1/namespaces/staged/configmaps?watch=1&timeoutSeconds=1",
+    ]);
+    let stages = |verb: &str, all: &[Value]| -> Vec<(String, String)> {
+        all.iter()
+            .filter(|e| e["verb"] == verb && e["objectRef"]["namespace"] == "staged")
+            // Not the hub's own controllers (the namespace's root CA, its ServiceAccount).
+            .filter(|e| {
+                e["userAgent"]
+                    .as_str()
+                    .is_some_and(|a| a.contains("kubectl"))
+            })
+            .map(|e| {
+                let field = |k: &str| e[k].as_str().unwrap_or_default().to_owned();
+                (field("auditID"), field("stage"))
+            })
+            .collect()
+    };
+    let all = wait_for(&log, |e| {
+        e["verb"] == "watch" && e["stage"] == "ResponseComplete"
+    });
+    // A create: received (no answer yet), then complete, under one audit ID.
+    let create = stages("create", &all);
+    assert_eq!(create.len(), 2, "{create:?}");
+    assert_eq!(create[0].0, create[1].0);
+    assert_eq!(create[0].1, "RequestReceived");
+    assert_eq!(create[1].1, "ResponseComplete");
+    let received = all
+        .iter()
+        .find(|e| e["auditID"] == create[0].0.as_str() && e["stage"] == "RequestReceived")
+        .unwrap();
+    assert!(received.get("responseStatus").is_none(), "{received}");
+    assert_eq!(received["objectRef"]["resource"], "configmaps");
+    // A watch: received, started, and complete once its stream ended.
+    let watch = stages("watch", &all);
+    let names: Vec<&str> = watch.iter().map(|(_, s)| s.as_str()).collect();
+    assert_eq!(
+        names,
+        ["RequestReceived", "ResponseStarted", "ResponseComplete"]
+    );
+    assert!(watch.iter().all(|(id, _)| *id == watch[0].0), "{watch:?}");
+}
+
+#[test]
 fn a_bad_policy_stops_the_hub() {
     let conf = tempfile::tempdir().expect("temp dir");
     let policy = conf.path().join("policy.yaml");

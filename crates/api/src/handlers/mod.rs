@@ -64,7 +64,7 @@ pub async fn handle(api: Arc<Api>, req: Request<axum::body::Body>) -> Response<B
     // What API Priority and Fairness classified the request as, once it knows who sent it.
     let mut flow = None;
     let mut seen = crate::audit::Seen::default();
-    let resp = match route(&api, req, &mut flow, &mut seen).await {
+    let resp = match route(&api, req, &mut flow, &mut seen, audit.as_ref()).await {
         Ok(r) => r,
         Err(e) => response::error(&e),
     };
@@ -118,6 +118,7 @@ async fn route(
     req: Request<Body>,
     flow: &mut Option<crate::flowcontrol::Matched>,
     seen: &mut crate::audit::Seen,
+    audit: Option<&(Arc<crate::audit::Audit>, crate::audit::Request)>,
 ) -> Result<Response<Body>, ApiError> {
     let path = req.uri().path().to_string();
     request_timeout::check(&path, req.uri().query())?;
@@ -149,7 +150,8 @@ async fn route(
     let info = RequestInfo::parse(req.method(), &path, query.watch)
         .with_field_selector(query.field_selector.as_deref());
     *flow = api.flowcontrol.classify(&user, &info);
-    if api.config.audit.is_some() {
+    if let Some((audit, request)) = audit {
+        audit.received(request, &user, &info);
         seen.user = Some(user.clone());
         seen.info = Some(info.clone());
     }
