@@ -12,6 +12,8 @@
 mod feeds;
 mod hints;
 mod object;
+mod sealed;
+mod subscribe;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -20,11 +22,12 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures::StreamExt;
 use parking_lot::RwLock;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 
 use flotilla_store::{EventKind, Revision, Store};
 
 pub use object::CachedObject;
+pub use subscribe::Subscription;
 
 use crate::encryption::Encryption;
 use crate::error::{ApiError, Result};
@@ -113,24 +116,11 @@ impl State {
     }
 }
 
-/// A subscription: changes to replay first, then live ones.
-pub struct Subscription {
-    /// Changes already past, in order.
-    pub replay: Vec<Arc<Change>>,
-    /// Live changes after the replay.
-    pub live: broadcast::Receiver<Arc<Change>>,
-    /// Revision the replay ends at.
-    pub revision: Revision,
-}
-
 /// The watch cache.
 pub struct Cache {
     store: Store,
     /// What the store holds sealed is opened as it is read (the cache holds clear objects).
-    encryption: Arc<Encryption>,
-    /// Keys whose stored value is not as a write would store it now (see
-    /// [`Encryption::is_stale`]): rewritten by an update even if it changes nothing.
-    stale: parking_lot::Mutex<std::collections::HashSet<String>>,
+    sealed: sealed::Sealed,
     state: RwLock<State>,
     feeds: feeds::Feeds,
     applied: watch::Sender<Revision>,
@@ -162,7 +152,7 @@ impl Cache {
         encryption: Arc<Encryption>,
     ) -> Result<Arc<Cache>> {
         let mut objects = BTreeMap::new();
-        let mut stale = std::collections::HashSet::new();
+        let sealed = sealed::Sealed::new(encryption);
         let mut start_after = None;
         let mut revision = None;
         loop {
@@ -179,10 +169,7 @@ impl Cache {
             revision = Some(page.revision);
             start_after = page.records.last().map(|r| r.key.clone());
             for r in page.records {
-                if encryption.is_stale(&r.key, &r.value) {
-                    stale.insert(r.key.clone());
-                }
-                let value = open_stored(&encryption, &r.key, r.value)?;
+                let value = sealed.open(&r.key, r.value, true)?;
                 let o = CachedObject::new(r.key.clone(), value, r.mod_revision).map_err(|e| {
                     ApiError::internal(format!("stored object {} is not JSON: {e}", r.key))
                 })?;
@@ -196,8 +183,7 @@ impl Cache {
         let (applied, _) = watch::channel(revision);
         let cache = Arc::new(Cache {
             store: store.clone(),
-            encryption,
-            stale: parking_lot::Mutex::new(stale),
+            sealed,
             state: RwLock::new(State {
                 revision,
                 history_start: revision,
@@ -234,13 +220,11 @@ impl Cache {
     }
 
     fn apply(&self, mut ev: flotilla_store::Event) {
-        if ev.kind == EventKind::Put && self.encryption.is_stale(&ev.key, &ev.value) {
-            self.stale.lock().insert(ev.key.clone());
-        } else {
-            // One lock; removing from an empty set costs nothing.
-            self.stale.lock().remove(&ev.key);
+        let put = ev.kind == EventKind::Put;
+        if !put {
+            self.sealed.forget(&ev.key);
         }
-        ev.value = match self.open(&ev.key, ev.value) {
+        ev.value = match self.sealed.open(&ev.key, ev.value, put) {
             Ok(v) => v,
             Err(e) => {
                 tracing::error!(key = %ev.key, error = %e.message, "skipping a stored object that does not open");
@@ -359,117 +343,6 @@ impl Cache {
         (out, st.revision, more)
     }
 
-    /// Subscribe to changes under `prefix`, a directory as for [`Cache::list`]: `from = Some(rv)`
-    /// replays history after `rv` (410 Gone when it is no longer kept); `None` replays the
-    /// current state as additions.
-    pub fn subscribe(&self, prefix: &str, from: Option<Revision>) -> Result<Subscription> {
-        debug_assert!(prefix.ends_with('/'), "not a directory: {prefix}");
-        let st = self.state.read();
-        let replay = match from {
-            Some(rv) if rv < st.history_start => {
-                return Err(ApiError::gone(format!(
-                    "too old resource version: {rv} ({})",
-                    st.history_start + 1
-                )))
-            }
-            Some(rv) => st
-                .history
-                .iter()
-                .map(|(_, c)| c)
-                .filter(|c| c.revision > rv && c.object.key.starts_with(prefix))
-                .cloned()
-                .collect(),
-            None => {
-                let end = successor(prefix);
-                st.objects
-                    .range(prefix.to_string()..end)
-                    .map(|(_, o)| {
-                        Arc::new(Change {
-                            revision: o.mod_revision,
-                            kind: ChangeKind::Added,
-                            object: o.clone(),
-                            prev: None,
-                        })
-                    })
-                    .collect()
-            }
-        };
-        Ok(Subscription {
-            replay,
-            live: self.feeds.subscribe(prefix),
-            revision: st.revision,
-        })
-    }
-
-    /// As [`Cache::subscribe`], but a resourceVersion older than the history kept in memory
-    /// (for instance from before the hub restarted) is replayed from the store's event log, as
-    /// etcd serves a watch from any revision it has not compacted: informers resume instead of
-    /// re-listing. 410 Gone only for revisions the store has compacted.
-    pub async fn subscribe_replaying(
-        &self,
-        prefix: &str,
-        from: Option<Revision>,
-    ) -> Result<Subscription> {
-        let rv = match (from, self.subscribe(prefix, from)) {
-            (Some(rv), Err(e)) if e.code == 410 => rv,
-            (_, r) => return r,
-        };
-        let gone = |compacted: Revision| {
-            ApiError::gone(format!(
-                "too old resource version: {rv} ({})",
-                compacted + 1
-            ))
-        };
-        if rv < self.store.compacted_revision() {
-            return Err(gone(self.store.compacted_revision()));
-        }
-        // The live feed and the in-memory history are taken together under the lock (every
-        // change is sent under it), so the log only has to fill (rv, history_start].
-        let (mut sub, upto) = {
-            let st = self.state.read();
-            let sub = Subscription {
-                replay: st
-                    .history
-                    .iter()
-                    .map(|(_, c)| c)
-                    .filter(|c| c.object.key.starts_with(prefix))
-                    .cloned()
-                    .collect(),
-                live: self.feeds.subscribe(prefix),
-                revision: st.revision,
-            };
-            (sub, st.history_start)
-        };
-        let mut older = Vec::new();
-        let mut events = self.store.watch(rv);
-        while let Some(ev) = events.next().await {
-            let ev = match ev {
-                Ok(ev) => ev,
-                Err(flotilla_store::Error::Compacted { .. }) => {
-                    return Err(gone(self.store.compacted_revision()))
-                }
-                Err(e) => {
-                    return Err(ApiError::internal(format!(
-                        "replaying the event log from {rv}: {e}"
-                    )))
-                }
-            };
-            let revision = ev.revision;
-            if revision > upto {
-                break;
-            }
-            if ev.key.starts_with(prefix) {
-                older.push(Arc::new(logged_change(&self.encryption, ev)?));
-            }
-            if revision == upto {
-                break;
-            }
-        }
-        older.append(&mut sub.replay);
-        sub.replay = older;
-        Ok(sub)
-    }
-
     /// Number of objects under `prefix` (for metrics and namespace deletion).
     pub fn count(&self, prefix: &str) -> usize {
         let st = self.state.read();
@@ -485,53 +358,24 @@ impl Cache {
 
     /// A value read from the store at `key`, in clear (see [`crate::encryption`]).
     pub fn open(&self, key: &str, stored: Bytes) -> Result<Bytes> {
-        open_stored(&self.encryption, key, stored)
+        self.sealed.open(key, stored, false)
     }
 
     /// Whether the value stored at `key` should be rewritten even by an update that changes
     /// nothing (stored under an old key, or clear where it would be sealed).
     pub fn is_stale(&self, key: &str) -> bool {
-        self.stale.lock().contains(key)
+        self.sealed.is_stale(key)
     }
 
     /// Whether writes at `key` are stored sealed.
     pub fn seals(&self, key: &str) -> bool {
-        self.encryption.seals(key)
+        self.sealed.seals(key)
     }
 
     /// `plain`, as the store keeps it at `key`.
     pub fn seal(&self, key: &str, plain: Bytes) -> Bytes {
-        self.encryption.seal(key, plain)
+        self.sealed.seal(key, plain)
     }
-}
-
-/// `stored` at `key` in clear; a value that does not open is a 500 naming the key, never the
-/// data.
-fn open_stored(encryption: &Encryption, key: &str, stored: Bytes) -> Result<Bytes> {
-    encryption
-        .open(key, stored)
-        .map_err(|e| ApiError::internal(format!("cannot decrypt the stored object: {e}")))
-}
-
-/// A change read back from the store's event log, as [`Cache::apply`] would have made it.
-fn logged_change(encryption: &Encryption, ev: flotilla_store::Event) -> Result<Change> {
-    let decode = |raw: Bytes, revision: Revision| {
-        let raw = open_stored(encryption, &ev.key, raw)?;
-        CachedObject::new(ev.key.clone(), raw, revision)
-            .map_err(|e| ApiError::internal(format!("logged object {} is not JSON: {e}", ev.key)))
-    };
-    let kind = ChangeKind::of(ev.kind, ev.prev_value.is_some());
-    // The previous state's own revision is not in the event; it is only read by selectors.
-    let prev = match ev.prev_value.clone() {
-        Some(raw) => Some(Arc::new(decode(raw, ev.revision)?)),
-        None => None,
-    };
-    Ok(Change {
-        revision: ev.revision,
-        kind,
-        object: Arc::new(decode(ev.value.clone(), ev.revision)?),
-        prev,
-    })
 }
 
 #[cfg(test)]
