@@ -21,6 +21,20 @@ pub enum FieldShape {
     Unknown,
 }
 
+/// The JSON type a scalar field holds, when the schema says one (a Quantity, a string or a
+/// number, has none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarType {
+    /// A JSON string.
+    String,
+    /// A whole JSON number.
+    Integer,
+    /// Any JSON number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+}
+
 /// `patchStrategy` values (Kubernetes allows a comma-separated combination, e.g. `merge,retainKeys`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PatchStrategy {
@@ -72,6 +86,8 @@ pub struct FieldInfo {
     pub list_map_keys: Vec<String>,
     /// `x-kubernetes-map-type`.
     pub map_type: Option<MapType>,
+    /// The JSON type of a scalar field, or of a list's or map's scalar items.
+    pub scalar: Option<ScalarType>,
 }
 
 impl FieldInfo {
@@ -86,6 +102,7 @@ impl FieldInfo {
             list_type: None,
             list_map_keys: Vec::new(),
             map_type: None,
+            scalar: None,
         }
     }
 }

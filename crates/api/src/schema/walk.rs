@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::kinds::names;
-use super::lookup::{FieldInfo, FieldShape, ListType, MapType, PatchStrategy};
+use super::lookup::{FieldInfo, FieldShape, ListType, MapType, PatchStrategy, ScalarType};
 use super::refs::{deref, Defs};
 
 /// Field `field` of type `type_name`.
@@ -68,6 +68,9 @@ fn describe(defs: &dyn Defs, prop: &Value, inline_name: String) -> FieldInfo {
     // (`x-kubernetes-map-type: atomic` on structs such as LabelSelector).
     let ext = |key: &str| prop.get(key).or_else(|| target.get(key));
     let mut info = FieldInfo::plain(shape);
+    if shape == FieldShape::Scalar {
+        info.scalar = scalar_of(target, via);
+    }
     let element = match shape {
         FieldShape::Object => {
             info.type_name = Some(own_name.clone());
@@ -87,6 +90,9 @@ fn describe(defs: &dyn Defs, prop: &Value, inline_name: String) -> FieldInfo {
         let (elem, elem_via) = deref(defs, node);
         let elem_shape = shape_of(elem, elem_via);
         info.item_shape = Some(elem_shape);
+        if elem_shape == FieldShape::Scalar {
+            info.scalar = scalar_of(elem, elem_via);
+        }
         if matches!(
             elem_shape,
             FieldShape::Object | FieldShape::Map | FieldShape::List
@@ -135,6 +141,21 @@ fn describe(defs: &dyn Defs, prop: &Value, inline_name: String) -> FieldInfo {
         _ => None,
     };
     info
+}
+
+/// The JSON type of a scalar schema (`def` names the definition it is, if any): none for a
+/// Quantity, which Go's decoder reads from a string or a number.
+fn scalar_of(node: &Value, def: Option<&str>) -> Option<ScalarType> {
+    if def == Some(names::QUANTITY) {
+        return None;
+    }
+    match node.get("type").and_then(Value::as_str)? {
+        "string" => Some(ScalarType::String),
+        "integer" => Some(ScalarType::Integer),
+        "number" => Some(ScalarType::Number),
+        "boolean" => Some(ScalarType::Boolean),
+        _ => None,
+    }
 }
 
 fn flag(node: &Value, key: &str) -> bool {

@@ -1,12 +1,12 @@
 //! The shapes of a built-in kind's body: kube-apiserver decodes a built-in object into its Go
-//! struct, so a value of the wrong JSON shape (a list where a map belongs, an object where a
-//! string does) is refused with 400 `BadRequest` before anything else looks at it. Custom
+//! struct, so a value of the wrong JSON shape or type (a list where a map belongs, an object or
+//! a number where a string does, 1.5 replicas) is refused with 400 `BadRequest` before anything else looks at it. Custom
 //! resources are judged by their schema instead (422, [`super::values`]). `null` fits every
 //! field, as it does for Go's decoder.
 
 use serde_json::Value;
 
-use crate::schema::lookup::{FieldShape, SchemaLookup};
+use crate::schema::lookup::{FieldShape, ScalarType, SchemaLookup};
 
 /// The first value in `obj` whose JSON shape does not fit the field of `root_type` that holds
 /// it: its path (`spec.replicas`, `data.a`) and what is wrong with it.
@@ -28,7 +28,7 @@ fn walk(lookup: &dyn SchemaLookup, type_name: &str, v: &Value, path: &str) -> Op
         } else {
             format!("{path}.{k}")
         };
-        if let Some(wrong) = mismatch(info.shape, child) {
+        if let Some(wrong) = mismatch(info.shape, info.scalar, child) {
             return Some(format!("{here}: {wrong}"));
         }
         let item_shape = info.item_shape.unwrap_or(FieldShape::Unknown);
@@ -38,7 +38,7 @@ fn walk(lookup: &dyn SchemaLookup, type_name: &str, v: &Value, path: &str) -> Op
             (FieldShape::List, Value::Array(items)) => {
                 items.iter().enumerate().find_map(|(i, item)| {
                     let at = format!("{here}[{i}]");
-                    match (mismatch(item_shape, item), next) {
+                    match (mismatch(item_shape, info.scalar, item), next) {
                         (Some(wrong), _) => Some(format!("{at}: {wrong}")),
                         (None, Some(t)) if item_shape == FieldShape::Object => {
                             walk(lookup, t, item, &at)
@@ -49,7 +49,7 @@ fn walk(lookup: &dyn SchemaLookup, type_name: &str, v: &Value, path: &str) -> Op
             }
             (FieldShape::Map, Value::Object(entries)) => entries.iter().find_map(|(mk, mv)| {
                 let at = format!("{here}.{mk}");
-                match (mismatch(item_shape, mv), next) {
+                match (mismatch(item_shape, info.scalar, mv), next) {
                     (Some(wrong), _) => Some(format!("{at}: {wrong}")),
                     (None, Some(t)) if item_shape == FieldShape::Object => walk(lookup, t, mv, &at),
                     _ => None,
@@ -64,20 +64,30 @@ fn walk(lookup: &dyn SchemaLookup, type_name: &str, v: &Value, path: &str) -> Op
     None
 }
 
-/// What is wrong with `v` as a value of a field of `shape`, if anything.
-fn mismatch(shape: FieldShape, v: &Value) -> Option<String> {
-    let fits = match shape {
-        FieldShape::Unknown => true,
+/// What is wrong with `v` as a value of a field of `shape` (holding `scalar`, for a scalar),
+/// if anything.
+fn mismatch(shape: FieldShape, scalar: Option<ScalarType>, v: &Value) -> Option<String> {
+    let fits = match (shape, scalar) {
+        (FieldShape::Unknown, _) => true,
         _ if v.is_null() => true,
-        FieldShape::Object | FieldShape::Map => v.is_object(),
-        FieldShape::List => v.is_array(),
-        FieldShape::Scalar => !v.is_object() && !v.is_array(),
+        (FieldShape::Object | FieldShape::Map, _) => v.is_object(),
+        (FieldShape::List, _) => v.is_array(),
+        (FieldShape::Scalar, None) => !v.is_object() && !v.is_array(),
+        (FieldShape::Scalar, Some(ScalarType::String)) => v.is_string(),
+        (FieldShape::Scalar, Some(ScalarType::Integer)) => v.is_i64() || v.is_u64(),
+        (FieldShape::Scalar, Some(ScalarType::Number)) => v.is_number(),
+        (FieldShape::Scalar, Some(ScalarType::Boolean)) => v.is_boolean(),
     };
-    let wanted = match shape {
-        FieldShape::Object => "an object",
-        FieldShape::Map => "a map",
-        FieldShape::List => "a list",
-        FieldShape::Scalar | FieldShape::Unknown => "a string, number or boolean",
+    let wanted = match (shape, scalar) {
+        (FieldShape::Object, _) => "an object",
+        (FieldShape::Map, _) => "a map",
+        (FieldShape::List, _) => "a list",
+        (FieldShape::Scalar, Some(ScalarType::String)) => "a string",
+        (FieldShape::Scalar, Some(ScalarType::Integer)) => "a whole number",
+        (FieldShape::Scalar, Some(ScalarType::Number)) => "a number",
+        (FieldShape::Scalar, Some(ScalarType::Boolean)) => "a boolean",
+        (FieldShape::Scalar | FieldShape::Unknown, None) => "a string, number or boolean",
+        (FieldShape::Unknown, Some(_)) => "anything",
     };
     (!fits).then(|| {
         format!(
@@ -92,6 +102,7 @@ fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "fractional number",
         Value::Number(_) => "number",
         Value::String(_) => "string",
         Value::Array(_) => "array",
@@ -119,7 +130,7 @@ mod tests {
         );
         assert_eq!(
             cm(json!({"data": {"a": {"b": "c"}}})).as_deref(),
-            Some("data.a: cannot unmarshal object into a field that holds a string, number or boolean")
+            Some("data.a: cannot unmarshal object into a field that holds a string")
         );
         assert_eq!(
             cm(json!({"metadata": {"labels": "x"}})).as_deref(),
@@ -129,6 +140,34 @@ mod tests {
         assert_eq!(
             misshapen(&l, DEPLOY, &d).as_deref(),
             Some("spec.template.spec.containers[0].ports: cannot unmarshal object into a field that holds a list")
+        );
+    }
+
+    #[test]
+    fn scalars_of_the_wrong_type_are_found() {
+        let l = SchemaSet::default();
+        let d = |spec: Value| misshapen(&l, DEPLOY, &json!({ "spec": spec }));
+        assert_eq!(
+            misshapen(&l, CM, &json!({"data": {"a": 1}})).as_deref(),
+            Some("data.a: cannot unmarshal number into a field that holds a string")
+        );
+        assert_eq!(
+            d(json!({"replicas": "3"})).as_deref(),
+            Some("spec.replicas: cannot unmarshal string into a field that holds a whole number")
+        );
+        assert_eq!(
+            d(json!({"replicas": 1.5})).as_deref(),
+            Some("spec.replicas: cannot unmarshal fractional number into a field that holds a whole number")
+        );
+        assert_eq!(
+            d(json!({"paused": "yes"})).as_deref(),
+            Some("spec.paused: cannot unmarshal string into a field that holds a boolean")
+        );
+        assert_eq!(
+            misshapen(&l, CM, &json!({"metadata": {"finalizers": [1]}})).as_deref(),
+            Some(
+                "metadata.finalizers[0]: cannot unmarshal number into a field that holds a string"
+            )
         );
     }
 

@@ -359,6 +359,22 @@ fn cases() -> Vec<Case> {
             BAD,
         ),
         case(
+            "a ConfigMap value that is a number",
+            "POST",
+            CMS,
+            JSON,
+            r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"numbered"},"data":{"a":1}}"#,
+            BAD,
+        ),
+        case(
+            "a label value that is a number (YAML)",
+            "POST",
+            CMS,
+            YAML,
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: versioned\n  labels:\n    version: 1.0\n",
+            BAD,
+        ),
+        case(
             "labels that are a string",
             "PUT",
             CM,
