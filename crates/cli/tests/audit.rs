@@ -47,18 +47,24 @@ fn wait_for(path: &std::path::Path, pred: impl Fn(&Value) -> bool) -> Vec<Value>
     panic!("no such event in {:#?}", events(path));
 }
 
-#[test]
-fn requests_are_audited_as_the_policy_says() {
+/// A hub auditing as `policy` says into the returned log, both files in the returned directory.
+fn audited_hub(policy: &str) -> (tempfile::TempDir, Hub, std::path::PathBuf) {
     let conf = tempfile::tempdir().expect("temp dir");
-    let policy = conf.path().join("policy.yaml");
-    std::fs::write(&policy, POLICY).expect("write the policy");
+    let policy_file = conf.path().join("policy.yaml");
+    std::fs::write(&policy_file, policy).expect("write the policy");
     let log = conf.path().join("audit.log");
     let hub = Hub::start_with(&[
         "--audit-policy-file",
-        policy.to_str().unwrap(),
+        policy_file.to_str().unwrap(),
         "--audit-log-path",
         log.to_str().unwrap(),
     ]);
+    (conf, hub, log)
+}
+
+#[test]
+fn requests_are_audited_as_the_policy_says() {
+    let (_conf, hub, log) = audited_hub(POLICY);
     hub.ok(&["create", "namespace", "audited"]);
     hub.ok(&[
         "-n",
@@ -176,18 +182,9 @@ fn requests_are_audited_as_the_policy_says() {
 
 #[test]
 fn every_stage_is_logged_as_kube_apiserver_logs_it() {
-    let conf = tempfile::tempdir().expect("temp dir");
-    let policy = conf.path().join("policy.yaml");
     let rules = "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n\
                  - level: Metadata\n  namespaces: [staged]\n- level: None\n";
-    std::fs::write(&policy, rules).expect("write the policy");
-    let log = conf.path().join("audit.log");
-    let hub = Hub::start_with(&[
-        "--audit-policy-file",
-        policy.to_str().unwrap(),
-        "--audit-log-path",
-        log.to_str().unwrap(),
-    ]);
+    let (_conf, hub, log) = audited_hub(rules);
     hub.ok(&["create", "namespace", "staged"]);
     hub.ok(&["-n", "staged", "create", "configmap", "cfg"]);
     // A watch the hub ends after a second.
