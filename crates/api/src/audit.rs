@@ -57,6 +57,8 @@ pub struct Seen {
     pub user: Option<UserInfo>,
     /// The parsed request.
     pub info: Option<RequestInfo>,
+    /// What the policy said of it (judged once, at `RequestReceived`).
+    pub verdict: Option<policy::Verdict>,
     /// The request body, once read.
     pub body: Bytes,
     /// Its `Content-Type`.
@@ -92,17 +94,23 @@ impl Audit {
         })
     }
 
-    /// Log the `RequestReceived` stage of `request`, made by `user`, as the policy says.
-    pub fn received(&self, request: &Request, user: &UserInfo, info: &RequestInfo) {
+    /// Log the `RequestReceived` stage of `request`, made by `user`, as the policy says;
+    /// returns what it says, for [`Audit::record`].
+    pub fn received(
+        &self,
+        request: &Request,
+        user: &UserInfo,
+        info: &RequestInfo,
+    ) -> policy::Verdict {
         let verdict = self.policy.judge(user, info);
-        if verdict.level == Level::None || verdict.omit_stages.contains(&Stage::RequestReceived) {
-            return;
+        if verdict.level != Level::None && !verdict.omit_stages.contains(&Stage::RequestReceived) {
+            let mut event = event(&verdict, request, user, info, Stage::RequestReceived);
+            if info.is_resource_request {
+                event["objectRef"] = object_ref(info, None);
+            }
+            self.write(&event);
         }
-        let mut event = event(&verdict, request, user, info, Stage::RequestReceived);
-        if info.is_resource_request {
-            event["objectRef"] = object_ref(info, None);
-        }
-        self.write(&event);
+        verdict
     }
 
     fn write(&self, event: &Value) {
@@ -120,10 +128,9 @@ impl Audit {
         seen: Seen,
         response: Response<Body>,
     ) -> Response<Body> {
-        let (Some(user), Some(info)) = (seen.user, seen.info) else {
+        let (Some(user), Some(info), Some(verdict)) = (seen.user, seen.info, seen.verdict) else {
             return response;
         };
-        let verdict = self.policy.judge(&user, &info);
         if verdict.level == Level::None {
             return response;
         }

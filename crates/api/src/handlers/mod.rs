@@ -151,7 +151,7 @@ async fn route(
         .with_field_selector(query.field_selector.as_deref());
     *flow = api.flowcontrol.classify(&user, &info);
     if let Some((audit, request)) = audit {
-        audit.received(request, &user, &info);
+        seen.verdict = Some(audit.received(request, &user, &info));
         seen.user = Some(user.clone());
         seen.info = Some(info.clone());
     }
