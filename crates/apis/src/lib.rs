@@ -9,6 +9,8 @@
 //!   `ClusterResourceBinding`, the scheduler's decision for one hub object.
 //! - [`networking::v1alpha1`]: `GlobalService`, how a propagated Service is answered in DNS,
 //!   and `HealthReport`, one voter's probes of the fleet's endpoints.
+//! - [`config::v1alpha1`]: `ResourceInterpreter`, CEL rules teaching the hub a kind's replicas,
+//!   health, status, dependencies and member-owned fields.
 //! - [`externaldns`]: `DNSEndpoint`, the fleet's records for external-dns.
 //! - [`multicluster`]: `ServiceExport` and `ServiceImport` of the Multi-Cluster Services API.
 //! - [`conditions`]: setting status conditions as Kubernetes does.
@@ -77,6 +79,7 @@ macro_rules! cluster_twin {
 
 pub mod cluster;
 pub mod conditions;
+pub mod config;
 pub mod externaldns;
 pub mod gvk;
 pub mod labels;
@@ -170,6 +173,10 @@ pub fn crds() -> Result<Vec<Value>> {
         (
             multicluster::ServiceImport::crd_name(),
             multicluster::ServiceImport::crd(),
+        ),
+        (
+            config::v1alpha1::ResourceInterpreter::crd_name(),
+            config::v1alpha1::ResourceInterpreter::crd(),
         ),
     ]
     .into_iter()

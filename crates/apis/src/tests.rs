@@ -58,6 +58,7 @@ fn every_kind_has_a_crd() {
             "dnsendpoints.externaldns.k8s.io",
             "serviceexports.multicluster.x-k8s.io",
             "serviceimports.multicluster.x-k8s.io",
+            "resourceinterpreters.config.flotilla.io",
         ]
     );
 }

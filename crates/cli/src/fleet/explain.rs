@@ -1,6 +1,8 @@
 //! `flotilla explain placement KIND/NAME -n NS`: why an object runs where it runs, and which
-//! controller process works its binding ([`shard`]).
+//! controller process works its binding ([`shard`]); `flotilla explain interpret KIND/NAME`:
+//! what its ResourceInterpreter's rules say about it ([`interpret`]).
 
+mod interpret;
 mod shard;
 
 use std::path::PathBuf;
@@ -37,16 +39,39 @@ enum ExplainCommand {
         #[arg(short, long)]
         namespace: Option<String>,
     },
+    /// Print what each rule of the object's ResourceInterpreter returns for it (replicas and
+    /// per-replica requests, health, status, dependencies), or where a rule fails.
+    Interpret {
+        /// The object as KIND/NAME, as for `placement`.
+        object: String,
+        /// The object's namespace (omit for cluster-scoped objects).
+        #[arg(short, long)]
+        namespace: Option<String>,
+    },
 }
 
 /// Runs `flotilla explain`.
 pub async fn run(args: ExplainArgs) -> Result<()> {
     let hub = super::hub_client(args.kubeconfig.as_deref()).await?;
-    let ExplainCommand::Placement { object, namespace } = args.command;
-    let Some((kind, name)) = object.split_once('/') else {
-        bail!("give the object as KIND/NAME, e.g. deployment/web");
-    };
-    let kind = resolve_kind(&hub, kind).await?;
+    match args.command {
+        ExplainCommand::Placement { object, namespace } => placement(hub, object, namespace).await,
+        ExplainCommand::Interpret { object, namespace } => {
+            interpret::run(hub, &object, namespace.as_deref()).await
+        }
+    }
+}
+
+/// KIND and NAME of `object`.
+fn kind_and_name(object: &str) -> Result<(&str, &str)> {
+    object
+        .split_once('/')
+        .filter(|(k, n)| !k.is_empty() && !n.is_empty())
+        .context("give the object as KIND/NAME, e.g. deployment/web")
+}
+
+async fn placement(hub: kube::Client, object: String, namespace: Option<String>) -> Result<()> {
+    let (kind, name) = kind_and_name(&object)?;
+    let kind = resolve(&hub, kind).await?.1.kind;
     let binding = workload::binding_name(name, &kind);
     let spec: ResourceBindingSpec = match &namespace {
         Some(ns) => Api::<ResourceBinding>::namespaced(hub.clone(), ns)
@@ -121,9 +146,15 @@ pub async fn run(args: ExplainArgs) -> Result<()> {
     Ok(())
 }
 
-/// The kind named by `given` as kubectl takes it: a kind, singular, plural or short name,
-/// optionally `.group`-qualified; from the hub's discovery.
-async fn resolve_kind(hub: &kube::Client, given: &str) -> Result<String> {
+/// The resource named by `given` as kubectl takes it (a kind, singular, plural or short name,
+/// optionally `.group`-qualified) and its group/version, from the hub's discovery.
+async fn resolve(
+    hub: &kube::Client,
+    given: &str,
+) -> Result<(
+    String,
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource,
+)> {
     let lower = given.to_ascii_lowercase();
     let (name, group) = match lower.split_once('.') {
         Some((n, g)) => (n.to_owned(), Some(g.to_owned())),
@@ -163,7 +194,7 @@ async fn resolve_kind(hub: &kube::Client, given: &str) -> Result<String> {
             let names = [&r.kind.to_ascii_lowercase(), &r.name, &r.singular_name];
             let short = r.short_names.iter().flatten();
             if names.into_iter().chain(short).any(|n| *n == name) {
-                return Ok(r.kind.clone());
+                return Ok((list.group_version.clone(), r.clone()));
             }
         }
     }

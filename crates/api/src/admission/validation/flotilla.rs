@@ -11,6 +11,10 @@
 //!   none the controllers' own Leases use (its heartbeat Lease in flotilla-system is named
 //!   after it).
 //!
+//! * `ResourceInterpreter`: every CEL rule compiles and every field path is a dotted path
+//!   ([`flotilla_interpreter::Interpreter::compile`]), so a bad rule is refused at create with
+//!   the CEL error, never met at run time.
+//!
 //! On an update, a rule looks only at a part the update changes, so objects stored before a
 //! rule existed can still get their status, finalizers and deletion.
 
@@ -43,12 +47,28 @@ pub(super) fn causes(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Ca
             ("/spec/overrideRules", override_rules)
         }
         ("cluster.flotilla.io", "Cluster") => ("/spec/secretRef", cluster),
+        ("config.flotilla.io", "ResourceInterpreter") => ("/spec", resource_interpreter),
         _ => return Vec::new(),
     };
     if old.is_some_and(|old| old.pointer(part) == obj.pointer(part)) {
         return Vec::new();
     }
     rule(obj)
+}
+
+/// Every rule of a ResourceInterpreter compiles.
+fn resource_interpreter(obj: &Value) -> Causes {
+    let spec = obj.get("spec").cloned().unwrap_or_default();
+    // The schema has checked the shape already; a spec that still does not read is named.
+    let spec: flotilla_apis::config::v1alpha1::ResourceInterpreterSpec =
+        match serde_json::from_value(spec) {
+            Ok(s) => s,
+            Err(e) => return vec![("spec".to_owned(), format!("Invalid value: {e}"))],
+        };
+    match flotilla_interpreter::Interpreter::compile(&spec) {
+        Ok(_) => Vec::new(),
+        Err(errors) => errors.into_iter().map(|e| (e.field, e.message)).collect(),
+    }
 }
 
 /// Lease names of `flotilla controllers` processes in flotilla-system.

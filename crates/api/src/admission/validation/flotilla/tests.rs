@@ -145,3 +145,21 @@ fn a_new_cluster_may_not_take_a_controller_lease_name() {
     let fine = json!({"metadata": {"name": "flotilla-east"}, "spec": {}});
     assert!(causes(&c, None, &fine).is_empty());
 }
+
+#[test]
+fn resource_interpreters_with_bad_rules_are_refused_naming_the_rule() {
+    let ri = res("config.flotilla.io", "ResourceInterpreter");
+    let good = json!({"metadata": {"name": "x"}, "spec": {
+        "target": {"apiVersion": "example.com/v1", "kind": "Thing"},
+        "health": {"healthy": "self.status.ready == true"}}});
+    assert!(causes(&ri, None, &good).is_empty());
+    let mut bad = good.clone();
+    bad["spec"]["health"]["healthy"] = json!("self.status.ready ==");
+    bad["spec"]["reviseReplicas"] = json!({"path": "spec..replicas"});
+    let got = causes(&ri, None, &bad);
+    let fields: Vec<&str> = got.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(fields, ["spec.reviseReplicas.path", "spec.health.healthy"]);
+    assert!(got[1].1.contains("compilation failed"), "{got:?}");
+    // An update that leaves the rules alone is not judged again.
+    assert!(causes(&ri, Some(&bad), &bad).is_empty());
+}
