@@ -17,7 +17,7 @@
 //! [`fleet`] (the hub, agents and members; [`members`] starts those, [`procs`] runs and stops
 //! processes), [`track`] (watches that time deliveries) and [`open_loop`] (load on a fixed
 //! schedule); [`scheduler`] runs in process; [`dns`] runs flotilla's DNS server and knotd
-//! under dnsperf. All share [`progress`], [`stats`] and [`report`].
+//! under dnsperf; [`interpret`] times ResourceInterpreter rules in process. All share [`progress`], [`stats`] and [`report`].
 
 mod args;
 mod client;
@@ -26,6 +26,7 @@ mod figures;
 mod fleet;
 mod ha;
 mod hub;
+mod interpret;
 mod karmada;
 mod kubeconfig;
 mod members;
@@ -81,6 +82,10 @@ enum What {
     /// simulated clusters on one thread and print decisions/s, per-decision latency, failed
     /// decisions and peak memory. Takes about a minute (`--quick`: a few seconds).
     Scheduler(scheduler::SchedulerArgs),
+    /// Benchmark ResourceInterpreter rules in process: the interpreters shipped in
+    /// examples/interpreters/ over member-shaped objects, every rule each has, on one thread;
+    /// prints rules/s next to the target. Takes about 10 seconds (`--quick`: about 1).
+    Interpret(interpret::InterpretArgs),
     /// Benchmark flotilla's DNS server against knotd serving the same records (1,000 services ×
     /// 3 endpoints) with dnsperf, one server after the other: answers/s, lost queries, p50/p99
     /// latency and the ratio; then flotilla's memory at 10,000 services and how long a verdict
@@ -190,6 +195,9 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         What::Scheduler(a) => tokio::task::spawn_blocking(move || scheduler::run(a))
             .await
             .context("the scheduler benchmark panicked")?,
+        What::Interpret(a) => tokio::task::spawn_blocking(move || interpret::run(a))
+            .await
+            .context("the interpreter benchmark panicked")?,
         // Stops the servers it started on Ctrl-C itself.
         What::Dns(a) => dns::run(a).await,
         // Takes its replica set down on Ctrl-C itself.

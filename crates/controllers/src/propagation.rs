@@ -19,6 +19,8 @@
 //!   object.
 //! * [`scope`]: what a binding may reach (its own namespace only, nothing of the hub's), so
 //!   a namespace's policies cannot deliver anything outside that namespace of a member.
+//! * [`interpreters`]: the hub's ResourceInterpreters, compiled once, for kinds without
+//!   compiled rules (their replicas, requests, where a divided count goes).
 //! * `feed`: reflector feeds and the controllers' common setup.
 //! * `settled`: what a controller last settled for each binding, so events that change none
 //!   of its inputs (most are status writes) are answered without redoing the work.
@@ -27,6 +29,7 @@ pub mod binding;
 pub mod dependencies;
 pub mod detector;
 mod feed;
+pub mod interpreters;
 pub mod scheduling;
 pub mod scope;
 pub mod select;

@@ -52,10 +52,15 @@ pub enum ReplicaShare {
 /// cluster's replica share (none: as in the template, e.g. `Duplicated`) and the `overriders`
 /// applied in the given order (from [`rules_for_cluster`]). Overrides that would change the
 /// object's identity (kind, name, namespace, ...) are an error: no manifest for that cluster.
+///
+/// `interpreter` is the ResourceInterpreter of the template's kind, if any: its
+/// `reviseReplicas` rule says where a share goes in a kind flotilla has no compiled rule for
+/// (and overrides a built-in kind's).
 pub fn render(
     template: &Value,
     cluster: &Cluster,
     replicas: Option<ReplicaShare>,
+    interpreter: Option<&flotilla_interpreter::Interpreter>,
     overriders: &[&Overriders],
 ) -> Result<Value> {
     // The cluster is already reflected in which overriders were chosen; it stays in the
@@ -68,8 +73,14 @@ pub fn render(
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
+    let revise =
+        |obj: &mut Value, n: u32| interpreter.and_then(|i| i.revise_replicas(obj, i64::from(n)));
     match replicas {
-        Some(ReplicaShare::Replicas(n)) => set_replicas(&mut obj, &kind, n),
+        Some(ReplicaShare::Replicas(n)) => match revise(&mut obj, n) {
+            Some(Err(e)) => return Err(crate::Error::Invalid(e.to_string())),
+            Some(Ok(())) => {}
+            None => set_replicas(&mut obj, &kind, n),
+        },
         Some(ReplicaShare::Job {
             parallelism,
             completions,

@@ -105,11 +105,11 @@ pub struct Interpreter {
 /// The interpreter used for `api_version`/`kind` among `all`: the oldest one targeting it
 /// (then the first by name), leaving out those being deleted.
 pub fn choose<'a>(
-    all: &'a [ResourceInterpreter],
+    all: impl IntoIterator<Item = &'a ResourceInterpreter>,
     api_version: &str,
     kind: &str,
 ) -> Option<&'a ResourceInterpreter> {
-    all.iter()
+    all.into_iter()
         .filter(|ri| ri.spec.target.api_version == api_version && ri.spec.target.kind == kind)
         .filter(|ri| ri.metadata.deletion_timestamp.is_none())
         .min_by(|a, b| {
@@ -224,6 +224,11 @@ impl Interpreter {
         })
     }
 
+    /// Whether it has a `replicas` rule.
+    pub fn reads_replicas(&self) -> bool {
+        self.replicas.is_some()
+    }
+
     /// The kind this interpreter describes.
     pub fn target(&self) -> &InterpretedKind {
         &self.target
@@ -250,6 +255,11 @@ impl Interpreter {
     pub fn health(&self, obj: &Value) -> Option<Result<Health, EvalError>> {
         let (healthy, reason) = self.health.as_ref()?;
         Some(health(healthy, reason.as_deref(), obj))
+    }
+
+    /// How many status fields it collects.
+    pub fn status_fields(&self) -> usize {
+        self.status.len()
     }
 
     /// Whether the interpreter collects any status.

@@ -1,7 +1,8 @@
 //! Propagation end to end on three real member clusters: a Deployment and a policy on the hub
 //! become Works, replicas divided by weight, overrides per cluster, status summed back on the
 //! hub (`kubectl rollout status` works there), policy changes move the workload, and deleting
-//! the template removes it everywhere (or leaves it, when orphaned).
+//! the template removes it everywhere (or leaves it, when orphaned); a custom kind is divided by
+//! its ResourceInterpreter.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -11,6 +12,7 @@ mod dependencies;
 mod divided;
 mod duplicated;
 mod failover;
+mod interpreted;
 mod overrides;
 
 use std::time::Duration;
@@ -106,6 +108,10 @@ fn color(m: &std::path::Path) -> String {
 fn templates_and_policies_run_in_the_right_members() {
     let members = Members::up(3).expect("member clusters (scripts/members build)");
     let m = |name: &str| members.member(name).expect("member").kubeconfig.clone();
+    // Before the members join, so their first API discovery reports the kind.
+    for c in MEMBERS {
+        interpreted::install_crd(&m(c));
+    }
     // Short health and failover timings, so the failover step takes seconds, not minutes.
     let hub = Hub::start_with(&[
         "--heartbeat-interval",
@@ -154,6 +160,7 @@ fn templates_and_policies_run_in_the_right_members() {
     divided::reweighted(&hub, &members);
     duplicated::duplicated_config(&hub, &members);
     dependencies::follow_the_workload(&hub, &members);
+    interpreted::custom_kind_divided(&hub, &members);
     deletion::delete_or_keep(&hub, &members);
     failover::failover_and_failback(&hub, &members);
 }

@@ -22,9 +22,13 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+use flotilla_apis::conditions;
+use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::policy::v1alpha1::{ClusterPropagationPolicy, PropagationPolicy};
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding};
 use futures::StreamExt;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use k8s_openapi::jiff::Timestamp;
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::discovery::ApiResource;
 use kube::runtime::controller::Action;
@@ -34,11 +38,13 @@ use kube::{Api, Client};
 use serde_json::json;
 use tokio::sync::broadcast;
 
-pub use self::desired::{desired, excluded_namespace, kept_by_each_cluster};
+pub use self::desired::{desired, desired_sized, excluded_namespace, kept_by_each_cluster};
 use self::desired::{named_kinds, unwatched, up_to_date};
 use super::binding::{BindingObject, DETECTOR_HASH_ANNOTATION};
 use super::feed::{feed, Changes};
+use super::interpreters::Interpreters;
 use super::select::{choose, Subject};
+use super::workload::Sizing;
 use super::workload::{binding_name, discover};
 use crate::shards::{binding_key, Shards};
 use crate::{Error, Result};
@@ -53,6 +59,8 @@ struct Shared {
     cluster_policies: Store<ClusterPropagationPolicy>,
     bindings: Store<ResourceBinding>,
     cluster_bindings: Store<ClusterResourceBinding>,
+    /// How kinds without compiled rules count their replicas.
+    interpreters: Interpreters,
 }
 
 struct KindContext {
@@ -67,7 +75,14 @@ pub async fn run(hub: Client, shards: Shards) {
     let (cluster_policies, cpp_writer) = reflector::store();
     let (bindings, rb_writer) = reflector::store();
     let (cluster_bindings, crb_writer) = reflector::store();
+    let (interpreters, ri_writer) = reflector::store();
     let changed = Changes::default();
+    // A changed interpreter may change any binding's replicas.
+    let ri_feed = feed(
+        Api::<ResourceInterpreter>::all(hub.clone()),
+        ri_writer,
+        Some(changed.clone()),
+    );
     let pp_feed = feed(
         Api::<PropagationPolicy>::all(hub.clone()),
         pp_writer,
@@ -91,8 +106,10 @@ pub async fn run(hub: Client, shards: Shards) {
         cluster_policies,
         bindings,
         cluster_bindings,
+        interpreters: Interpreters::new(interpreters),
     });
     tokio::select! {
+        _ = ri_feed => {},
         _ = pp_feed => {},
         _ = cpp_feed => {},
         _ = rb_feed => {},
@@ -108,6 +125,7 @@ async fn supervise(shared: Arc<Shared>, changed: Changes) {
     let _ = shared.cluster_bindings.wait_until_ready().await;
     let _ = shared.policies.wait_until_ready().await;
     let _ = shared.cluster_policies.wait_until_ready().await;
+    shared.interpreters.ready().await;
     let mut started: HashSet<(String, String)> = HashSet::new();
     let mut tasks = tokio::task::JoinSet::new();
     loop {
@@ -205,35 +223,133 @@ async fn reconcile_owned(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Resu
         .map_err(|e| Error::Invalid(format!("{name}: not JSON: {e}")))?;
     template["apiVersion"] = json!(ctx.resource.api_version);
     template["kind"] = json!(ctx.resource.kind);
-    let body = desired(&template, ctx.namespaced, &chosen);
-    let bname = body["metadata"]["name"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let interpreter = ctx
+        .shared
+        .interpreters
+        .for_kind(api_version, &ctx.resource.kind);
+    let bname = binding_name(name, &ctx.resource.kind);
+    let sizing = match Sizing::of(&template, interpreter.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            // The binding keeps what it had; it says why, and the template is looked at
+            // again when it or the interpreter changes (or within a minute).
+            tracing::warn!(%name, namespace = ?ns, error = %e, "a ResourceInterpreter rule failed");
+            let known = match ns.filter(|_| ctx.namespaced) {
+                Some(ns) => ctx
+                    .shared
+                    .bindings
+                    .get(&ObjectRef::new(&bname).within(ns))
+                    .map(|b| conditions_of(&*b)),
+                None => ctx
+                    .shared
+                    .cluster_bindings
+                    .get(&ObjectRef::new(&bname))
+                    .map(|b| conditions_of(&*b)),
+            };
+            interpreted(&ctx, ns, &bname, known, Some(&e.to_string())).await?;
+            return Ok(Action::requeue(Duration::from_secs(60)));
+        }
+    };
+    let body = desired_sized(&template, ctx.namespaced, &chosen, &sizing);
     let hash = body["metadata"]["annotations"][DETECTOR_HASH_ANNOTATION]
         .as_str()
         .unwrap_or_default()
         .to_owned();
     let params = PatchParams::apply(MANAGER).force();
-    if ctx.namespaced {
+    // The binding's conditions as last seen (`None`: there is no binding).
+    let known = if ctx.namespaced {
         let ns = ns.unwrap_or_default();
         let current = ctx.shared.bindings.get(&ObjectRef::new(&bname).within(ns));
+        let mut known = current.as_ref().map(|b| conditions_of(&**b));
         if !up_to_date(current.as_deref(), &hash) {
-            ResourceBinding::api(ctx.shared.hub.clone(), Some(ns))
+            let written = ResourceBinding::api(ctx.shared.hub.clone(), Some(ns))
                 .patch(&bname, &params, &Patch::Apply(&body))
                 .await
                 .map_err(Error::hub(format!("apply binding {ns}/{bname}")))?;
+            known = Some(conditions_of(&written));
         }
+        known
     } else {
         let current = ctx.shared.cluster_bindings.get(&ObjectRef::new(&bname));
+        let mut known = current.as_ref().map(|b| conditions_of(&**b));
         if !up_to_date(current.as_deref(), &hash) {
-            ClusterResourceBinding::api(ctx.shared.hub.clone(), None)
+            let written = ClusterResourceBinding::api(ctx.shared.hub.clone(), None)
                 .patch(&bname, &params, &Patch::Apply(&body))
                 .await
                 .map_err(Error::hub(format!("apply cluster binding {bname}")))?;
+            known = Some(conditions_of(&written));
         }
+        known
+    };
+    if interpreter.as_ref().is_some_and(|i| i.reads_replicas()) {
+        interpreted(&ctx, ns, &bname, known, None).await?;
     }
     Ok(Action::await_change())
+}
+
+/// The binding condition saying whether the kind's ResourceInterpreter read the template's
+/// replicas (`failed`: why not).
+const INTERPRETED: &str = "Interpreted";
+
+/// A binding's conditions.
+fn conditions_of<B: BindingObject>(b: &B) -> Vec<Condition> {
+    b.status().map(|s| s.conditions.clone()).unwrap_or_default()
+}
+
+/// Set [`INTERPRETED`] on binding `bname` (in `ns`), whose conditions are `known`, when it
+/// says something else; a binding not there (`known` is `None`) is left alone.
+async fn interpreted(
+    ctx: &KindContext,
+    ns: Option<&str>,
+    bname: &str,
+    known: Option<Vec<Condition>>,
+    failed: Option<&str>,
+) -> Result<()> {
+    let (status, reason, message) = match failed {
+        None => (
+            "True",
+            "Interpreted",
+            "replicas and requests read by the kind's ResourceInterpreter",
+        ),
+        Some(why) => ("False", "RuleFailed", why),
+    };
+    let set = conditions::Set {
+        type_: INTERPRETED,
+        status,
+        reason,
+        message,
+    };
+    let ns = ns.filter(|_| ctx.namespaced);
+    let Some(mut list) = known else {
+        return Ok(());
+    };
+    if !conditions::set(&mut list, set, Timestamp::now()) {
+        return Ok(());
+    }
+    let condition = conditions::find(&list, INTERPRETED).cloned();
+    let (api_version, kind) = (
+        "work.flotilla.io/v1alpha1",
+        match ns {
+            Some(_) => "ResourceBinding",
+            None => "ClusterResourceBinding",
+        },
+    );
+    let body = json!({"apiVersion": api_version, "kind": kind,
+        "status": {"conditions": [condition]}});
+    let params = PatchParams::apply(MANAGER).force();
+    let written = match ns {
+        Some(ns) => ResourceBinding::api(ctx.shared.hub.clone(), Some(ns))
+            .patch_status(bname, &params, &Patch::Apply(&body))
+            .await
+            .map(drop),
+        None => ClusterResourceBinding::api(ctx.shared.hub.clone(), None)
+            .patch_status(bname, &params, &Patch::Apply(&body))
+            .await
+            .map(drop),
+    };
+    written.map_err(Error::hub(format!(
+        "write the {INTERPRETED} condition of {bname}"
+    )))
 }
 
 #[cfg(test)]

@@ -188,7 +188,9 @@ pub fn request<'a>(
         .flat_map(|r| r.resource_request.iter())
         .filter_map(|(k, q)| Some((k.clone(), quantity::millis(q)?)))
         .collect();
-    let with_replicas = super::workload::has_replicas(api_version, &spec.resource.kind);
+    // A kind without compiled rules has replicas when its ResourceInterpreter read some.
+    let with_replicas =
+        super::workload::has_replicas(api_version, &spec.resource.kind) || spec.replicas > 0;
     Some(Request {
         placement,
         gvk: (group, version, spec.resource.kind.as_str()),

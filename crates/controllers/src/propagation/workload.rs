@@ -62,6 +62,54 @@ pub fn replicas(template: &Value) -> i32 {
     i32::try_from(n.max(0)).unwrap_or(i32::MAX)
 }
 
+/// What the scheduler divides for an object, and what each of its replicas requests
+/// (quantities in milli-units).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sizing {
+    /// The replica count (0: the kind has none; the whole object goes to every cluster).
+    pub replicas: i32,
+    /// Per-replica requests.
+    pub requests: BTreeMap<String, i64>,
+}
+
+impl Sizing {
+    /// The compiled rules of the built-in kinds ([`replicas`], [`replica_request`]).
+    pub fn compiled(template: &Value) -> Sizing {
+        let replicas = replicas(template);
+        let requests = if replicas > 0 {
+            replica_request(template)
+        } else {
+            BTreeMap::new()
+        };
+        Sizing { replicas, requests }
+    }
+
+    /// By `interpreter`'s `replicas` rule when it has one (a ResourceInterpreter for the
+    /// template's kind), else [`Sizing::compiled`].
+    pub fn of(
+        template: &Value,
+        interpreter: Option<&flotilla_interpreter::Interpreter>,
+    ) -> Result<Sizing, flotilla_interpreter::EvalError> {
+        let Some(r) = interpreter.and_then(|i| i.replicas(template)) else {
+            return Ok(Sizing::compiled(template));
+        };
+        let r = r?;
+        let mut requests = BTreeMap::new();
+        for (name, q) in r.requests {
+            let millis =
+                quantity::parse_millis(&q).ok_or_else(|| flotilla_interpreter::EvalError {
+                    rule: "replicas.requests",
+                    message: format!("{name}: {q:?} is not a quantity"),
+                })?;
+            requests.insert(name, millis);
+        }
+        Ok(Sizing {
+            replicas: i32::try_from(r.count).unwrap_or(i32::MAX),
+            requests,
+        })
+    }
+}
+
 /// What one replica requests: the sum over the pod template's containers (init containers
 /// count with the largest of them, as the kube-scheduler does), as quantities in milli-units
 /// rendered back as `<n>m`.

@@ -45,6 +45,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flotilla_apis::cluster::v1alpha1::Cluster;
+use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::policy::v1alpha1::{ClusterOverridePolicy, OverridePolicy};
 use flotilla_apis::work::v1alpha1::{
     ClusterResourceBinding, ManifestStatus, ResourceBinding, ResourceBindingSpec, Work,
@@ -72,6 +73,7 @@ use super::binding::{
     BINDING_NAME_ANNOTATION,
 };
 use super::feed::{feed, feed_on_change, Changes};
+use super::interpreters::Interpreters;
 use super::scope;
 use super::settled::Settled;
 use super::workload::{binding_label, fnv64};
@@ -123,6 +125,8 @@ struct Context {
     overrides: Store<OverridePolicy>,
     cluster_overrides: Store<ClusterOverridePolicy>,
     kinds: Mutex<HashMap<(String, String), (ApiResource, bool)>>,
+    /// Where kinds without compiled rules take a divided count.
+    interpreters: Interpreters,
     /// Told when an override policy or a cluster (its labels, spec) changes.
     changed: Changes,
     /// Each binding's inputs when its last reconcile left nothing to do.
@@ -137,8 +141,15 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
     let (works, work_writer) = reflector::store();
     let (overrides, op_writer) = reflector::store();
     let (cluster_overrides, cop_writer) = reflector::store();
+    let (interpreters, ri_writer) = reflector::store();
     let index = Arc::new(WorkIndex::default());
     let changed = Changes::default();
+    // An interpreter's reviseReplicas rule is part of every Work of its kind.
+    let ri_feed = feed(
+        Api::<ResourceInterpreter>::all(hub.clone()),
+        ri_writer,
+        Some(changed.clone()),
+    );
     let op_feed = feed(
         Api::<OverridePolicy>::all(hub.clone()),
         op_writer,
@@ -212,11 +223,13 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         overrides,
         cluster_overrides,
         kinds: Mutex::new(HashMap::new()),
+        interpreters: Interpreters::new(interpreters),
         changed,
         settled: Settled::default(),
         rendered: Settled::default(),
     });
     tokio::select! {
+        _ = ri_feed => {},
         _ = op_feed => {},
         _ = cop_feed => {},
         _ = cluster_feed => {},
@@ -234,6 +247,7 @@ async fn controller<B: BindingObject>(
     let _ = ctx.works.wait_until_ready().await;
     let _ = ctx.overrides.wait_until_ready().await;
     let _ = ctx.cluster_overrides.wait_until_ready().await;
+    ctx.interpreters.ready().await;
     super::feed::controller(Api::<B>::all(ctx.hub.clone()), &ctx.shards)
         .reconcile_all_on(ctx.changed.stream())
         .reconcile_on(flotilla_watch::coalesce(works_changed, WORK_EVENTS_WINDOW))

@@ -209,7 +209,7 @@ fn rules_in_order_cluster_scoped_first_then_by_name() {
     // Rendered in that order, the last namespaced rule wins.
     let c = cluster("b", &[], None);
     let template = json!({"kind": "ConfigMap", "metadata": {"name": "c"}});
-    let out = render(&template, &c, None, &rules_for_cluster(&policies, &c)).unwrap();
+    let out = render(&template, &c, None, None, &rules_for_cluster(&policies, &c)).unwrap();
     assert_eq!(out.pointer("/metadata/labels/x"), Some(&json!("ns-z")));
 }
 
@@ -227,7 +227,14 @@ fn render_strips_then_sets_replicas_then_overrides() {
         }],
         ..Overriders::default()
     };
-    let out = render(&template, &c, Some(ReplicaShare::Replicas(2)), &[&bump]).unwrap();
+    let out = render(
+        &template,
+        &c,
+        Some(ReplicaShare::Replicas(2)),
+        None,
+        &[&bump],
+    )
+    .unwrap();
     assert_eq!(
         out,
         json!({"apiVersion": "apps/v1", "kind": "Deployment",
@@ -285,9 +292,44 @@ fn replica_shares_per_kind() {
     ];
     let c = cluster("a", &[], None);
     for (template, share, want) in cases {
-        let out = render(&template, &c, Some(share), &[]).unwrap();
+        let out = render(&template, &c, Some(share), None, &[]).unwrap();
         assert_eq!(out["spec"], want, "{template} {share:?}");
     }
+}
+
+#[test]
+fn an_interpreted_kind_gets_its_share_where_the_interpreter_says_before_overrides() {
+    let spec: flotilla_apis::config::v1alpha1::ResourceInterpreterSpec = serde_json::from_value(
+        json!({"target": {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet"},
+               "replicas": {"count": "self.spec.size"},
+               "reviseReplicas": {"path": "spec.size"}}),
+    )
+    .unwrap();
+    let interpreter = flotilla_interpreter::Interpreter::compile(&spec).unwrap();
+    let template = json!({"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
+        "metadata": {"name": "web", "namespace": "shop"}, "spec": {"size": 6, "replicas": 6}});
+    let c = cluster("a", &[], None);
+    let out = render(
+        &template,
+        &c,
+        Some(ReplicaShare::Replicas(2)),
+        Some(&interpreter),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(out["spec"], json!({"size": 2, "replicas": 6}));
+    // A path through something other than an object is an error for that cluster.
+    let bad = json!({"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
+        "metadata": {"name": "web"}, "spec": "oops"});
+    let err = render(
+        &bad,
+        &c,
+        Some(ReplicaShare::Replicas(2)),
+        Some(&interpreter),
+        &[],
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("spec is not an object"), "{err}");
 }
 
 #[test]
@@ -305,12 +347,12 @@ fn render_refuses_overrides_of_the_identity() {
         }],
         ..Overriders::default()
     };
-    let err = render(&template, &c, None, &[&set_label("x", "y"), &moved])
+    let err = render(&template, &c, None, None, &[&set_label("x", "y"), &moved])
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
     assert!(err.contains("identity"), "{err}");
     // Content may change.
-    let out = render(&template, &c, None, &[&set_label("x", "y")]).unwrap();
+    let out = render(&template, &c, None, None, &[&set_label("x", "y")]).unwrap();
     assert_eq!(out["metadata"]["namespace"], json!("team"));
 }

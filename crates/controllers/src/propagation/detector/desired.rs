@@ -14,7 +14,7 @@ use crate::propagation::binding::{
     BINDING_FINALIZER, DETECTOR_HASH_ANNOTATION, ORPHAN_ANNOTATION, TEMPLATE_HASH_ANNOTATION,
 };
 use crate::propagation::select::Chosen;
-use crate::propagation::workload::{binding_name, fnv64, replica_request, replicas, template_hash};
+use crate::propagation::workload::{binding_name, fnv64, template_hash, Sizing};
 
 /// Namespaces whose objects are never propagated: the hub's own and Kubernetes' system ones.
 pub fn excluded_namespace(ns: &str) -> bool {
@@ -96,6 +96,16 @@ pub(super) fn up_to_date<B: Resource>(current: Option<&B>, hash: &str) -> bool {
 /// `chosen`, with its own hash in the `work.flotilla.io/detector-hash` annotation and the
 /// binding controller's finalizer.
 pub fn desired(template: &Value, namespaced: bool, chosen: &Chosen<'_>) -> Value {
+    desired_sized(template, namespaced, chosen, &Sizing::compiled(template))
+}
+
+/// [`desired`], with the replicas and requests given (a ResourceInterpreter's).
+pub fn desired_sized(
+    template: &Value,
+    namespaced: bool,
+    chosen: &Chosen<'_>,
+    sizing: &Sizing,
+) -> Value {
     let meta = &template["metadata"];
     let name = meta["name"].as_str().unwrap_or_default();
     let api_version = template["apiVersion"].as_str().unwrap_or_default();
@@ -143,12 +153,12 @@ pub fn desired(template: &Value, namespaced: bool, chosen: &Chosen<'_>) -> Value
     if let Some(f) = &spec.failover {
         body_spec["failover"] = json!(f);
     }
-    let n = replicas(template);
-    if n > 0 {
-        body_spec["replicas"] = json!(n);
-        let request: BTreeMap<String, String> = replica_request(template)
-            .into_iter()
-            .map(|(k, v)| (k, quantity::format_millis(v)))
+    if sizing.replicas > 0 {
+        body_spec["replicas"] = json!(sizing.replicas);
+        let request: BTreeMap<String, String> = sizing
+            .requests
+            .iter()
+            .map(|(k, v)| (k.clone(), quantity::format_millis(*v)))
             .collect();
         if !request.is_empty() {
             body_spec["replicaRequirements"] = json!({"resourceRequest": request});

@@ -104,10 +104,24 @@ fn the_request_carries_replicas_for_kinds_that_have_them() {
             kind: "ConfigMap".to_owned(),
             ..ObjectReference::default()
         },
+        replicas: 0,
         ..s.clone()
     };
     let req = request(&config_map, None).expect("a placement");
     assert_eq!((req.gvk, req.replicas), (("", "v1", "ConfigMap"), None));
+    // A kind without compiled rules whose ResourceInterpreter read replicas (the detector
+    // wrote them into the binding) has them divided.
+    let clone_set = ResourceBindingSpec {
+        resource: ObjectReference {
+            api_version: "apps.kruise.io/v1alpha1".to_owned(),
+            kind: "CloneSet".to_owned(),
+            ..ObjectReference::default()
+        },
+        replicas: 6,
+        ..s.clone()
+    };
+    let req = request(&clone_set, None).expect("a placement");
+    assert_eq!(req.replicas, Some(6));
     // Attached to workloads, no placement: not the scheduler's.
     let attached = ResourceBindingSpec {
         placement: None,

@@ -65,3 +65,29 @@ fn template_hash_ignores_what_the_hub_writes() {
     assert_eq!(template_hash(&a), template_hash(&b));
     assert_ne!(template_hash(&a), template_hash(&c));
 }
+
+#[test]
+fn an_interpreter_sizes_a_kind_without_compiled_rules() {
+    let spec: flotilla_apis::config::v1alpha1::ResourceInterpreterSpec =
+        serde_json::from_value(json!({
+            "target": {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet"},
+            "replicas": {"count": "self.spec.replicas",
+                         "requests": "self.spec.template.spec.containers[0].resources.requests"}}))
+        .unwrap();
+    let i = flotilla_interpreter::Interpreter::compile(&spec).unwrap();
+    let mut template = json!({"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
+        "spec": {"replicas": 6, "template": {"spec": {"containers": [
+            {"name": "a", "resources": {"requests": {"cpu": "250m", "memory": "1Gi"}}}]}}}});
+    assert_eq!(Sizing::compiled(&template), Sizing::default());
+    let s = Sizing::of(&template, Some(&i)).unwrap();
+    assert_eq!(s.replicas, 6);
+    assert_eq!(s.requests["cpu"], 250);
+    assert_eq!(s.requests["memory"], 1024 * 1024 * 1024 * 1000);
+    // No interpreter: the compiled rules (none for this kind).
+    assert_eq!(Sizing::of(&template, None).unwrap(), Sizing::default());
+    template["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] =
+        json!("lots");
+    let e = Sizing::of(&template, Some(&i)).unwrap_err();
+    assert_eq!(e.rule, "replicas.requests");
+    assert!(e.message.contains("\"lots\" is not a quantity"), "{e}");
+}

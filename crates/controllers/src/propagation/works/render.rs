@@ -97,12 +97,14 @@ pub(super) fn planned_works(
     cluster: impl Fn(&str) -> Option<Arc<Cluster>>,
     matched: &[MatchedPolicy<'_>],
     shares: &HashMap<String, ReplicaShare>,
+    interpreter: Option<&flotilla_interpreter::Interpreter>,
 ) -> Vec<(String, std::result::Result<Value, String>)> {
     let plan = |name: &str| {
         let cluster = cluster(name).ok_or("the cluster is not registered")?;
         let rules = rules_for_cluster(matched, &cluster);
         let share = shares.get(name).copied();
-        let manifest = render(template, &cluster, share, &rules).map_err(|e| e.to_string())?;
+        let manifest =
+            render(template, &cluster, share, interpreter, &rules).map_err(|e| e.to_string())?;
         if let Some(why) = scope::refused_manifest(owner.ns, &manifest) {
             return Err(why);
         }
@@ -142,7 +144,19 @@ pub(super) async fn write_works<B: BindingObject>(
     let overrides = matched_overrides(ctx, template);
     let matched: Vec<MatchedPolicy<'_>> = overrides.iter().map(Overrides::matched).collect();
     let registered = |c: &str| ctx.clusters.get(&ObjectRef::new(c));
-    let plan = planned_works(&owner, template, targets, registered, &matched, shares);
+    let resource = &b.spec().resource;
+    let interpreter = ctx
+        .interpreters
+        .for_kind(&resource.api_version, &resource.kind);
+    let plan = planned_works(
+        &owner,
+        template,
+        targets,
+        registered,
+        &matched,
+        shares,
+        interpreter.as_deref(),
+    );
     let mut failures: HashMap<String, String> = HashMap::new();
     let mut changed = Vec::new();
     for (cluster_name, planned) in plan {

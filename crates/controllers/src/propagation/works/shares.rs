@@ -19,7 +19,8 @@ pub fn shares(spec: &ResourceBindingSpec, template: &Value) -> HashMap<String, R
         .and_then(|p| p.replica_scheduling.as_ref())
         .is_some_and(|s| s.replica_scheduling_type == ReplicaSchedulingType::Divided);
     let kind = spec.resource.kind.as_str();
-    if !divided || !has_replicas(&spec.resource.api_version, kind) {
+    // A kind without compiled rules has replicas when its ResourceInterpreter read some.
+    if !divided || !(has_replicas(&spec.resource.api_version, kind) || spec.replicas > 0) {
         return HashMap::new();
     }
     let count = |n: i32| u32::try_from(n.max(0)).unwrap_or(0);

@@ -183,6 +183,7 @@ fn the_works_a_binding_should_have() {
         registered,
         &[],
         &shares,
+        None,
     );
     let clusters: Vec<&str> = plan.iter().map(|(c, _)| c.as_str()).collect();
     assert_eq!(clusters, ["a", "b", "missing"]);
@@ -205,6 +206,7 @@ fn the_works_a_binding_should_have() {
         registered,
         &[],
         &shares,
+        None,
     );
     let why = plan[0].1.as_ref().expect_err("refused");
     assert!(why.contains("not in namespace other"), "{why}");
