@@ -188,9 +188,7 @@ pub fn request<'a>(
         .flat_map(|r| r.resource_request.iter())
         .filter_map(|(k, q)| Some((k.clone(), quantity::millis(q)?)))
         .collect();
-    // A kind without compiled rules has replicas when its ResourceInterpreter read some.
-    let with_replicas =
-        super::workload::has_replicas(api_version, &spec.resource.kind) || spec.replicas > 0;
+    let with_replicas = super::workload::binding_has_replicas(spec);
     Some(Request {
         placement,
         gvk: (group, version, spec.resource.kind.as_str()),

@@ -45,6 +45,13 @@ pub fn has_replicas(api_version: &str, kind: &str) -> bool {
     )
 }
 
+/// Whether a binding's object has replicas to divide: its kind has compiled rules
+/// ([`has_replicas`]), or its ResourceInterpreter read some (the detector wrote them into
+/// `spec.replicas`).
+pub fn binding_has_replicas(spec: &flotilla_apis::work::v1alpha1::ResourceBindingSpec) -> bool {
+    has_replicas(&spec.resource.api_version, &spec.resource.kind) || spec.replicas > 0
+}
+
 /// The count the scheduler divides: `spec.replicas` (default 1), a Job's `spec.parallelism`
 /// (default 1), an HPA's `spec.maxReplicas`; 0 for other kinds.
 pub fn replicas(template: &Value) -> i32 {

@@ -12,9 +12,7 @@ use kube::{Api, Client};
 pub async fn run(hub: Client, object: &str, namespace: Option<&str>) -> Result<()> {
     let (kind, name) = super::kind_and_name(object)?;
     let (group_version, res) = super::resolve(&hub, kind).await?;
-    let (group, version) = group_version
-        .split_once('/')
-        .unwrap_or(("", group_version.as_str()));
+    let (group, version) = workload::split_api_version(&group_version);
     let gvk = GroupVersionKind::gvk(group, version, &res.kind);
     let api_resource = ApiResource::from_gvk_with_plural(&gvk, &res.name);
     let objects: Api<DynamicObject> = match (res.namespaced, namespace) {

@@ -7,7 +7,7 @@ use flotilla_apis::work::v1alpha1::ResourceBindingSpec;
 use flotilla_scheduler::assign::{divide_hpa, divide_job, Assignment, Target};
 use serde_json::Value;
 
-use crate::propagation::workload::has_replicas;
+use crate::propagation::workload::binding_has_replicas;
 use crate::render::ReplicaShare;
 
 /// The share of every cluster in `spec.clusters`, or none at all when the whole object goes to
@@ -19,8 +19,7 @@ pub fn shares(spec: &ResourceBindingSpec, template: &Value) -> HashMap<String, R
         .and_then(|p| p.replica_scheduling.as_ref())
         .is_some_and(|s| s.replica_scheduling_type == ReplicaSchedulingType::Divided);
     let kind = spec.resource.kind.as_str();
-    // A kind without compiled rules has replicas when its ResourceInterpreter read some.
-    if !divided || !(has_replicas(&spec.resource.api_version, kind) || spec.replicas > 0) {
+    if !divided || !binding_has_replicas(spec) {
         return HashMap::new();
     }
     let count = |n: i32| u32::try_from(n.max(0)).unwrap_or(0);
