@@ -16,6 +16,7 @@
 //! - [`conditions`]: setting status conditions as Kubernetes does.
 //! - [`labels`]: label selectors against labels.
 //! - [`quantity`]: resource quantities as milli-units, parsed one way everywhere.
+//! - [`duration`]: Go durations (`1m30s`), parsed one way everywhere.
 //! - [`names`]: the namespaces, field manager and other well-known names every component shares.
 //! - [`scope`]: what a propagation may reach (a namespace's bindings, overrides, push credentials).
 //!
@@ -80,6 +81,7 @@ macro_rules! cluster_twin {
 pub mod cluster;
 pub mod conditions;
 pub mod config;
+pub mod duration;
 pub mod externaldns;
 pub mod gvk;
 pub mod labels;

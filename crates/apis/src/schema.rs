@@ -46,3 +46,9 @@ pub(crate) fn is_zero(n: &i32) -> bool {
 /// Test helpers shared by the kinds' tests.
 #[cfg(test)]
 pub(crate) mod testing;
+
+/// An `intstr.IntOrString` (`maxConcurrency: 2` or `"25%"`): `x-kubernetes-int-or-string`,
+/// as Kubernetes' own schemas say it.
+pub(crate) fn int_or_string(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "x-kubernetes-int-or-string": true })
+}

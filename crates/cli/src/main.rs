@@ -48,6 +48,9 @@ enum Command {
     Dns(dns::DnsArgs),
     /// Explain flotilla's decisions, e.g. `explain placement deployment/web -n demo`.
     Explain(fleet::explain::ExplainArgs),
+    /// Follow, pause, resume or undo an object's progressive rollout across its clusters,
+    /// e.g. `rollout status deployment/web -n demo --watch`.
+    Rollout(fleet::rollout::RolloutArgs),
     /// Serve many simulated member clusters from one process, each a Kubernetes API under
     /// `https://ADDR/clusters/<name>` with its kubeconfig in `--out DIR` (for scale tests).
     Sim(sim::SimArgs),
@@ -86,6 +89,7 @@ fn main() -> anyhow::Result<()> {
             Command::Agent(args) => fleet::agent::run(args, serve::shutdown_signal()).await,
             Command::Dns(args) => dns::run(args, serve::shutdown_signal()).await,
             Command::Explain(args) => fleet::explain::run(args).await,
+            Command::Rollout(args) => fleet::rollout::run(args).await,
             Command::Sim(args) => sim::run(args).await,
             Command::Bench(args) => flotilla_bench::run(args).await,
         }

@@ -32,6 +32,11 @@ struct ReconcileLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabels {
+    reason: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct IdentityLabels {
     identity: String,
 }
@@ -58,6 +63,7 @@ pub struct Metrics {
     pub dns_unhealthy_endpoints: Gauge,
     shards_owned: Family<IdentityLabels, Gauge>,
     shard_transitions: Family<TransitionLabels, Counter>,
+    rollout_events: Family<ReasonLabels, Counter>,
 }
 
 impl Metrics {
@@ -76,6 +82,14 @@ impl Metrics {
                 identity: identity.to_owned(),
             })
             .set(n as i64);
+    }
+
+    /// Counts a progressive rollout's event by its reason (`RolloutStep`,
+    /// `RolloutClusterFailed`, `RolloutComplete`, `RolloutFailed`).
+    pub fn rollout_event(&self, reason: &'static str) {
+        self.rollout_events
+            .get_or_create(&ReasonLabels { reason })
+            .inc();
     }
 
     /// Counts a shard Lease `event` (`acquired`, `released`, `lost`) of `identity`.
@@ -132,6 +146,11 @@ pub fn register(registry: &mut Registry) {
         "flotilla_controller_shards_owned",
         "Shards this controller process owns, by process identity",
         m.shards_owned.clone(),
+    );
+    registry.register(
+        "flotilla_rollout_events",
+        "Progressive rollout events by reason: steps taken, clusters failed, rollouts complete and stopped",
+        m.rollout_events.clone(),
     );
     registry.register(
         "flotilla_controller_shard_transitions",

@@ -257,6 +257,11 @@ impl Interpreter {
         Some(health(healthy, reason.as_deref(), obj))
     }
 
+    /// Whether the interpreter says how to tell a member's copy healthy.
+    pub fn reads_health(&self) -> bool {
+        self.health.is_some()
+    }
+
     /// How many status fields it collects.
     pub fn status_fields(&self) -> usize {
         self.status.len()

@@ -62,7 +62,7 @@ pub async fn run(args: ExplainArgs) -> Result<()> {
 }
 
 /// KIND and NAME of `object`.
-fn kind_and_name(object: &str) -> Result<(&str, &str)> {
+pub(crate) fn kind_and_name(object: &str) -> Result<(&str, &str)> {
     object
         .split_once('/')
         .filter(|(k, n)| !k.is_empty() && !n.is_empty())
@@ -148,7 +148,7 @@ async fn placement(hub: kube::Client, object: String, namespace: Option<String>)
 
 /// The resource named by `given` as kubectl takes it (a kind, singular, plural or short name,
 /// optionally `.group`-qualified) and its group/version, from the hub's discovery.
-async fn resolve(
+pub(crate) async fn resolve(
     hub: &kube::Client,
     given: &str,
 ) -> Result<(
@@ -199,4 +199,40 @@ async fn resolve(
         }
     }
     bail!("the hub serves no kind called {given:?}: see `kubectl api-resources`")
+}
+
+/// A hub object given as KIND/NAME: its kind as the hub serves it, and the API that reads it.
+pub(crate) struct Object {
+    /// `group/version` (`v1` for the core group).
+    pub group_version: String,
+    /// The kind's discovery entry.
+    pub resource: k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource,
+    /// Its name.
+    pub name: String,
+    /// Objects of the kind, in the namespace given.
+    pub api: Api<kube::api::DynamicObject>,
+}
+
+/// Resolves `object` (KIND/NAME) in `namespace` on the hub (the object need not exist).
+pub(crate) async fn object(
+    hub: &kube::Client,
+    object: &str,
+    namespace: Option<&str>,
+) -> Result<Object> {
+    let (kind, name) = kind_and_name(object)?;
+    let (group_version, resource) = resolve(hub, kind).await?;
+    let (group, version) = workload::split_api_version(&group_version);
+    let gvk = kube::api::GroupVersionKind::gvk(group, version, &resource.kind);
+    let api_resource = kube::api::ApiResource::from_gvk_with_plural(&gvk, &resource.name);
+    let api = match (resource.namespaced, namespace) {
+        (true, Some(ns)) => Api::namespaced_with(hub.clone(), ns, &api_resource),
+        (true, None) => Api::default_namespaced_with(hub.clone(), &api_resource),
+        (false, _) => Api::all_with(hub.clone(), &api_resource),
+    };
+    Ok(Object {
+        group_version,
+        resource,
+        name: name.to_owned(),
+        api,
+    })
 }

@@ -1,11 +1,12 @@
-//! The commands that manage the fleet through the hub: `token`, `cluster`, `join`, and the pull
-//! `agent` itself. Each talks to the hub with `--kubeconfig` or `KUBECONFIG` like kubectl does.
+//! The commands that manage the fleet through the hub: `token`, `cluster`, `join`, `explain`,
+//! `rollout`, and the pull `agent` itself. Each talks to the hub with `--kubeconfig` or `KUBECONFIG` like kubectl does.
 
 pub mod agent;
 pub(crate) mod client;
 pub mod cluster;
 pub mod explain;
 pub mod join;
+pub mod rollout;
 pub mod token;
 
 pub use client::{hub_client, parse_duration};

@@ -1,7 +1,9 @@
 //! A custom kind the hub has no compiled rules for, taught by a ResourceInterpreter (the
 //! shipped OpenKruise CloneSet one): 6 replicas Divided 1:1:1 become 2/2/2 in the members,
 //! written where the interpreter's `reviseReplicas` says, with the per-replica requests on the
-//! binding; a change of the count re-divides it.
+//! binding; a change of the count re-divides it. The members' statuses (written by hand: no
+//! Kruise controller runs) sum on the hub by the interpreter's status rules, and its health rule
+//! gates a progressive rollout.
 
 use std::path::Path;
 use std::time::Duration;
@@ -101,6 +103,7 @@ pub(super) fn custom_kind_divided(hub: &Hub, members: &Members) {
         "the CloneSet 3/3/3 in the members",
         || MEMBERS.iter().all(|c| replicas(c) == "3"),
     );
+    status_summed_and_health_gates_a_rollout(hub, members);
     hub.ok(&["delete", "propagationpolicy", "clones", "-n", "demo"]);
     hub.ok(&["delete", "clonesets.apps.kruise.io", "web", "-n", "demo"]);
     eventually(
@@ -108,5 +111,133 @@ pub(super) fn custom_kind_divided(hub: &Hub, members: &Members) {
         Duration::from_secs(60),
         "the CloneSet gone from the members",
         || MEMBERS.iter().all(|c| replicas(c).is_empty()),
+    );
+}
+
+/// Writes what a CloneSet controller would into a member's status: every one of its `replicas`
+/// ready on the current spec (`observedGeneration` its generation now).
+fn report_ready(kubeconfig: &Path, replicas: u32) {
+    let generation = member_get(
+        kubeconfig,
+        "clonesets.apps.kruise.io/web",
+        "{.metadata.generation}",
+    );
+    let status = format!(
+        r#"{{"status": {{"observedGeneration": {generation}, "replicas": {replicas}, "readyReplicas": {replicas}, "updatedReplicas": {replicas}, "updatedReadyReplicas": {replicas}}}}}"#
+    );
+    let (ok, _, err) = kc(
+        kubeconfig,
+        &[
+            "patch",
+            "clonesets.apps.kruise.io",
+            "web",
+            "-n",
+            "demo",
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            &status,
+        ],
+    );
+    assert!(ok, "write the member's CloneSet status: {err}");
+}
+
+const GATED: &str = r#"  rolloutStrategy:
+    type: ProgressivePerGroup
+    groups:
+    - {name: first, clusterAffinity: {clusterNames: [member-1]}}
+"#;
+
+fn status_summed_and_health_gates_a_rollout(hub: &Hub, members: &Members) {
+    let m = |name: &str| members.member(name).expect("member").kubeconfig.clone();
+    for c in MEMBERS {
+        report_ready(&m(c), 3);
+    }
+    eventually(
+        hub,
+        Duration::from_secs(60),
+        "the members' ready replicas summed on the hub",
+        || {
+            hub.ok(&[
+                "get",
+                "clonesets.apps.kruise.io",
+                "web",
+                "-n",
+                "demo",
+                "-o",
+                "jsonpath={.status.readyReplicas}/{.status.updatedReadyReplicas}",
+            ])
+            .trim()
+                == "9/9"
+        },
+    );
+    let health = || {
+        hub.ok(&[
+            "get",
+            "rb",
+            "web-cloneset",
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.status.aggregatedStatus[*].health}",
+        ])
+        .trim()
+        .to_owned()
+    };
+    eventually(
+        hub,
+        Duration::from_secs(30),
+        "healthy in every member by the CEL rule",
+        || health() == "Healthy Healthy Healthy",
+    );
+
+    // Progressive from now on: member-1 first, the others once it is healthy by the rule.
+    hub.ok_stdin(&["apply", "-f", "-"], &format!("{POLICY}{GATED}"));
+    let image = |c: &str| {
+        member_get(
+            &m(c),
+            "clonesets.apps.kruise.io/web",
+            "{.spec.template.spec.containers[0].image}",
+        )
+    };
+    let complete = || {
+        hub.ok(&[
+            "get",
+            "rb",
+            "web-cloneset",
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.status.rollout.conditions[?(@.type==\"Complete\")].status}",
+        ])
+        .trim()
+            == "True"
+    };
+    eventually(
+        hub,
+        Duration::from_secs(60),
+        "the rollout of the unchanged CloneSet complete",
+        complete,
+    );
+    let changed = clone_set(9).replace("nginx:1.27", "nginx:1.28");
+    hub.ok_stdin(&["apply", "-f", "-"], &changed);
+    eventually(
+        hub,
+        Duration::from_secs(30),
+        "member-1 on the new image",
+        || image("member-1") == "nginx:1.28",
+    );
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(
+        [image("member-2"), image("member-3")],
+        ["nginx:1.27", "nginx:1.27"],
+        "member-1 is not healthy by the rule (its controller has not seen the new spec): the others wait"
+    );
+    report_ready(&m("member-1"), 3);
+    eventually(
+        hub,
+        Duration::from_secs(30),
+        "the others on the new image once member-1 is healthy",
+        || image("member-2") == "nginx:1.28" && image("member-3") == "nginx:1.28",
     );
 }

@@ -2,7 +2,8 @@
 //! become Works, replicas divided by weight, overrides per cluster, status summed back on the
 //! hub (`kubectl rollout status` works there), policy changes move the workload, and deleting
 //! the template removes it everywhere (or leaves it, when orphaned); a custom kind is divided by
-//! its ResourceInterpreter.
+//! its ResourceInterpreter; a progressive rollout goes group by group, stops on failure, is
+//! undone and paused.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -14,6 +15,7 @@ mod duplicated;
 mod failover;
 mod interpreted;
 mod overrides;
+mod rollout;
 
 use std::time::Duration;
 
@@ -161,6 +163,7 @@ fn templates_and_policies_run_in_the_right_members() {
     duplicated::duplicated_config(&hub, &members);
     dependencies::follow_the_workload(&hub, &members);
     interpreted::custom_kind_divided(&hub, &members);
+    rollout::progressive(&hub, &members);
     deletion::delete_or_keep(&hub, &members);
     failover::failover_and_failback(&hub, &members);
 }

@@ -37,6 +37,7 @@ mod index;
 mod inputs;
 mod refuse;
 mod render;
+pub mod rollout;
 pub mod shares;
 mod status;
 
@@ -54,6 +55,7 @@ use futures::StreamExt;
 use k8s_openapi::jiff::Timestamp;
 use kube::discovery::ApiResource;
 use kube::runtime::controller::Action;
+use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, Resource, ResourceExt};
@@ -133,6 +135,8 @@ struct Context {
     settled: Settled<Inputs>,
     /// What each binding's Works were last rendered from, and the template.
     rendered: Settled<Rendered>,
+    /// Events on templates (progressive rollouts).
+    recorder: Recorder,
 }
 
 /// Runs until dropped, for the bindings in the shards `shards` owns.
@@ -227,6 +231,13 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         changed,
         settled: Settled::default(),
         rendered: Settled::default(),
+        recorder: Recorder::new(
+            hub.clone(),
+            Reporter {
+                controller: MANAGER.into(),
+                instance: None,
+            },
+        ),
     });
     tokio::select! {
         _ = ri_feed => {},
@@ -323,6 +334,16 @@ async fn reconcile_owned<B: BindingObject>(
         // The scheduler has not placed this version yet; its status write wakes us.
         return Ok(Action::await_change());
     }
+    // A progressive rollout decides from the members' reports and the time: every reconcile
+    // reads the template and steps.
+    if let Some(strategy) = rollout::progressive(spec) {
+        ctx.settled.forget(&key);
+        ctx.rendered.forget(&key);
+        return match fresh_template(&ctx, &*b, &works).await? {
+            Some(t) => rollout::reconcile(&ctx, &*b, &api, &t, &works, strategy).await,
+            None => Ok(Action::await_change()),
+        };
+    }
     // A reconcile for its Works' status reports only: nothing to render, and of the template
     // only what summing them reads, as it was (with the status this controller wrote since).
     let render_inputs = Rendered {
@@ -335,18 +356,11 @@ async fn reconcile_owned<B: BindingObject>(
         .and_then(|r| r.template);
     let template = match rendered.clone() {
         Some(t) => t,
-        None => match template(&ctx, ns.as_deref(), spec).await? {
-            Template::Found(t) => Arc::new(t),
-            Template::Gone => return Ok(Action::await_change()),
-            Template::Refused(why) => {
-                refuse(&ctx.hub, &*b, &works, &why).await?;
-                return Ok(Action::await_change());
-            }
+        None => match fresh_template(&ctx, &*b, &works).await? {
+            Some(t) => t,
+            None => return Ok(Action::await_change()),
         },
     };
-    if !same_object(spec, &template) {
-        return Ok(Action::await_change());
-    }
     let targets = targets(spec);
     let mut failures = HashMap::new();
     let mut held = Vec::new();
@@ -367,7 +381,7 @@ async fn reconcile_owned<B: BindingObject>(
         if !held.is_empty() {
             tracing::debug!(binding = %name, namespace = ?ns, ?held, "shrink held until the growing clusters are ready");
         }
-        failures = write_works(&ctx, &*b, &template, &targets, &shares, &works).await?;
+        failures = write_works(&ctx, &*b, &template, &targets, &shares, &works, None).await?;
         for w in leaving(&works, &targets, &spec.graceful_eviction_tasks) {
             delete_work(&ctx.hub, w).await?;
         }
@@ -395,6 +409,25 @@ async fn reconcile_owned<B: BindingObject>(
     }
     let grace = ctx.options.eviction_timeout;
     end_tasks(&api, &*b, &targets, &wanted, &progress, grace).await
+}
+
+/// The binding's template read from the hub, if it is there, in reach, and the object the
+/// binding was made for (else the binding is answered, or waits, and `None`).
+async fn fresh_template<B: BindingObject>(
+    ctx: &Context,
+    b: &B,
+    works: &[Arc<Work>],
+) -> Result<Option<Arc<Value>>> {
+    let spec = b.spec();
+    let template = match template(ctx, b.scope_namespace(), spec).await? {
+        Template::Found(t) => t,
+        Template::Gone => return Ok(None),
+        Template::Refused(why) => {
+            refuse(&ctx.hub, b, works, &why).await?;
+            return Ok(None);
+        }
+    };
+    Ok(same_object(spec, &template).then(|| Arc::new(template)))
 }
 
 /// Whether the scheduler has placed this `generation` of a binding (one without a placement,

@@ -48,12 +48,70 @@ pub(super) fn causes(res: &ResourceInfo, old: Option<&Value>, obj: &Value) -> Ca
         }
         ("cluster.flotilla.io", "Cluster") => ("/spec/secretRef", cluster),
         ("config.flotilla.io", "ResourceInterpreter") => ("/spec", resource_interpreter),
+        ("policy.flotilla.io", "PropagationPolicy" | "ClusterPropagationPolicy") => {
+            ("/spec/rolloutStrategy", rollout_strategy)
+        }
         _ => return Vec::new(),
     };
     if old.is_some_and(|old| old.pointer(part) == obj.pointer(part)) {
         return Vec::new();
     }
     rule(obj)
+}
+
+/// A rollout strategy's durations are Go durations, its counts numbers or percentages, its
+/// groups named, each name once.
+fn rollout_strategy(obj: &Value) -> Causes {
+    let Some(r) = obj.pointer("/spec/rolloutStrategy") else {
+        return Vec::new();
+    };
+    let mut causes = Causes::new();
+    for field in ["minSuccessTime", "progressDeadline"] {
+        if let Some(v) = r.get(field) {
+            let ok = v
+                .as_str()
+                .is_some_and(|t| flotilla_apis::duration::parse(t).is_some());
+            if !ok {
+                causes.push((
+                    format!("spec.rolloutStrategy.{field}"),
+                    format!("Invalid value: {v}: a duration such as 30s or 5m"),
+                ));
+            }
+        }
+    }
+    for field in ["maxConcurrency", "maxFailures"] {
+        let Some(v) = r.get(field) else { continue };
+        let ok = match v {
+            Value::Number(n) => n.as_u64().is_some(),
+            Value::String(s) => match s.strip_suffix('%') {
+                Some(p) => p.parse::<u32>().is_ok_and(|p| p <= 100),
+                None => s.parse::<u32>().is_ok(),
+            },
+            _ => false,
+        };
+        if !ok {
+            causes.push((
+                format!("spec.rolloutStrategy.{field}"),
+                format!("Invalid value: {v}: a number of clusters or a percentage such as \"25%\""),
+            ));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, g) in r["groups"].as_array().into_iter().flatten().enumerate() {
+        let name = g["name"].as_str().unwrap_or_default();
+        if name.is_empty() || name == "*" {
+            causes.push((
+                format!("spec.rolloutStrategy.groups[{i}].name"),
+                "Required value: a name for the group (not \"*\", which stands for the clusters in no group)".to_owned(),
+            ));
+        } else if !seen.insert(name) {
+            causes.push((
+                format!("spec.rolloutStrategy.groups[{i}].name"),
+                format!("Duplicate value: {name:?}"),
+            ));
+        }
+    }
+    causes
 }
 
 /// Every rule of a ResourceInterpreter compiles.

@@ -9,19 +9,21 @@
 //! Field names and nesting follow Karmada's `policy.karmada.io/v1alpha1`, so a Karmada
 //! manifest works with only the group of its `apiVersion` changed. flotilla's additions sit
 //! beside Karmada's fields (never instead of them): `conflictResolution: Adopt` and
-//! `placement.replicaScheduling.clusterReplicaLimits`. Karmada fields flotilla does not act
+//! `placement.replicaScheduling.clusterReplicaLimits`, `rolloutStrategy`. Karmada fields flotilla does not act
 //! on are not in the schema, so `kubectl apply` refuses them (strict field validation, its
 //! default) instead of storing fields nothing acts on.
 
 mod override_policy;
 mod placement;
 mod propagation;
+mod rollout;
 #[cfg(test)]
 mod tests;
 
 pub use override_policy::*;
 pub use placement::*;
 pub use propagation::*;
+pub use rollout::*;
 
 /// API group.
 pub const GROUP: &str = "policy.flotilla.io";

@@ -60,6 +60,10 @@ pub struct PropagationSpec {
     /// How the objects move when a cluster fails.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failover: Option<FailoverBehavior>,
+    /// flotilla addition: how a change of the objects reaches their clusters (all at once, or
+    /// progressively, gated on health).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout_strategy: Option<super::RolloutStrategy>,
 }
 
 /// How objects move when something fails.

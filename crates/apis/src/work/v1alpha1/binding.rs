@@ -17,7 +17,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::policy::v1alpha1::{ConflictResolution, FailoverBehavior, Placement};
+use crate::policy::v1alpha1::{ConflictResolution, FailoverBehavior, Placement, RolloutStrategy};
 
 /// Condition type (binding): the scheduler has placed the object.
 pub const CONDITION_SCHEDULED: &str = "Scheduled";
@@ -96,6 +96,10 @@ pub struct ResourceBindingSpec {
     /// flotilla addition: the policy that selected the template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy_ref: Option<PolicyReference>,
+    /// flotilla addition, copied from the policy: how a change of the template reaches the
+    /// clusters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout_strategy: Option<RolloutStrategy>,
 }
 
 cluster_twin! {
@@ -261,6 +265,9 @@ pub struct ResourceBindingStatus {
     /// still places the object there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_over: Vec<FailedOverCluster>,
+    /// flotilla addition: where a progressive rollout (`spec.rolloutStrategy`) stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<super::RolloutStatus>,
 }
 
 /// A cluster failover took an object out of.

@@ -6,12 +6,14 @@
 //! and the status fields fed back from the member.
 
 mod binding;
+mod rollout;
 mod spec;
 mod status;
 #[cfg(test)]
 mod tests;
 
 pub use binding::*;
+pub use rollout::*;
 pub use spec::*;
 pub use status::*;
 

@@ -5,23 +5,19 @@ use anyhow::{Context, Result};
 use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_controllers::propagation::workload;
 use flotilla_interpreter::Interpreter;
-use kube::api::{ApiResource, DynamicObject, GroupVersionKind, ListParams};
+use kube::api::ListParams;
 use kube::{Api, Client};
 
 /// Print the interpreter's view of `object` in `namespace`.
 pub async fn run(hub: Client, object: &str, namespace: Option<&str>) -> Result<()> {
-    let (kind, name) = super::kind_and_name(object)?;
-    let (group_version, res) = super::resolve(&hub, kind).await?;
-    let (group, version) = workload::split_api_version(&group_version);
-    let gvk = GroupVersionKind::gvk(group, version, &res.kind);
-    let api_resource = ApiResource::from_gvk_with_plural(&gvk, &res.name);
-    let objects: Api<DynamicObject> = match (res.namespaced, namespace) {
-        (true, Some(ns)) => Api::namespaced_with(hub.clone(), ns, &api_resource),
-        (true, None) => Api::default_namespaced_with(hub.clone(), &api_resource),
-        (false, _) => Api::all_with(hub.clone(), &api_resource),
-    };
+    let super::Object {
+        group_version,
+        resource: res,
+        name,
+        api: objects,
+    } = super::object(&hub, object, namespace).await?;
     let Some(obj) = objects
-        .get_opt(name)
+        .get_opt(&name)
         .await
         .with_context(|| format!("read {object}"))?
     else {

@@ -153,6 +153,9 @@ pub fn desired_sized(
     if let Some(f) = &spec.failover {
         body_spec["failover"] = json!(f);
     }
+    if let Some(r) = spec.rollout_strategy.as_ref().filter(|r| r.progressive()) {
+        body_spec["rolloutStrategy"] = json!(r);
+    }
     if sizing.replicas > 0 {
         body_spec["replicas"] = json!(sizing.replicas);
         let request: BTreeMap<String, String> = sizing

@@ -25,6 +25,10 @@ const NOT_APPLIED_YET: &str = "not yet applied in the member";
 /// older agents, `clusterIP` alone) go to [`CLUSTER_IPS`], so the DNS server can answer a
 /// member's own queries with the member's ClusterIP; a headless Service (`None`) has none.
 ///
+/// A value named [`WHOLE_STATUS`] holding an object is the member's whole `status` (the feedback
+/// rule the binding controller adds for kinds a ResourceInterpreter reads), its fields at the
+/// top level.
+///
 /// `None` when the agent fed nothing back.
 pub fn member_status(manifest: &ManifestStatus) -> Option<Value> {
     let values = &manifest.feedback.as_ref()?.values;
@@ -50,6 +54,11 @@ pub fn member_status(manifest: &ManifestStatus) -> Option<Value> {
             (true, "loadBalancerIngress") => {
                 status.insert("loadBalancer".to_owned(), json!({ "ingress": value }));
             }
+            (_, WHOLE_STATUS) if value.is_object() => {
+                if let Value::Object(whole) = value {
+                    status.extend(whole);
+                }
+            }
             (_, name) => {
                 status.insert(name.to_owned(), value);
             }
@@ -59,6 +68,40 @@ pub fn member_status(manifest: &ManifestStatus) -> Option<Value> {
         status.insert(CLUSTER_IPS.to_owned(), Value::Array(cluster_ips));
     }
     Some(Value::Object(status))
+}
+
+/// The name of the feedback rule reading a member object's whole `status` (`.status`).
+pub const WHOLE_STATUS: &str = "status";
+
+/// The member's copy of a propagated object as a ResourceInterpreter's health and status rules
+/// read it: the manifest its Work carries, with the `status` its agent fed back
+/// ([`member_status`]) and the generation it observed as `metadata.generation`.
+pub fn member_object(manifest: &Value, reported: &ManifestStatus) -> Value {
+    let mut obj = manifest.clone();
+    if let Some(status) = member_status(reported) {
+        obj["status"] = status;
+    }
+    if let Some(generation) = reported.observed_generation {
+        obj["metadata"]["generation"] = json!(generation);
+    }
+    obj
+}
+
+/// A member's copy's health as its kind's ResourceInterpreter tells it (`None`: the
+/// interpreter has no health rule), with why not; a rule that fails on the object is `Unknown`
+/// (and says the error).
+pub fn interpreted_health(
+    interpreter: &flotilla_interpreter::Interpreter,
+    obj: &Value,
+) -> Option<(ResourceHealth, String)> {
+    Some(match interpreter.health(obj)? {
+        Ok(h) if h.healthy => (ResourceHealth::Healthy, String::new()),
+        Ok(h) => (ResourceHealth::Unhealthy, h.reason),
+        Err(e) => (
+            ResourceHealth::Unknown,
+            format!("the health rule fails: {e}"),
+        ),
+    })
 }
 
 /// Where [`member_status`] puts a member Service's ClusterIPs (primary first, each once):

@@ -11,7 +11,9 @@ use flotilla_apis::names::{execution_namespace, WORK_FINALIZER};
 use flotilla_apis::policy::v1alpha1::{
     ClusterOverridePolicy, ConflictResolution, OverridePolicy, ResourceSelector,
 };
-use flotilla_apis::work::v1alpha1::{GracefulEvictionTask, ResourceBindingSpec, Work};
+use flotilla_apis::work::v1alpha1::{
+    GracefulEvictionTask, ResourceBindingSpec, Work, WORK_REVISION_ANNOTATION,
+};
 use futures::StreamExt;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::reflector::ObjectRef;
@@ -84,6 +86,13 @@ pub(super) struct Owner<'a> {
     pub conflict: ConflictResolution,
     /// The member copies stay when the Works go.
     pub orphan: bool,
+    /// The rollout revision the Works are rendered from (annotated on them), if the binding
+    /// rolls out progressively.
+    pub revision: Option<&'a str>,
+    /// The plural resource name of the template's kind on the hub: with an interpreter that
+    /// reads the members' health or status, the Works ask for the whole status back
+    /// ([`super::feedback::WHOLE_STATUS`]).
+    pub plural: Option<&'a str>,
 }
 
 /// The Work each target cluster should have, or why it has none (the cluster is not
@@ -108,7 +117,7 @@ pub(super) fn planned_works(
         if let Some(why) = scope::refused_manifest(owner.ns, &manifest) {
             return Err(why);
         }
-        Ok(work_body(
+        let body = work_body(
             owner.ns,
             owner.name,
             owner.label,
@@ -116,13 +125,28 @@ pub(super) fn planned_works(
             manifest,
             owner.conflict,
             owner.orphan,
-        ))
+        );
+        let reads = interpreter.is_some_and(|i| i.reads_health() || i.collects_status());
+        let feedback = owner.plural.filter(|_| reads);
+        Ok(match (owner.revision, feedback) {
+            (None, None) => body,
+            (revision, plural) => {
+                let mut body = body;
+                if let Some(r) = revision {
+                    body["metadata"]["annotations"][WORK_REVISION_ANNOTATION] = json!(r);
+                }
+                if let Some(plural) = plural {
+                    body["spec"]["statusFeedback"] = whole_status_rule(&body, plural);
+                }
+                seal(body)
+            }
+        })
     };
     targets.iter().map(|c| (c.clone(), plan(c))).collect()
 }
 
 /// Applies the [`planned_works`] of binding `b` whose Work would change; returns why the other
-/// target clusters have none, by cluster.
+/// target clusters have none, by cluster. `revision`: the rollout revision `template` is.
 pub(super) async fn write_works<B: BindingObject>(
     ctx: &Context,
     b: &B,
@@ -130,21 +154,29 @@ pub(super) async fn write_works<B: BindingObject>(
     targets: &[String],
     shares: &HashMap<String, ReplicaShare>,
     works: &[Arc<Work>],
+    revision: Option<&str>,
 ) -> Result<HashMap<String, String>> {
     let name = b.name_any();
     let ns = b.scope_namespace();
     let label = binding_label(ns, &name);
+    let resource = &b.spec().resource;
+    let plural = ctx
+        .kinds
+        .lock()
+        .get(&(resource.api_version.clone(), resource.kind.clone()))
+        .map(|(r, _)| r.plural.clone());
     let owner = Owner {
         ns,
         name: &name,
         label: &label,
         conflict: b.spec().conflict_resolution,
         orphan: b.annotations().get(ORPHAN_ANNOTATION).map(String::as_str) == Some("true"),
+        revision,
+        plural: plural.as_deref(),
     };
     let overrides = matched_overrides(ctx, template);
     let matched: Vec<MatchedPolicy<'_>> = overrides.iter().map(Overrides::matched).collect();
     let registered = |c: &str| ctx.clusters.get(&ObjectRef::new(c));
-    let resource = &b.spec().resource;
     let interpreter = ctx
         .interpreters
         .for_kind(&resource.api_version, &resource.kind);
@@ -218,7 +250,7 @@ pub(super) fn work_body(
     if let Some(ns) = ns {
         annotations.insert(BINDING_NAMESPACE_ANNOTATION.into(), json!(ns));
     }
-    let mut body = json!({
+    let body = json!({
         "apiVersion": "work.flotilla.io/v1alpha1",
         "kind": "Work",
         "metadata": {
@@ -237,9 +269,38 @@ pub(super) fn work_body(
             "deletePolicy": if orphan { "Orphan" } else { "Delete" },
         },
     });
+    seal(body)
+}
+
+/// `body` with its content hash in [`RENDER_HASH_ANNOTATION`].
+fn seal(mut body: Value) -> Value {
+    if let Some(a) = body["metadata"]["annotations"].as_object_mut() {
+        a.remove(RENDER_HASH_ANNOTATION);
+    }
     let hash = format!("{:016x}", fnv64(body.to_string().as_bytes()));
     body["metadata"]["annotations"][RENDER_HASH_ANNOTATION] = json!(hash);
     body
+}
+
+/// The feedback rule reading the whole `status` of a Work's (only) manifest, whose kind's plural
+/// resource name is `plural`.
+fn whole_status_rule(body: &Value, plural: &str) -> Value {
+    let manifest = &body["spec"]["manifests"][0];
+    let (group, _) = crate::propagation::workload::split_api_version(
+        manifest["apiVersion"].as_str().unwrap_or_default(),
+    );
+    let mut resource = json!({
+        "group": group,
+        "resource": plural,
+        "name": manifest["metadata"]["name"],
+    });
+    if let Some(ns) = manifest["metadata"]["namespace"].as_str() {
+        resource["namespace"] = json!(ns);
+    }
+    json!([{
+        "resource": resource,
+        "jsonPaths": [{"name": super::feedback::WHOLE_STATUS, "path": ".status"}],
+    }])
 }
 
 /// Override policies that select a template, kept alive for rendering.

@@ -105,7 +105,20 @@ pub(super) async fn write_status<B: BindingObject>(
     works: &[Arc<Work>],
     failures: &HashMap<String, String>,
 ) -> Result<Option<Value>> {
-    let (items, members) = summarize(targets, works, failures);
+    let (mut items, members) = summarize(targets, works, failures);
+    let r = &b.spec().resource;
+    let interpreter = ctx.interpreters.for_kind(&r.api_version, &r.kind);
+    let objects = member_objects(works);
+    if let Some(i) = interpreter.as_deref() {
+        for item in &mut items {
+            let health = objects
+                .get(item.cluster_name.as_str())
+                .and_then(|obj| feedback::interpreted_health(i, obj));
+            if let Some((health, _)) = health {
+                item.health = Some(health);
+            }
+        }
+    }
     let (all_applied, message) = fully_applied(&items);
     let now = Timestamp::now();
     let mut conds = b.status().map(|s| s.conditions.clone()).unwrap_or_default();
@@ -162,13 +175,76 @@ pub(super) async fn write_status<B: BindingObject>(
         .collect();
     let stamp = now.to_string();
     let zone = ctx.options.dns_zone.as_deref();
-    if let Some(status) = aggregate::aggregate(template, &view, &stamp, zone) {
+    let summed = match interpreter.as_deref().filter(|i| i.collects_status()) {
+        Some(i) => interpreted_status(i, template, targets, &objects),
+        None => aggregate::aggregate(template, &view, &stamp, zone),
+    };
+    if let Some(status) = summed {
         if template.get("status") != Some(&status) {
             write_template_status(ctx, b, status.clone()).await?;
             return Ok(Some(status));
         }
     }
     Ok(None)
+}
+
+/// Each cluster's copy of the object, as its Work's manifest and its agent's report rebuild it
+/// ([`feedback::member_object`]), for the clusters that reported one.
+fn member_objects(works: &[Arc<Work>]) -> HashMap<&str, Value> {
+    works
+        .iter()
+        .filter_map(|w| {
+            let manifest = &w.spec.manifests.first()?.0;
+            let reported = manifest_status(w)?;
+            Some((cluster_of(w), feedback::member_object(manifest, reported)))
+        })
+        .collect()
+}
+
+/// The template's status with the fields a ResourceInterpreter collects from the members of
+/// `targets` combined into it; `None` when no member reported a status yet, or a rule fails
+/// (then the template keeps what it had, and the error is logged).
+pub(super) fn interpreted_status(
+    interpreter: &flotilla_interpreter::Interpreter,
+    template: &Value,
+    targets: &[String],
+    objects: &HashMap<&str, Value>,
+) -> Option<Value> {
+    let mut collected = Vec::new();
+    for cluster in targets {
+        let Some(obj) = objects
+            .get(cluster.as_str())
+            .filter(|o| o.get("status").is_some())
+        else {
+            continue;
+        };
+        match interpreter.collect(obj) {
+            Ok(c) => collected.push((cluster.as_str(), c)),
+            Err(error) => {
+                tracing::warn!(cluster = %cluster, %error, "a status rule fails on a member's copy");
+                return None;
+            }
+        }
+    }
+    if collected.is_empty() {
+        return None;
+    }
+    let pairs: Vec<(&str, &flotilla_interpreter::Collected)> =
+        collected.iter().map(|(c, x)| (*c, x)).collect();
+    let fields = match interpreter.aggregate(&pairs) {
+        Ok(Value::Object(fields)) => fields,
+        Ok(_) => return None,
+        Err(error) => {
+            tracing::warn!(%error, "the status rules fail to combine the members' statuses");
+            return None;
+        }
+    };
+    let mut status = match template.get("status") {
+        Some(Value::Object(s)) => s.clone(),
+        _ => serde_json::Map::new(),
+    };
+    status.extend(fields);
+    Some(Value::Object(status))
 }
 
 /// What summing the members' statuses reads of a template ([`aggregate::aggregate`], and the

@@ -163,3 +163,35 @@ fn resource_interpreters_with_bad_rules_are_refused_naming_the_rule() {
     // An update that leaves the rules alone is not judged again.
     assert!(causes(&ri, Some(&bad), &bad).is_empty());
 }
+
+#[test]
+fn rollout_strategies_say_durations_counts_and_groups_plainly() {
+    let pp = res("policy.flotilla.io", "PropagationPolicy");
+    let policy = |strategy: Value| json!({"spec": {"rolloutStrategy": strategy}});
+    let good = policy(json!({
+        "type": "ProgressivePerGroup", "minSuccessTime": "10s", "progressDeadline": "1m30s",
+        "maxConcurrency": "25%", "maxFailures": 1,
+        "groups": [{"name": "canary", "clusterAffinity": {}}, {"name": "rest", "clusterAffinity": {}}],
+    }));
+    assert!(causes(&pp, None, &good).is_empty());
+    let bad = policy(json!({
+        "minSuccessTime": "ten seconds", "maxConcurrency": "150%", "maxFailures": -1,
+        "groups": [{"name": "a", "clusterAffinity": {}}, {"name": "a", "clusterAffinity": {}}, {"name": "*", "clusterAffinity": {}}],
+    }));
+    let fields: Vec<String> = causes(&pp, None, &bad)
+        .into_iter()
+        .map(|(f, _)| f)
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "spec.rolloutStrategy.minSuccessTime",
+            "spec.rolloutStrategy.maxConcurrency",
+            "spec.rolloutStrategy.maxFailures",
+            "spec.rolloutStrategy.groups[1].name",
+            "spec.rolloutStrategy.groups[2].name",
+        ]
+    );
+    // An update leaving the strategy alone is not judged again.
+    assert!(causes(&pp, Some(&bad), &bad).is_empty());
+}

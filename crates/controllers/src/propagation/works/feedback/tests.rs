@@ -239,3 +239,27 @@ fn binding_items() {
     );
     assert_eq!(pending.status, None);
 }
+
+#[test]
+fn a_whole_status_fed_back_is_the_members_status_and_object() {
+    let clones = manifest(
+        "apps.kruise.io",
+        "CloneSet",
+        vec![value(
+            WHOLE_STATUS,
+            raw(r#"{"readyReplicas": 2, "conditions": [{"type": "Ready", "status": "True"}]}"#),
+        )],
+    );
+    let status = json!({"readyReplicas": 2, "conditions": [{"type": "Ready", "status": "True"}]});
+    assert_eq!(member_status(&clones), Some(status.clone()));
+    let mut reported = clones.clone();
+    reported.observed_generation = Some(4);
+    let obj = member_object(
+        &json!({"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
+            "metadata": {"name": "web"}, "spec": {"replicas": 2}}),
+        &reported,
+    );
+    assert_eq!(obj["status"], status);
+    assert_eq!(obj["metadata"]["generation"], 4);
+    assert_eq!(obj["spec"]["replicas"], 2);
+}

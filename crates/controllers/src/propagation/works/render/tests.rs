@@ -175,6 +175,8 @@ fn the_works_a_binding_should_have() {
         label: "label",
         conflict: ConflictResolution::Abort,
         orphan: false,
+        revision: None,
+        plural: None,
     };
     let plan = planned_works(
         &owner(Some("shop")),

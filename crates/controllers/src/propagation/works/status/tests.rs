@@ -74,3 +74,37 @@ fn the_status_view_sums_as_the_whole_template() {
         &[json!({"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}})],
     );
 }
+
+#[test]
+fn an_interpreters_status_rules_combine_the_members_copies_into_the_templates_status() {
+    use flotilla_apis::config::v1alpha1::ResourceInterpreterSpec;
+    use std::collections::HashMap;
+
+    let spec: ResourceInterpreterSpec = serde_json::from_value(json!({
+        "target": {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet"},
+        "status": {"fields": [
+            {"name": "readyReplicas", "aggregate": "Sum"},
+            {"name": "observedGeneration", "aggregate": "Min"},
+        ]},
+    }))
+    .expect("spec");
+    let interpreter = flotilla_interpreter::Interpreter::compile(&spec).expect("compiles");
+    let template = json!({"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
+        "metadata": {"name": "web"}, "status": {"kept": "by the hub"}});
+    let copy = |ready: i64, generation: i64| json!({"status": {"readyReplicas": ready, "observedGeneration": generation}});
+    let targets = ["m-1", "m-2", "m-3"].map(str::to_owned);
+    let mut objects: HashMap<&str, Value> = HashMap::new();
+    assert_eq!(
+        super::interpreted_status(&interpreter, &template, &targets, &objects),
+        None,
+        "no member reported yet: nothing to write"
+    );
+    objects.insert("m-1", copy(2, 3));
+    objects.insert("m-2", copy(3, 2));
+    // Not a target (any more): not counted.
+    objects.insert("m-9", copy(100, 1));
+    assert_eq!(
+        super::interpreted_status(&interpreter, &template, &targets, &objects),
+        Some(json!({"kept": "by the hub", "readyReplicas": 5, "observedGeneration": 2}))
+    );
+}
