@@ -55,7 +55,8 @@ pub enum ReplicaShare {
 ///
 /// `interpreter` is the ResourceInterpreter of the template's kind, if any: its
 /// `reviseReplicas` rule says where a share goes in a kind flotilla has no compiled rule for
-/// (and overrides a built-in kind's).
+/// (and overrides a built-in kind's), and its `retain` paths are left out (the member owns
+/// them).
 pub fn render(
     template: &Value,
     cluster: &Cluster,
@@ -99,6 +100,10 @@ pub fn render(
              change apiVersion, kind, metadata.name, metadata.namespace or \
              metadata.generateName (fix the OverridePolicy)"
         )));
+    }
+    // The fields the member owns are not flotilla's to write.
+    if let Some(i) = interpreter {
+        i.release(&mut obj);
     }
     Ok(obj)
 }

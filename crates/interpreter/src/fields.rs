@@ -28,6 +28,19 @@ pub(crate) fn get<'a>(obj: &'a Value, path: &[String]) -> Option<&'a Value> {
         .try_fold(obj, |v, name| v.as_object()?.get(name))
 }
 
+/// Removes the field at `path` from `obj`, if it is there.
+pub(crate) fn remove(obj: &mut Value, path: &[String]) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let parent = parents
+        .iter()
+        .try_fold(obj, |v, name| v.as_object_mut()?.get_mut(name));
+    if let Some(map) = parent.and_then(Value::as_object_mut) {
+        map.remove(last);
+    }
+}
+
 /// Set `value` at `path` in `obj`, creating the objects on the way; an error if a step is
 /// something other than an object (or null).
 pub(crate) fn set(obj: &mut Value, path: &[String], value: Value) -> Result<(), String> {

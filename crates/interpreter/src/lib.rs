@@ -301,6 +301,15 @@ impl Interpreter {
         }
     }
 
+    /// Leaves the retained paths out of `desired` (what flotilla is about to write to a
+    /// member): under server-side apply flotilla then never owns those fields, and the member's
+    /// own values (an autoscaler's replicas, a paused flag) stay as the member sets them.
+    pub fn release(&self, desired: &mut Value) {
+        for path in &self.retain {
+            fields::remove(desired, path);
+        }
+    }
+
     /// What each rule returns for `obj`, for `flotilla explain interpret`: the rule's name and
     /// its value or error.
     pub fn explain(&self, obj: &Value) -> Vec<(&'static str, Result<Value, String>)> {

@@ -267,6 +267,14 @@ fn retained_fields_keep_the_members_value() {
     let mut desired = json!({"spec": {"paused": false}});
     i.retain(&mut desired, &json!({"spec": {}}));
     assert_eq!(desired, json!({"spec": {"paused": false}}));
+    // What the hub writes leaves them out, so the member's own values stay.
+    let mut desired = json!({"spec": {"paused": false, "image": "b", "deep": {"x": 2, "y": 3}}});
+    i.release(&mut desired);
+    assert_eq!(desired, json!({"spec": {"image": "b", "deep": {"y": 3}}}));
+    i.release(&mut desired);
+    let mut odd = json!({"spec": "not an object"});
+    i.release(&mut odd);
+    assert_eq!(odd, json!({"spec": "not an object"}));
 }
 
 #[test]

@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::work::v1alpha1::ResourceBinding;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, PersistentVolumeClaim, Secret, ServiceAccount};
@@ -47,6 +48,7 @@ use self::plan::{attached_to, follows, forgotten, released, snapshot};
 use self::references::{
     dependencies, Dependency, CONFIG_MAP, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE_ACCOUNT,
 };
+use super::interpreters::Interpreters;
 use super::workload::{discover, dynamic_api};
 use crate::shards::{binding_key, Shards};
 use crate::{Error, Result};
@@ -66,17 +68,26 @@ struct Context {
     /// What each workload binding needed when last reconciled; a dependency's event wakes the
     /// workloads that need it.
     needs: Mutex<HashMap<Key, Vec<Dependency>>>,
+    /// For kinds whose ResourceInterpreter names their dependencies.
+    interpreters: Interpreters,
 }
 
 /// Runs until dropped, for the bindings in the shards `shards` owns.
 pub async fn run(hub: Client, shards: Shards) {
     let (bindings, writer) = reflector::store();
+    let (interpreters, ri_writer) = reflector::store();
+    let ri_feed = super::feed::feed(
+        Api::<ResourceInterpreter>::all(hub.clone()),
+        ri_writer,
+        None,
+    );
     let (wake, woken) = unbounded_channel::<ObjectRef<ResourceBinding>>();
     let ctx = Arc::new(Context {
         hub: hub.clone(),
         shards,
         bindings: bindings.clone(),
         needs: Mutex::new(HashMap::new()),
+        interpreters: Interpreters::new(interpreters),
     });
     // A deleted workload binding is not reconciled (it is gone from the store): wake the
     // attached bindings that list it instead.
@@ -106,6 +117,7 @@ pub async fn run(hub: Client, shards: Shards) {
     });
     tokio::select! {
         _ = binding_feed => {},
+        _ = ri_feed => {},
         _ = watch_kind::<ConfigMap>(hub.clone(), CONFIG_MAP, ctx.clone(), wake.clone()) => {},
         _ = watch_kind::<Secret>(hub.clone(), SECRET, ctx.clone(), wake.clone()) => {},
         _ = watch_kind::<ServiceAccount>(hub.clone(), SERVICE_ACCOUNT, ctx.clone(), wake.clone()) => {},
@@ -116,6 +128,7 @@ pub async fn run(hub: Client, shards: Shards) {
 
 async fn controller(ctx: Arc<Context>, woken: UnboundedReceiverStream<ObjectRef<ResourceBinding>>) {
     let _ = ctx.bindings.wait_until_ready().await;
+    ctx.interpreters.ready().await;
     super::feed::controller(Api::<ResourceBinding>::all(ctx.hub.clone()), &ctx.shards)
         .reconcile_on(woken)
         .run(reconcile, error_policy, ctx)
@@ -243,7 +256,56 @@ async fn wanted(ctx: &Context, b: &ResourceBinding) -> Result<Vec<Dependency>> {
     let mut template = serde_json::to_value(template).unwrap_or_default();
     template["apiVersion"] = json!(r.api_version);
     template["kind"] = json!(r.kind);
-    Ok(dependencies(&template))
+    // A kind's interpreter names them when it has a dependencies rule (a built-in kind's too).
+    let interpreter = ctx.interpreters.for_kind(&r.api_version, &r.kind);
+    let Some(named) = interpreter
+        .as_deref()
+        .and_then(|i| i.dependencies(&template))
+    else {
+        return Ok(dependencies(&template));
+    };
+    // A rule failing on the object leaves what is attached as it is (the error requeues).
+    let named = named.map_err(|e| {
+        Error::Invalid(format!(
+            "the dependencies rule of {}'s ResourceInterpreter fails on {}: {e}",
+            r.kind, r.name
+        ))
+    })?;
+    let (followed, ignored) = interpreted(named, ns.unwrap_or_default());
+    if !ignored.is_empty() {
+        tracing::warn!(binding = %b.name_any(), ignored = %ignored.join(", "),
+            "dependencies a ResourceInterpreter names that flotilla does not follow (only ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims of the workload's namespace)");
+    }
+    Ok(followed)
+}
+
+/// The dependencies an interpreter's rule names that the controller follows (core ConfigMaps,
+/// Secrets, ServiceAccounts and PersistentVolumeClaims in the workload's namespace `ns`),
+/// sorted and once each, and the others, as text.
+fn interpreted(
+    named: Vec<flotilla_interpreter::Dependency>,
+    ns: &str,
+) -> (Vec<Dependency>, Vec<String>) {
+    let mut followed = Vec::new();
+    let mut ignored = Vec::new();
+    for d in named {
+        let kind = [CONFIG_MAP, SECRET, SERVICE_ACCOUNT, PERSISTENT_VOLUME_CLAIM]
+            .into_iter()
+            .find(|k| *k == d.kind);
+        let here = d.namespace.is_empty() || d.namespace == ns;
+        match kind {
+            Some(kind) if d.api_version == "v1" && here && !d.name.is_empty() => {
+                followed.push(Dependency { kind, name: d.name });
+            }
+            _ => ignored.push(format!(
+                "{} {} {}/{}",
+                d.api_version, d.kind, d.namespace, d.name
+            )),
+        }
+    }
+    followed.sort();
+    followed.dedup();
+    (followed, ignored)
 }
 
 #[cfg(test)]

@@ -217,3 +217,43 @@ fn writes_to_the_required_by_list() {
         }))
     );
 }
+
+#[test]
+fn an_interpreters_dependencies_are_followed_where_the_controller_can() {
+    let named = |api: &str, kind: &str, ns: &str, name: &str| flotilla_interpreter::Dependency {
+        api_version: api.into(),
+        kind: kind.into(),
+        namespace: ns.into(),
+        name: name.into(),
+    };
+    let (followed, ignored) = super::interpreted(
+        vec![
+            named("v1", "Secret", "shop", "tls"),
+            named("v1", "ConfigMap", "", "settings"),
+            named("v1", "ConfigMap", "shop", "settings"),
+            named("v1", "ConfigMap", "other", "theirs"),
+            named("argoproj.io/v1alpha1", "AnalysisTemplate", "shop", "smoke"),
+        ],
+        "shop",
+    );
+    assert_eq!(
+        followed,
+        [
+            Dependency {
+                kind: CONFIG_MAP,
+                name: "settings".into()
+            },
+            Dependency {
+                kind: SECRET,
+                name: "tls".into()
+            },
+        ]
+    );
+    assert_eq!(
+        ignored,
+        [
+            "v1 ConfigMap other/theirs",
+            "argoproj.io/v1alpha1 AnalysisTemplate shop/smoke"
+        ]
+    );
+}

@@ -108,8 +108,13 @@ pub(super) async fn write_status<B: BindingObject>(
     let (mut items, members) = summarize(targets, works, failures);
     let r = &b.spec().resource;
     let interpreter = ctx.interpreters.for_kind(&r.api_version, &r.kind);
-    let objects = member_objects(works);
-    if let Some(i) = interpreter.as_deref() {
+    // The members' copies, only for a kind an interpreter reads.
+    let objects = interpreter
+        .as_deref()
+        .filter(|i| i.reads_health() || i.collects_status())
+        .map(|_| member_objects(works))
+        .unwrap_or_default();
+    if let Some(i) = interpreter.as_deref().filter(|i| i.reads_health()) {
         for item in &mut items {
             let health = objects
                 .get(item.cluster_name.as_str())
