@@ -344,6 +344,7 @@ async fn reconcile_owned<B: BindingObject>(
             None => Ok(Action::await_change()),
         };
     }
+    rollout::forget(&*b, &api).await?;
     // A reconcile for its Works' status reports only: nothing to render, and of the template
     // only what summing them reads, as it was (with the status this controller wrote since).
     let render_inputs = Rendered {

@@ -385,6 +385,34 @@ pub(super) async fn reconcile<B: BindingObject>(
     })
 }
 
+/// Removes `status.rollout` from a binding whose strategy is no longer progressive (this
+/// manager's apply of nothing gives up the fields it owned).
+pub(super) async fn forget<B: BindingObject>(b: &B, api: &Api<B>) -> Result<()> {
+    if b.status().and_then(|s| s.rollout.as_ref()).is_none() {
+        return Ok(());
+    }
+    let name = b.name_any();
+    let mut body = json!({
+        "apiVersion": "work.flotilla.io/v1alpha1",
+        "kind": B::kind(&()),
+        "metadata": {"name": name},
+        "status": {},
+    });
+    if let Some(ns) = b.scope_namespace() {
+        body["metadata"]["namespace"] = json!(ns);
+    }
+    api.patch_status(
+        &name,
+        &PatchParams::apply(MANAGER).force(),
+        &Patch::Apply(&body),
+    )
+    .await
+    .map_err(Error::hub(format!(
+        "clear the rollout status of binding {name}"
+    )))?;
+    Ok(())
+}
+
 /// Events on the template for what the step changed, and the metrics.
 async fn record<B: BindingObject>(ctx: &Context, b: &B, notes: &[plan::Note]) {
     let r = &b.spec().resource;
@@ -415,3 +443,6 @@ async fn record<B: BindingObject>(ctx: &Context, b: &B, notes: &[plan::Note]) {
         tracing::info!(binding = %b.name_any(), namespace = ?b.scope_namespace(), reason = note.reason, message = %note.message, "rollout");
     }
 }
+
+#[cfg(test)]
+mod tests;
