@@ -58,6 +58,7 @@ pub const REASON_OUT_OF_SCOPE: &str = "OutOfScope";
     // Columns as JSON: clippy takes repeated `printcolumn(type_ = ...)` for duplicated attributes.
     printcolumn = r#"{"name": "Scheduled", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Scheduled\")].status"}"#,
     printcolumn = r#"{"name": "FullyApplied", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"FullyApplied\")].status"}"#,
+    printcolumn = r#"{"name": "Rollout", "type": "string", "jsonPath": ".status.rollout.conditions[?(@.type==\"Progressing\")].reason"}"#,
     printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
 )]
 #[serde(rename_all = "camelCase")]
@@ -117,6 +118,7 @@ cluster_twin! {
         crates(kube_core = "::kube_core"),
         printcolumn = r#"{"name": "Scheduled", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Scheduled\")].status"}"#,
         printcolumn = r#"{"name": "FullyApplied", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"FullyApplied\")].status"}"#,
+        printcolumn = r#"{"name": "Rollout", "type": "string", "jsonPath": ".status.rollout.conditions[?(@.type==\"Progressing\")].reason"}"#,
         printcolumn = r#"{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}"#
     )]
     pub struct ClusterResourceBindingSpec { pub spec: ResourceBindingSpec }

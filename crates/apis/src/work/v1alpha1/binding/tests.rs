@@ -142,6 +142,10 @@ fn binding_crds_are_structural_described_with_columns() {
                     "FullyApplied".to_string(),
                     r#".status.conditions[?(@.type=="FullyApplied")].status"#.to_string()
                 ),
+                (
+                    "Rollout".to_string(),
+                    r#".status.rollout.conditions[?(@.type=="Progressing")].reason"#.to_string()
+                ),
                 ("Age".to_string(), ".metadata.creationTimestamp".to_string()),
             ]
         );
