@@ -34,7 +34,7 @@ spec:
 /// The Deployment with `image`; `unschedulable` gives its pods a node selector no node has.
 fn staged(image: &str, unschedulable: bool) -> String {
     let selector = if unschedulable {
-        ", nodeSelector: {flotilla.test/none: \"true\"}"
+        "\n      nodeSelector: {flotilla.test/none: \"true\"}"
     } else {
         ""
     };
@@ -53,7 +53,7 @@ spec:
     )
 }
 
-const OBJECT: [&str; 4] = ["deployment/staged", "-n", "demo", "--watch"];
+const OBJECT: &str = "deployment/staged";
 
 pub(super) fn progressive(hub: &Hub, members: &Members) {
     let m = |name: &str| members.member(name).expect("member").kubeconfig.clone();
@@ -65,10 +65,21 @@ pub(super) fn progressive(hub: &Hub, members: &Members) {
         )
     };
     let images = || MEMBERS.map(image);
-    let rollout = |args: &[&str]| {
-        let mut all = vec!["rollout"];
-        all.extend_from_slice(args);
-        flotilla(hub, &all)
+    // `flotilla rollout status --watch`, for at most `timeout`.
+    let watch = |timeout: &str| {
+        flotilla(
+            hub,
+            &[
+                "rollout",
+                "status",
+                OBJECT,
+                "-n",
+                "demo",
+                "--watch",
+                "--timeout",
+                timeout,
+            ],
+        )
     };
     let condition = |type_: &str| {
         hub.ok(&[
@@ -87,15 +98,7 @@ pub(super) fn progressive(hub: &Hub, members: &Members) {
     // The first version rolls out the same way, and completes.
     hub.ok_stdin(&["apply", "-f", "-"], POLICY);
     hub.ok_stdin(&["apply", "-f", "-"], &staged("nginx:1.27", false));
-    let out = rollout(&[
-        "status",
-        OBJECT[0],
-        "-n",
-        "demo",
-        "--watch",
-        "--timeout",
-        "120s",
-    ]);
+    let out = watch("120s");
     assert!(
         out.status.success(),
         "the first rollout completes: {}{}",
@@ -134,7 +137,7 @@ pub(super) fn progressive(hub: &Hub, members: &Members) {
         waited >= Duration::from_millis(9_500),
         "member-2 got the change {waited:?} after member-1: it should wait for minSuccessTime (10s) of health"
     );
-    let out = rollout(&OBJECT);
+    let out = watch("60s");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "complete: {text}");
     assert!(
@@ -152,15 +155,7 @@ pub(super) fn progressive(hub: &Hub, members: &Members) {
         "member-1 on the broken change",
         || image("member-1") == "nginx:1.29",
     );
-    let out = rollout(&[
-        "status",
-        OBJECT[0],
-        "-n",
-        "demo",
-        "--watch",
-        "--timeout",
-        "90s",
-    ]);
+    let out = watch("90s");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         !out.status.success(),
@@ -192,17 +187,9 @@ pub(super) fn progressive(hub: &Hub, members: &Members) {
 
     // Undo: the template goes back to the previous revision, which rolls out; members 2 and 3
     // already run it.
-    let said = flotilla_ok(hub, &["rollout", "undo", OBJECT[0], "-n", "demo"]);
+    let said = flotilla_ok(hub, &["rollout", "undo", OBJECT, "-n", "demo"]);
     assert!(said.contains("set back to revision"), "{said}");
-    let out = rollout(&[
-        "status",
-        OBJECT[0],
-        "-n",
-        "demo",
-        "--watch",
-        "--timeout",
-        "90s",
-    ]);
+    let out = watch("90s");
     assert!(
         out.status.success(),
         "the undo completes: {}{}",
@@ -221,7 +208,7 @@ pub(super) fn progressive(hub: &Hub, members: &Members) {
     );
 
     // Paused: a change goes nowhere until resumed.
-    flotilla_ok(hub, &["rollout", "pause", OBJECT[0], "-n", "demo"]);
+    flotilla_ok(hub, &["rollout", "pause", OBJECT, "-n", "demo"]);
     hub.ok_stdin(&["apply", "-f", "-"], &staged("nginx:1.30", false));
     eventually(
         hub,
@@ -231,7 +218,7 @@ pub(super) fn progressive(hub: &Hub, members: &Members) {
     );
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(images(), ["nginx:1.28"; 3], "paused: nothing moves");
-    flotilla_ok(hub, &["rollout", "resume", OBJECT[0], "-n", "demo"]);
+    flotilla_ok(hub, &["rollout", "resume", OBJECT, "-n", "demo"]);
     eventually(
         hub,
         Duration::from_secs(30),
