@@ -68,8 +68,23 @@ pub struct PropagationArgs {
     /// joined to it in Push mode with `karmadactl join`.
     #[arg(long, value_enum, value_name = "PEER")]
     peer: Option<Peer>,
+    /// flotilla's policies' rolloutStrategy: `all` (the default: every change to every
+    /// cluster at once) or `progressive` (type Progressive with maxConcurrency 100%: the same
+    /// outcome through revisions and health gates, to measure what they cost). Not applied to
+    /// a peer.
+    #[arg(long, value_enum, default_value = "all")]
+    rollout: Rollout,
     #[command(flatten)]
     out: super::report::OutputArgs,
+}
+
+/// How flotilla's policies roll changes out (`--rollout`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rollout {
+    /// `type: All`.
+    All,
+    /// `type: Progressive`, `maxConcurrency: 100%`.
+    Progressive,
 }
 
 /// A control plane measured beside flotilla.
@@ -114,6 +129,13 @@ pub async fn run(a: PropagationArgs) -> Result<()> {
         changes,
         rate: a.rate,
         deployments,
+        rollout: match a.rollout {
+            Rollout::All => None,
+            // Every cluster at once, through the progressive machinery: its cost alone.
+            Rollout::Progressive => Some(serde_json::json!({
+                "type": "Progressive", "maxConcurrency": "100%",
+            })),
+        },
     };
     let mut fleet = Fleet::start("propagation", members_dir.as_deref(), &progress).await?;
     let members = fleet.describe(a.members_dir.is_some());
@@ -162,7 +184,12 @@ async fn measure_karmada(
 ) -> Result<(String, report::Measured)> {
     let mut fleet = Fleet::start_karmada("propagation", members_dir, progress).await?;
     let describe = fleet.hub.describe();
-    match measure(&mut fleet, run, scale, progress).await {
+    // Karmada's policies have no rollout strategy.
+    let scale = Scale {
+        rollout: None,
+        ..scale.clone()
+    };
+    match measure(&mut fleet, run, &scale, progress).await {
         Ok(m) => {
             fleet.stop(false).await?;
             Ok((describe, m))
@@ -172,11 +199,15 @@ async fn measure_karmada(
 }
 
 /// How much the phases do.
-struct Scale {
-    templates: usize,
-    changes: usize,
-    rate: u64,
-    deployments: usize,
+/// The sizes of the phases, and the policy's rollout strategy.
+#[derive(Clone)]
+pub(crate) struct Scale {
+    pub templates: usize,
+    pub changes: usize,
+    pub rate: u64,
+    pub deployments: usize,
+    /// flotilla's `rolloutStrategy` for the policies (`--rollout progressive`).
+    pub rollout: Option<serde_json::Value>,
 }
 
 /// The phases, in order; only setup errors end it early, a failed phase is reported. Returns
@@ -190,17 +221,16 @@ async fn measure(
     wait_for_apis(fleet, progress).await?;
     let idle = fleet.hub.rss()?;
     let (lat_ns, scale_ns) = (format!("{run}-latency"), format!("{run}-scale"));
-    let latency = latency::run(
+    let latency = latency::run(fleet, run, &lat_ns, s, progress).await;
+    let memory = memory::run(
         fleet,
         run,
-        &lat_ns,
-        s.templates,
-        s.changes,
-        s.rate,
+        &scale_ns,
+        s.deployments,
+        s.rollout.as_ref(),
         progress,
     )
     .await;
-    let memory = memory::run(fleet, run, &scale_ns, s.deployments, progress).await;
     let cleanup = cleanup::run(fleet, &[lat_ns, scale_ns], memory::SETTLE, progress).await;
     let text = |r: anyhow::Error| format!("{r:#}");
     Ok(report::Measured {

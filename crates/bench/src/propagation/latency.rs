@@ -47,6 +47,8 @@ pub struct Latency {
     pub changes: usize,
     /// Offered changes per second.
     pub rate: u64,
+    /// The policy's `rolloutStrategy`, if it has one.
+    pub rollout: Option<serde_json::Value>,
     /// The rate the changes were actually sent at.
     pub sent_rate: f64,
     /// Change write returned → shown by every member.
@@ -74,20 +76,19 @@ impl Written {
     }
 }
 
-/// Run the phase in namespace `ns` (which it creates): `templates` templates, then `changes`
-/// changes at `rate` per second.
+/// Run the phase in namespace `ns` (which it creates): `s.templates` templates, then
+/// `s.changes` changes at `s.rate` per second, under a policy with `s.rollout`'s strategy.
 pub async fn run(
     fleet: &mut Fleet,
     run: &str,
     ns: &str,
-    templates: usize,
-    changes: usize,
-    rate: u64,
+    s: &super::Scale,
     progress: &Progress,
 ) -> Result<Latency> {
+    let (templates, changes, rate) = (s.templates, s.changes, s.rate);
     let names: Vec<String> = fleet.members.iter().map(|m| m.name.clone()).collect();
     let kind = fleet.hub.kinds().policy();
-    let policy = objects::policy(&kind, ns, "latency", &names)?;
+    let policy = objects::policy(&kind, ns, "latency", &names, s.rollout.as_ref())?;
     objects::setup(&fleet.client, run, ns, &kind, &policy).await?;
     let mut in_members = Vec::new();
     for m in &fleet.members {
@@ -235,6 +236,7 @@ pub async fn run(
         not_running,
         changes,
         rate,
+        rollout: s.rollout.clone(),
         sent_rate: changes as f64 / sent.as_secs_f64().max(1e-3),
         all,
         per_member,

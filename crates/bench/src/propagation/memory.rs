@@ -65,11 +65,12 @@ pub async fn run(
     run: &str,
     ns: &str,
     n: usize,
+    rollout: Option<&serde_json::Value>,
     progress: &Progress,
 ) -> Result<Memory> {
     let names: Vec<String> = fleet.members.iter().map(|m| m.name.clone()).collect();
     let kind = fleet.hub.kinds().policy();
-    let policy = objects::policy(&kind, ns, "scale", &names)?;
+    let policy = objects::policy(&kind, ns, "scale", &names, rollout)?;
     objects::setup(&fleet.client, run, ns, &kind, &policy).await?;
     let bindings = Tracker::start_keyed(
         Api::<DynamicObject>::namespaced_with(

@@ -44,14 +44,16 @@ pub fn deployment(run: &str, namespace: &str, name: &str, replicas: i32) -> Resu
 }
 
 /// A PropagationPolicy `name` of kind `kind` (flotilla's or Karmada's) in `namespace`: every
-/// Deployment of the namespace, whole, to each of `clusters`.
+/// Deployment of the namespace, whole, to each of `clusters`; with `rollout`, flotilla's
+/// `rolloutStrategy`.
 pub fn policy(
     kind: &ApiResource,
     namespace: &str,
     name: &str,
     clusters: &[String],
+    rollout: Option<&serde_json::Value>,
 ) -> Result<DynamicObject> {
-    serde_json::from_value(json!({
+    let mut body = json!({
         "apiVersion": kind.api_version,
         "kind": kind.kind,
         "metadata": {"name": name, "namespace": namespace},
@@ -62,8 +64,11 @@ pub fn policy(
                 "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
             },
         },
-    }))
-    .context("building a PropagationPolicy")
+    });
+    if let Some(r) = rollout {
+        body["spec"]["rolloutStrategy"] = r.clone();
+    }
+    serde_json::from_value(body).context("building a PropagationPolicy")
 }
 
 /// The sequence number a Deployment (on the hub or in a member) shows; 0 without one.

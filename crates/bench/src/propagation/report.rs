@@ -139,8 +139,14 @@ fn side_by_side(f: &Measured, what: &str, k: &Measured) -> String {
 }
 
 fn latency(l: &Latency) -> String {
+    let strategy = match &l.rollout {
+        Some(r) => format!(
+            " with `rolloutStrategy: {r}` (the progressive machinery: revisions, health gates)"
+        ),
+        None => String::new(),
+    };
     let mut out = format!(
-        "A PropagationPolicy sends every Deployment of a namespace to member-1, member-2 and \
+        "A PropagationPolicy{strategy} sends every Deployment of a namespace to member-1, member-2 and \
          member-3 (`Duplicated`). {} Deployments of 1 replica are created first; then {} \
          changes are offered at {}/s (open loop; sent at {:.1}/s), each raising a sequence \
          annotation on one Deployment's metadata (round-robin over them; no pod rollout in the \
