@@ -10,7 +10,14 @@ fn a_labelled_deployment_and_a_karmada_shaped_policy() {
     assert_eq!(v["spec"]["replicas"], 1);
     assert_eq!(seq(&d), 0);
     let kind = kube::api::ApiResource::erase::<PropagationPolicy>(&());
-    let p = policy(&kind, "ns", "all", &["member-1".into(), "member-3".into()]).unwrap();
+    let p = policy(
+        &kind,
+        "ns",
+        "all",
+        &["member-1".into(), "member-3".into()],
+        None,
+    )
+    .unwrap();
     let v = serde_json::to_value(&p).unwrap();
     // flotilla's own type reads it: the shapes are Karmada's and flotilla's alike.
     let typed: PropagationPolicy = serde_json::from_value(v.clone()).unwrap();
@@ -25,6 +32,13 @@ fn a_labelled_deployment_and_a_karmada_shaped_policy() {
         v["spec"]["placement"]["replicaScheduling"]["replicaSchedulingType"],
         "Duplicated"
     );
+    assert!(v["spec"].get("rolloutStrategy").is_none());
+    // `--rollout progressive`: flotilla's type reads the strategy.
+    let strategy = serde_json::json!({"type": "Progressive", "maxConcurrency": "100%"});
+    let p = policy(&kind, "ns", "all", &["member-1".into()], Some(&strategy)).unwrap();
+    let typed: PropagationPolicy =
+        serde_json::from_value(serde_json::to_value(&p).unwrap()).unwrap();
+    assert!(typed.spec.rollout_strategy.is_some_and(|r| r.progressive()));
 }
 
 #[test]
