@@ -86,16 +86,11 @@ pub(super) fn custom_kind_divided(hub: &Hub, members: &Members) {
         "the CloneSet 2/2/2 in the members",
         || MEMBERS.iter().all(|c| replicas(c) == "2"),
     );
-    let binding = hub.ok(&[
-        "get",
-        "rb",
-        "web-cloneset",
-        "-n",
-        "demo",
-        "-o",
-        "jsonpath={.spec.replicas}/{.spec.replicaRequirements.resourceRequest.cpu}/{.status.conditions[?(@.type==\"Interpreted\")].status}",
-    ]);
-    assert_eq!(binding.trim(), "6/10m/True");
+    let sized = binding(
+        hub,
+        "{.spec.replicas}/{.spec.replicaRequirements.resourceRequest.cpu}/{.status.conditions[?(@.type==\"Interpreted\")].status}",
+    );
+    assert_eq!(sized, "6/10m/True");
     hub.ok_stdin(&["apply", "-f", "-"], &clone_set(9));
     eventually(
         hub,
@@ -112,6 +107,20 @@ pub(super) fn custom_kind_divided(hub: &Hub, members: &Members) {
         "the CloneSet gone from the members",
         || MEMBERS.iter().all(|c| replicas(c).is_empty()),
     );
+}
+
+/// A JSONPath `path` of the CloneSet's binding on the hub, trimmed.
+fn binding(hub: &Hub, path: &str) -> String {
+    let out = hub.ok(&[
+        "get",
+        "rb",
+        "web-cloneset",
+        "-n",
+        "demo",
+        "-o",
+        &format!("jsonpath={path}"),
+    ]);
+    out.trim().to_owned()
 }
 
 /// Writes what a CloneSet controller would into a member's status: every one of its `replicas`
@@ -171,19 +180,7 @@ fn status_summed_and_health_gates_a_rollout(hub: &Hub, members: &Members) {
                 == "9/9"
         },
     );
-    let health = || {
-        hub.ok(&[
-            "get",
-            "rb",
-            "web-cloneset",
-            "-n",
-            "demo",
-            "-o",
-            "jsonpath={.status.aggregatedStatus[*].health}",
-        ])
-        .trim()
-        .to_owned()
-    };
+    let health = || binding(hub, "{.status.aggregatedStatus[*].health}");
     eventually(
         hub,
         Duration::from_secs(30),
@@ -201,17 +198,10 @@ fn status_summed_and_health_gates_a_rollout(hub: &Hub, members: &Members) {
         )
     };
     let complete = || {
-        hub.ok(&[
-            "get",
-            "rb",
-            "web-cloneset",
-            "-n",
-            "demo",
-            "-o",
-            "jsonpath={.status.rollout.conditions[?(@.type==\"Complete\")].status}",
-        ])
-        .trim()
-            == "True"
+        binding(
+            hub,
+            "{.status.rollout.conditions[?(@.type==\"Complete\")].status}",
+        ) == "True"
     };
     eventually(
         hub,

@@ -74,3 +74,35 @@ impl BindingObject for ClusterResourceBinding {
         None
     }
 }
+
+/// Server-side applies `status` (a JSON object of status fields) to binding `b` as field
+/// manager `manager`, forcing: the fields `manager` applied before and leaves out now are given
+/// up. `what` names the write in the error (`write the {what} of binding NAME`).
+pub async fn apply_status<B: BindingObject>(
+    api: &Api<B>,
+    b: &B,
+    manager: &str,
+    status: serde_json::Value,
+    what: &str,
+) -> crate::Result<()> {
+    let name = kube::ResourceExt::name_any(b);
+    let mut body = serde_json::json!({
+        "apiVersion": "work.flotilla.io/v1alpha1",
+        "kind": B::kind(&()),
+        "metadata": {"name": name},
+        "status": status,
+    });
+    if let Some(ns) = b.scope_namespace() {
+        body["metadata"]["namespace"] = serde_json::json!(ns);
+    }
+    api.patch_status(
+        &name,
+        &kube::api::PatchParams::apply(manager).force(),
+        &kube::api::Patch::Apply(&body),
+    )
+    .await
+    .map_err(crate::Error::hub(format!(
+        "write the {what} of binding {name}"
+    )))?;
+    Ok(())
+}

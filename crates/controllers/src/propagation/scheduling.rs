@@ -46,7 +46,7 @@ use self::inputs::Inputs;
 use self::plan::{
     failed_over, placement_hash, placement_patch, rebalance, spec_write, status_write,
 };
-use super::binding::BindingObject;
+use super::binding::{apply_status, BindingObject};
 use super::feed::{feed_on_change, requeue_at, Changes};
 use super::settled::Settled;
 use super::workload::fnv64;
@@ -336,24 +336,7 @@ async fn reconcile_owned<B: BindingObject>(
         eviction.now,
     );
     if let Some(status) = status {
-        let mut body = json!({
-            "apiVersion": "work.flotilla.io/v1alpha1",
-            "kind": B::kind(&()),
-            "metadata": {"name": name},
-            "status": status,
-        });
-        if let Some(ns) = &ns {
-            body["metadata"]["namespace"] = json!(ns);
-        }
-        api.patch_status(
-            &name,
-            &PatchParams::apply(MANAGER).force(),
-            &Patch::Apply(&body),
-        )
-        .await
-        .map_err(Error::hub(format!(
-            "write the scheduling status of binding {name}"
-        )))?;
+        apply_status(&api, &*b, MANAGER, json!(status), "scheduling status").await?;
     } else if spec_unchanged {
         ctx.memo.settle(key, inputs, wake);
     }

@@ -43,7 +43,7 @@ use super::render::{leaving, targets, write_works};
 use super::shares::shares;
 use super::status::write_status;
 use super::{cluster_of, feedback, manifest_status, Context};
-use crate::propagation::binding::{BindingObject, BINDING_LABEL};
+use crate::propagation::binding::{apply_status, BindingObject, BINDING_LABEL};
 use crate::propagation::feed::requeue_at;
 use crate::propagation::workload::{binding_label, fnv64};
 use crate::{Error, Result};
@@ -331,24 +331,8 @@ pub(super) async fn reconcile<B: BindingObject>(
     }
     write_status(ctx, b, api, template, &targets, works, &failures).await?;
     if previous != Some(&step.status) {
-        let mut body = json!({
-            "apiVersion": "work.flotilla.io/v1alpha1",
-            "kind": B::kind(&()),
-            "metadata": {"name": name},
-            "status": {"rollout": step.status},
-        });
-        if let Some(ns) = ns {
-            body["metadata"]["namespace"] = json!(ns);
-        }
-        api.patch_status(
-            &name,
-            &PatchParams::apply(MANAGER).force(),
-            &Patch::Apply(&body),
-        )
-        .await
-        .map_err(Error::hub(format!(
-            "write the rollout status of binding {name}"
-        )))?;
+        let status = json!({"rollout": step.status});
+        apply_status(api, b, MANAGER, status, "rollout status").await?;
     }
     record(ctx, b, &step.notes).await;
 
@@ -391,26 +375,7 @@ pub(super) async fn forget<B: BindingObject>(b: &B, api: &Api<B>) -> Result<()> 
     if b.status().and_then(|s| s.rollout.as_ref()).is_none() {
         return Ok(());
     }
-    let name = b.name_any();
-    let mut body = json!({
-        "apiVersion": "work.flotilla.io/v1alpha1",
-        "kind": B::kind(&()),
-        "metadata": {"name": name},
-        "status": {},
-    });
-    if let Some(ns) = b.scope_namespace() {
-        body["metadata"]["namespace"] = json!(ns);
-    }
-    api.patch_status(
-        &name,
-        &PatchParams::apply(MANAGER).force(),
-        &Patch::Apply(&body),
-    )
-    .await
-    .map_err(Error::hub(format!(
-        "clear the rollout status of binding {name}"
-    )))?;
-    Ok(())
+    apply_status(api, b, MANAGER, json!({}), "rollout status (cleared)").await
 }
 
 /// Events on the template for what the step changed, and the metrics.

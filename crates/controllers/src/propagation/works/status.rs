@@ -13,13 +13,13 @@ use flotilla_apis::work::v1alpha1::{
 };
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
-use kube::{Api, ResourceExt};
+use kube::Api;
 use serde_json::{json, Value};
 
 use super::aggregate::{self, Member};
 use super::feedback;
 use super::{cluster_of, manifest_status, Context, MANAGER};
-use crate::propagation::binding::BindingObject;
+use crate::propagation::binding::{apply_status, BindingObject};
 use crate::propagation::workload::dynamic_api;
 use crate::{Error, Result};
 
@@ -150,25 +150,8 @@ pub(super) async fn write_status<B: BindingObject>(
             .iter()
             .find(|c| c.type_ == CONDITION_FULLY_APPLIED)
             .cloned();
-        let mut body = json!({
-            "apiVersion": "work.flotilla.io/v1alpha1",
-            "kind": B::kind(&()),
-            "metadata": {"name": b.name_any()},
-            "status": {"aggregatedStatus": items, "conditions": [fully]},
-        });
-        if let Some(ns) = b.scope_namespace() {
-            body["metadata"]["namespace"] = json!(ns);
-        }
-        api.patch_status(
-            &b.name_any(),
-            &PatchParams::apply(MANAGER).force(),
-            &Patch::Apply(&body),
-        )
-        .await
-        .map_err(Error::hub(format!(
-            "write the status of binding {}",
-            b.name_any()
-        )))?;
+        let status = json!({"aggregatedStatus": items, "conditions": [fully]});
+        apply_status(api, b, MANAGER, status, "status").await?;
     }
     let view: Vec<Member<'_>> = members
         .iter()

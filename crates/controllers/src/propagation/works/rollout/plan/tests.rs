@@ -273,27 +273,25 @@ fn a_new_cluster_gets_the_stable_revision_and_an_unmarked_work_is_kept() {
     let p = step(&s, &members, Some(&complete_on_r1()), t(0));
     // member-3 joined: no Work yet, and its group's turn has not come.
     assert_eq!(rendered(&p, "member-3"), Render::Revision(R1.into()));
+    // Before any rollout (held, so none starts): an unmarked Work stays, none is written.
+    let first_ever = |members: &[Member]| {
+        plan(&Input {
+            strategy: &s,
+            paused: true,
+            revision: R2,
+            number: 1,
+            members,
+            previous: None,
+            now: t(0),
+        })
+    };
     members[2].unmarked = true;
-    let first_ever = plan(&Input {
-        strategy: &s,
-        paused: true,
-        revision: R2,
-        number: 1,
-        members: &members[2..],
-        previous: None,
-        now: t(0),
-    });
-    assert_eq!(rendered(&first_ever, "member-3"), Render::Keep);
+    assert_eq!(
+        rendered(&first_ever(&members[2..]), "member-3"),
+        Render::Keep
+    );
     members[2].unmarked = false;
-    let first_ever = plan(&Input {
-        strategy: &s,
-        paused: true,
-        revision: R2,
-        number: 1,
-        members: &members[2..],
-        previous: None,
-        now: t(0),
-    });
+    let first_ever = first_ever(&members[2..]);
     assert_eq!(rendered(&first_ever, "member-3"), Render::Nothing);
 }
 
