@@ -279,7 +279,7 @@ fn karmada_style_policies_and_bindings_are_served() {
         .collect();
     assert_eq!(
         lines[0],
-        ["NAME", "SCHEDULED", "FULLYAPPLIED", "AGE"],
+        ["NAME", "SCHEDULED", "FULLYAPPLIED", "ROLLOUT", "AGE"],
         "{table}"
     );
     assert_eq!(lines[1][..2], ["nginx-deployment", "True"], "{table}");
