@@ -262,6 +262,12 @@ impl Interpreter {
         self.health.is_some()
     }
 
+    /// Whether a rule reads the members' copies (health, or status fields), so their whole
+    /// status must be fed back.
+    pub fn reads_members(&self) -> bool {
+        self.reads_health() || self.collects_status()
+    }
+
     /// How many status fields it collects.
     pub fn status_fields(&self) -> usize {
         self.status.len()

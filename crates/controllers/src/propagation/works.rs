@@ -366,16 +366,8 @@ async fn reconcile_owned<B: BindingObject>(
     let mut failures = HashMap::new();
     let mut held = Vec::new();
     let wanted = shares(spec, &template);
-    // A Work being deleted (its member was left, and may be down) counts for nothing here.
-    let live: Vec<Arc<Work>> = works
-        .iter()
-        .filter(|w| w.meta().deletion_timestamp.is_none())
-        .cloned()
-        .collect();
-    let progress: HashMap<String, Progress> = live
-        .iter()
-        .map(|w| (cluster_of(w).to_owned(), progress(manifest_status(w))))
-        .collect();
+    let live = live_works(&works);
+    let progress = progress_by_cluster(&live);
     if rendered.is_none() {
         let mut shares = wanted.clone();
         held = hold_shrinking(&mut shares, &current_replicas(&live), &progress);
@@ -429,6 +421,23 @@ async fn fresh_template<B: BindingObject>(
         }
     };
     Ok(same_object(spec, &template).then(|| Arc::new(template)))
+}
+
+/// The Works not being deleted: one being deleted (its member was left, and may be down)
+/// counts for nothing in what a binding's clusters run.
+fn live_works(works: &[Arc<Work>]) -> Vec<Arc<Work>> {
+    works
+        .iter()
+        .filter(|w| w.meta().deletion_timestamp.is_none())
+        .cloned()
+        .collect()
+}
+
+/// Each cluster's [`Progress`] with the object, from its (live) Work.
+fn progress_by_cluster(live: &[Arc<Work>]) -> HashMap<String, Progress> {
+    live.iter()
+        .map(|w| (cluster_of(w).to_owned(), progress(manifest_status(w))))
+        .collect()
 }
 
 /// Whether the scheduler has placed this `generation` of a binding (one without a placement,

@@ -126,7 +126,7 @@ pub(super) fn planned_works(
             owner.conflict,
             owner.orphan,
         );
-        let reads = interpreter.is_some_and(|i| i.reads_health() || i.collects_status());
+        let reads = interpreter.is_some_and(|i| i.reads_members());
         let feedback = owner.plural.filter(|_| reads);
         Ok(match (owner.revision, feedback) {
             (None, None) => body,

@@ -33,16 +33,16 @@ use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Event, EventType};
 use kube::runtime::reflector::ObjectRef;
-use kube::{Api, Resource, ResourceExt};
+use kube::{Api, ResourceExt};
 use serde_json::{json, Value};
 
 use self::plan::{Input, Member, Render, State};
 use super::deletion::delete_work;
-use super::eviction::{end_tasks, progress, Progress};
+use super::eviction::end_tasks;
 use super::render::{leaving, targets, write_works};
 use super::shares::shares;
 use super::status::write_status;
-use super::{cluster_of, feedback, manifest_status, Context};
+use super::{cluster_of, feedback, live_works, manifest_status, progress_by_cluster, Context};
 use crate::propagation::binding::{apply_status, BindingObject, BINDING_LABEL};
 use crate::propagation::feed::requeue_at;
 use crate::propagation::workload::{binding_label, fnv64};
@@ -252,11 +252,7 @@ pub(super) async fn reconcile<B: BindingObject>(
     let label = binding_label(ns, &name);
     let targets = targets(spec);
     let wanted = shares(spec, template);
-    let live: Vec<Arc<Work>> = works
-        .iter()
-        .filter(|w| w.meta().deletion_timestamp.is_none())
-        .cloned()
-        .collect();
+    let live = live_works(works);
 
     let content = revision_content(template);
     let (revision, hash) = revision_name(&name, &content);
@@ -349,10 +345,7 @@ pub(super) async fn reconcile<B: BindingObject>(
     if spec.graceful_eviction_tasks.is_empty() {
         return Ok(requeue_at(step.wake, now));
     }
-    let progress: HashMap<String, Progress> = live
-        .iter()
-        .map(|w| (cluster_of(w).to_owned(), progress(manifest_status(w))))
-        .collect();
+    let progress = progress_by_cluster(&live);
     let action = end_tasks(
         api,
         b,

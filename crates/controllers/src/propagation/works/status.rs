@@ -111,7 +111,7 @@ pub(super) async fn write_status<B: BindingObject>(
     // The members' copies, only for a kind an interpreter reads.
     let objects = interpreter
         .as_deref()
-        .filter(|i| i.reads_health() || i.collects_status())
+        .filter(|i| i.reads_members())
         .map(|_| member_objects(works))
         .unwrap_or_default();
     if let Some(i) = interpreter.as_deref().filter(|i| i.reads_health()) {
