@@ -89,6 +89,13 @@ pub async fn supervise(hub: Client, loops: Loops, share: Arc<dyn Share>) {
     let mut changes = Box::pin(
         watcher(clusters, watcher::Config::default())
             .default_backoff()
+            // Workers read spec and conditions; the member's APIs are theirs to probe.
+            .modify(|c: &mut Cluster| {
+                flotilla_watch::lean(c);
+                if let Some(status) = c.status.as_mut() {
+                    status.forget_inventory();
+                }
+            })
             .reflect(writer)
             .touched_objects(),
     );

@@ -100,8 +100,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
 fn lean_cluster(cluster: &mut Cluster) {
     flotilla_watch::lean(cluster);
     if let Some(status) = cluster.status.as_mut() {
-        status.api_enablements = Vec::new();
-        status.resource_summary = None;
+        status.forget_inventory();
     }
 }
 

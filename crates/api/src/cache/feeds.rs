@@ -18,11 +18,11 @@ use super::Change;
 
 /// The buffer of a feed narrower than a resource (one namespace of it): such a feed carries a
 /// fraction of the resource's changes, and there may be several per member cluster (its
-/// Works, ServiceExports, EndpointSlices…). A watcher that falls this far behind ends, and its
-/// client resumes from its last resourceVersion (from the history, without a relist). The
-/// buffer is allocated whole: at 1,024 slots the feeds of 1,000 push members held about
-/// 150 MB of an idle hub's memory, at 256 about 40 MB.
-pub const NARROW_CAPACITY: usize = 256;
+/// Works, ServiceExports, EndpointSlices…). A watcher that falls this far behind catches up
+/// from the history (or the store's event log) after its last change. The buffer is allocated
+/// whole: at 1,024 slots the feeds of 1,000 push members held about 150 MB of an idle hub's
+/// memory, at 256 about 40 MB.
+pub const NARROW_CAPACITY: usize = 32;
 
 pub(super) struct Feeds {
     by_dir: Mutex<HashMap<String, broadcast::Sender<Arc<Change>>>>,
@@ -94,6 +94,6 @@ mod tests {
             capacity("/registry/apps/deployments/demo/", full),
             super::NARROW_CAPACITY
         );
-        assert_eq!(capacity("/registry/apps/deployments/demo/", 64), 64);
+        assert_eq!(capacity("/registry/apps/deployments/demo/", 16), 16);
     }
 }

@@ -37,13 +37,17 @@ impl Cache {
                     st.history_start + 1
                 )))
             }
-            Some(rv) => st
-                .history
-                .iter()
-                .map(|(_, c)| c)
-                .filter(|c| c.revision > rv && c.object.key.starts_with(prefix))
-                .cloned()
-                .collect(),
+            Some(rv) => {
+                // The history is in revision order: start past `rv` rather than scan it all
+                // (a watch that fell behind its feed resumes from here, mid-history).
+                let first = st.history.partition_point(|(_, c)| c.revision <= rv);
+                st.history
+                    .range(first..)
+                    .map(|(_, c)| c)
+                    .filter(|c| c.object.key.starts_with(prefix))
+                    .cloned()
+                    .collect()
+            }
             None => {
                 let end = successor(prefix);
                 st.objects

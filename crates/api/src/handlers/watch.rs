@@ -1,5 +1,6 @@
 //! WATCH: newline-delimited JSON events, served from the watch cache.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,7 +10,7 @@ use bytes::Bytes;
 use futures::stream::{self, StreamExt};
 use http::Response;
 use serde_json::json;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::objects::encode::{output, partial_metadata};
 use super::objects::filter::Filter;
@@ -19,6 +20,7 @@ use crate::error::{ApiError, Result};
 use crate::registry::ResourceInfo;
 use crate::request::{Query, Want};
 use crate::Api;
+use flotilla_store::Revision;
 
 /// How often a watch with `allowWatchBookmarks` gets a BOOKMARK.
 const BOOKMARK_EVERY: Duration = Duration::from_secs(30);
@@ -192,55 +194,23 @@ pub(super) async fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resu
     if send_initial && bookmarks {
         head.push(enc.bookmark(start_rv, true));
     }
-    let prefix_live = prefix.clone();
-    let live = stream::unfold(
-        (
-            sub.live,
-            filter,
-            enc.clone(),
-            prefix_live,
-            start_rv,
-            tokio::time::Instant::now() + BOOKMARK_EVERY,
-        ),
-        move |(mut rx, filter, enc, prefix, mut last_rv, mut next_bm)| async move {
-            loop {
-                let recv = if bookmarks {
-                    tokio::select! {
-                        r = rx.recv() => Some(r),
-                        _ = tokio::time::sleep_until(next_bm) => None,
-                    }
-                } else {
-                    Some(rx.recv().await)
-                };
-                match recv {
-                    None => {
-                        next_bm = tokio::time::Instant::now() + BOOKMARK_EVERY;
-                        let b = enc.bookmark(last_rv, false);
-                        return Some((b, (rx, filter, enc, prefix, last_rv, next_bm)));
-                    }
-                    Some(Ok(c)) => {
-                        if c.revision <= last_rv && c.revision <= start_rv {
-                            continue;
-                        }
-                        last_rv = c.revision;
-                        if !c.object.key.starts_with(&prefix) {
-                            continue;
-                        }
-                        if let Some(k) = visible(&filter, &c) {
-                            let b = enc.event(k, &c);
-                            return Some((b, (rx, filter, enc, prefix, last_rv, next_bm)));
-                        }
-                    }
-                    // A watcher that can't keep up is dropped; clients re-list and resume.
-                    Some(Err(RecvError::Lagged(n))) => {
-                        tracing::info!(missed = n, "dropping a watch that fell behind");
-                        return None;
-                    }
-                    Some(Err(RecvError::Closed)) => return None,
-                }
-            }
-        },
-    );
+    let live = Live {
+        api: api.clone(),
+        rx: sub.live,
+        filter,
+        enc: enc.clone(),
+        prefix,
+        skip_upto: start_rv,
+        last_rv: start_rv,
+        pending: VecDeque::new(),
+        bookmarks,
+        next_bm: tokio::time::Instant::now() + BOOKMARK_EVERY,
+        ended: false,
+    };
+    let live = stream::unfold(live, |mut live| async move {
+        let event = live.next().await?;
+        Some((event, live))
+    });
     let events = stream::iter(head)
         .chain(live)
         .take_until(tokio::time::sleep(timeout))
@@ -256,6 +226,101 @@ pub(super) async fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resu
         http::HeaderValue::from_static("application/json"),
     );
     Ok(r)
+}
+
+/// The live part of a watch: the changes its feed brings, filtered and encoded. A watch whose
+/// feed ran past it (its client reads slower than the hub writes) catches up from the history
+/// (or the store's event log) after the last change it took, and goes on: its client sees
+/// neither a gap nor an end, and the feeds' buffers stay small.
+struct Live {
+    api: Arc<Api>,
+    rx: broadcast::Receiver<Arc<Change>>,
+    filter: Arc<Filter>,
+    enc: Arc<Encoder>,
+    prefix: String,
+    /// Changes up to this revision were in the subscription's replay: skipped when live.
+    skip_upto: Revision,
+    /// The revision of the last change taken from the feed.
+    last_rv: Revision,
+    /// Changes caught up after a lag, not sent yet.
+    pending: VecDeque<Arc<Change>>,
+    bookmarks: bool,
+    next_bm: tokio::time::Instant,
+    /// An ERROR event was sent: nothing follows it.
+    ended: bool,
+}
+
+impl Live {
+    /// The next event to send, or `None` when the watch ends.
+    async fn next(&mut self) -> Option<Bytes> {
+        if self.ended {
+            return None;
+        }
+        loop {
+            let change = match self.pending.pop_front() {
+                Some(c) => c,
+                None => match self.recv().await? {
+                    Ok(c) => c,
+                    Err(bookmark) => return Some(bookmark),
+                },
+            };
+            if change.revision <= self.skip_upto {
+                continue;
+            }
+            self.last_rv = self.last_rv.max(change.revision);
+            if !change.object.key.starts_with(&self.prefix) {
+                continue;
+            }
+            if let Some(k) = visible(&self.filter, &change) {
+                return Some(self.enc.event(k, &change));
+            }
+        }
+    }
+
+    /// The next change of the feed (`Err`: a bookmark is due), after catching up when the
+    /// feed ran past this watch; `None` when the watch ends.
+    async fn recv(&mut self) -> Option<std::result::Result<Arc<Change>, Bytes>> {
+        loop {
+            let received = if self.bookmarks {
+                tokio::select! {
+                    r = self.rx.recv() => r,
+                    _ = tokio::time::sleep_until(self.next_bm) => {
+                        self.next_bm = tokio::time::Instant::now() + BOOKMARK_EVERY;
+                        return Some(Err(self.enc.bookmark(self.last_rv, false)));
+                    }
+                }
+            } else {
+                self.rx.recv().await
+            };
+            match received {
+                Ok(c) => return Some(Ok(c)),
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::debug!(missed, prefix = %self.prefix, "a watch fell behind its feed; catching up");
+                    match self
+                        .api
+                        .cache
+                        .subscribe_replaying(&self.prefix, Some(self.last_rv))
+                        .await
+                    {
+                        Ok(sub) => {
+                            self.rx = sub.live;
+                            self.skip_upto = self.last_rv;
+                            self.pending.extend(sub.replay);
+                            if let Some(c) = self.pending.pop_front() {
+                                return Some(Ok(c));
+                            }
+                        }
+                        // Compacted past it: the client re-lists, as after any 410.
+                        Err(e) => {
+                            self.ended = true;
+                            return Some(Err(error_event(&e)));
+                        }
+                    }
+                }
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    }
 }
 
 /// `events` until `revoked` completes (the credential the watch was opened with is no longer

@@ -34,32 +34,54 @@ pub fn start(api: &Arc<Api>) {
 }
 
 /// Follow every change in the cache (starting with the current state as additions), calling
-/// `f` for each. Restarts from the current state if it falls behind.
+/// `f` for each. One that falls behind the feed catches up from the last change it handled
+/// (from the current state again only when that is compacted away).
 pub(crate) async fn follow<F, Fut>(api: Arc<Api>, prefix: &'static str, mut f: F)
 where
     F: FnMut(Arc<crate::cache::Change>) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
+    // Where to resume after falling behind the feed: the last change handled.
+    let mut resume: Option<flotilla_store::Revision> = None;
     loop {
-        let sub = match api.cache.subscribe(prefix, None) {
+        let sub = match resume {
+            Some(rv) => match api.cache.subscribe_replaying(prefix, Some(rv)).await {
+                Ok(s) => Ok(s),
+                // Compacted past it: start again from the current state.
+                Err(_) => api.cache.subscribe(prefix, None),
+            },
+            None => api.cache.subscribe(prefix, None),
+        };
+        let sub = match sub {
             Ok(s) => s,
             Err(e) => {
                 tracing::error!(error = %e, "lifecycle loop cannot subscribe");
                 tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                resume = None;
                 continue;
             }
         };
         let start = sub.revision;
+        let mut last = resume.unwrap_or(0);
         for c in sub.replay {
+            last = last.max(c.revision);
             f(c).await;
         }
+        last = last.max(start);
         let mut rx = sub.live;
         loop {
             match rx.recv().await {
                 Ok(c) if c.revision <= start => {}
-                Ok(c) if c.object.key.starts_with(prefix) => f(c).await,
-                Ok(_) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
+                Ok(c) => {
+                    last = c.revision;
+                    if c.object.key.starts_with(prefix) {
+                        f(c).await;
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    resume = Some(last);
+                    break;
+                }
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             }
         }

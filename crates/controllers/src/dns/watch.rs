@@ -81,7 +81,12 @@ pub(super) fn watch(
         let hub = hub.clone();
         async move {
             tokio::join!(
-                feed(Api::<Cluster>::all(hub.clone()), cw, lean, changed.clone()),
+                feed(
+                    Api::<Cluster>::all(hub.clone()),
+                    cw,
+                    lean_cluster,
+                    changed.clone()
+                ),
                 feed(
                     Api::<Service>::all(hub.clone()),
                     sw,
@@ -139,6 +144,14 @@ pub(super) fn lean<K: Resource>(o: &mut K) {
     let meta = o.meta_mut();
     meta.managed_fields = None;
     meta.annotations = None;
+}
+
+/// A Cluster as DNS reads it: name, region, networks and conditions.
+fn lean_cluster(c: &mut Cluster) {
+    lean(c);
+    if let Some(status) = c.status.as_mut() {
+        status.forget_inventory();
+    }
 }
 
 fn lean_service(s: &mut Service) {

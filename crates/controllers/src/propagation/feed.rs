@@ -84,12 +84,14 @@ where
 }
 
 /// As [`feed`], but tells `notify` only when `digest` of an object (by name) changes: the
-/// part of it the listening controllers depend on.
+/// part of it the listening controllers depend on; `trim` takes from each object what they do
+/// not read (at least [`lean`]).
 pub async fn feed_on_change<K>(
     api: Api<K>,
     writer: Writer<K>,
     notify: Changes,
     digest: impl Fn(&K) -> u64,
+    trim: fn(&mut K),
 ) where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Send + Sync,
@@ -97,7 +99,7 @@ pub async fn feed_on_change<K>(
     let mut seen: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
     watcher(api, watcher::Config::default())
         .default_backoff()
-        .modify(lean::<K>)
+        .modify(trim)
         .reflect(writer)
         .applied_objects()
         .for_each(|o| {

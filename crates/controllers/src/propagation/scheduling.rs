@@ -107,6 +107,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         writer,
         changed.clone(),
         placement_digest,
+        super::feed::lean::<Cluster>,
     );
     // A set bound or unbound re-examines every binding.
     let sets_feed = super::feed::feed(

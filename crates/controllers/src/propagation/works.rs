@@ -170,6 +170,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         cluster_writer,
         changed.clone(),
         |c: &Cluster| fnv64(json!([c.metadata.labels, c.spec]).to_string().as_bytes()),
+        labels_and_spec,
     );
     let (rb_tx, rb_rx) = tokio::sync::mpsc::unbounded_channel();
     let (crb_tx, crb_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -482,6 +483,13 @@ fn current_replicas(works: &[Arc<Work>]) -> HashMap<String, u32> {
             Some((cluster_of(w).to_owned(), u32::try_from(n).ok()?))
         })
         .collect()
+}
+
+/// A Cluster as rendering and rollout groups read it: its name, labels and spec. Its status
+/// (the member's APIs and resources, most of a Cluster) is not kept, a thousand times over.
+fn labels_and_spec(cluster: &mut Cluster) {
+    super::feed::lean(cluster);
+    cluster.status = None;
 }
 
 #[cfg(test)]
