@@ -8,8 +8,8 @@
 //! Whether the service account (and bound pod or secret) still exists with the uid in the claims
 //! is for the caller to check, since that needs the store.
 
-use std::collections::HashSet;
-use std::sync::Mutex;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use ring::rand::SecureRandom;
@@ -90,10 +90,11 @@ pub struct TokenAuthority {
     keys: Vec<VerificationKey>,
     audiences: Vec<String>,
     max_expiration_seconds: Option<i64>,
-    /// Tokens whose signature one of `keys` verified: the same token checks out again without
-    /// the ECDSA verification (a tenth of an idle hub's CPU with a thousand agents beating).
-    /// Only the signature is remembered; expiry, audience and the rest are checked each time.
-    verified: Mutex<HashSet<Box<str>>>,
+    /// Tokens of this issuer whose signature one of `keys` verified, with their claims: the
+    /// same token checks out again without the ECDSA verification (a tenth of an idle hub's
+    /// CPU with a thousand agents beating) or decoding it again. Expiry, audience and the
+    /// rest are checked each time.
+    verified: Mutex<HashMap<Box<str>, Arc<ServiceAccountClaims>>>,
 }
 
 /// How many verified tokens are remembered; beyond it the memory starts again empty.
@@ -223,15 +224,7 @@ impl TokenAuthority {
         audiences: &[String],
         now: DateTime<Utc>,
     ) -> Result<ServiceAccountClaims> {
-        let unverified = jwt::decode(token)?;
-        // Kubernetes checks the issuer before the signature, so that tokens of other issuers
-        // fall through to the next authenticator instead of failing here.
-        if unverified.payload.get("iss").and_then(Value::as_str) != Some(self.issuer.as_str()) {
-            return Err(TokenError::ForeignIssuer);
-        }
-        self.verify_signature(token, &unverified)?;
-        let claims: ServiceAccountClaims = serde_json::from_value(unverified.payload)
-            .map_err(|e| TokenError::Claims(e.to_string()))?;
+        let claims = self.verified_claims(token)?;
         claims.check().map_err(TokenError::Claims)?;
         let now = now.timestamp();
         if now - LEEWAY_SECONDS > claims.expires_at {
@@ -247,26 +240,36 @@ impl TokenAuthority {
         };
         if !claims.audiences.iter().any(|a| accepted.contains(a)) {
             return Err(TokenError::Audience {
-                token: claims.audiences,
+                token: claims.audiences.clone(),
                 accepted: accepted.to_vec(),
             });
         }
-        Ok(claims)
+        Ok((*claims).clone())
     }
 
-    /// Checks the signature of `token` (decoded as `unverified`), once per token.
-    fn verify_signature(&self, token: &str, unverified: &jwt::Unverified) -> Result<()> {
-        let known = |v: &HashSet<Box<str>>| v.contains(token);
-        if known(&self.verified.lock().unwrap_or_else(|e| e.into_inner())) {
-            return Ok(());
+    /// The claims of `token` once its issuer and signature check out, remembered per token.
+    fn verified_claims(&self, token: &str) -> Result<Arc<ServiceAccountClaims>> {
+        let remembered = |v: &HashMap<Box<str>, Arc<ServiceAccountClaims>>| v.get(token).cloned();
+        if let Some(claims) = remembered(&self.verified.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(claims);
+        }
+        let unverified = jwt::decode(token)?;
+        // Kubernetes checks the issuer before the signature, so that tokens of other issuers
+        // fall through to the next authenticator instead of failing here.
+        if unverified.payload.get("iss").and_then(Value::as_str) != Some(self.issuer.as_str()) {
+            return Err(TokenError::ForeignIssuer);
         }
         unverified.verify(&self.keys)?;
+        let claims: Arc<ServiceAccountClaims> = Arc::new(
+            serde_json::from_value(unverified.payload)
+                .map_err(|e| TokenError::Claims(e.to_string()))?,
+        );
         let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
         if verified.len() >= VERIFIED_TOKENS {
             verified.clear();
         }
-        verified.insert(token.into());
-        Ok(())
+        verified.insert(token.into(), claims.clone());
+        Ok(claims)
     }
 
     /// `/openid/v1/jwks`: every key that verifies hub tokens.
