@@ -107,6 +107,39 @@ async fn two_processes_split_the_shards_and_the_survivor_takes_them_all() {
 }
 
 /// GET /metrics from `addr`.
+/// A shard Lease written without the keeper's label (by an older flotilla) and left to lapse
+/// is still claimed: the keeper lists only labelled Leases, finds it on create, and labels it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unlabelled_shard_lease_is_adopted() {
+    let hub = Hub::start_with(&["--no-controllers"]);
+    hub.ok_stdin(
+        &["apply", "-f", "-"],
+        r#"{"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": "flotilla-shard-5", "namespace": "flotilla-system"},
+            "spec": {"holderIdentity": "gone", "leaseDurationSeconds": 10,
+                     "renewTime": "2020-01-01T00:00:00.000000Z"}}"#,
+    );
+    let hub_client = client(&hub.kubeconfig).await;
+    let connect = || Ok::<_, kube::Error>(hub_client.clone());
+    let (leases, shards) = Leases::start(connect, "alpha").expect("the lease keeper");
+    wait(Duration::from_secs(20), "alpha owns all 16", || {
+        shards.owned() == Owned::ALL
+    })
+    .await;
+    let label = hub.ok(&[
+        "get",
+        "lease",
+        "flotilla-shard-5",
+        "-n",
+        "flotilla-system",
+        "-o",
+        "jsonpath={.metadata.labels.controllers\\.flotilla\\.io/lease}",
+    ]);
+    assert_eq!(label, "shard");
+    assert_eq!(holders(&hub)["flotilla-shard-5"], "alpha");
+    drop(leases);
+}
+
 fn scrape(addr: &str) -> String {
     let mut conn = std::net::TcpStream::connect(addr).expect("connect to --metrics-listen");
     conn.write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n")

@@ -31,7 +31,7 @@ use super::state::State;
 #[cfg(doc)]
 use super::writes::SAFETY;
 use super::writes::{claim, give_back, lease, within, Failure, REQUEST_TIMEOUT};
-use super::{lease_name, Shards, MEMBER_LEASE_PREFIX, NAMESPACE, RENEW_EVERY};
+use super::{lease_name, Shards, LEASE_LABEL, MEMBER_LEASE_PREFIX, NAMESPACE, RENEW_EVERY};
 use crate::metrics::metrics;
 
 /// Field manager of the membership Lease.
@@ -136,7 +136,10 @@ impl Leases {
         let api: Api<Lease> = Api::namespaced(self.hub.clone(), NAMESPACE);
         let state = self.state.clone();
         let work = async move {
-            let leases = api.list(&ListParams::default()).await?.items;
+            let leases = api
+                .list(&ListParams::default().labels(LEASE_LABEL))
+                .await?
+                .items;
             let mine = leases.into_iter().filter(|l| {
                 holder(l) == state.identity
                     && l.metadata
@@ -232,7 +235,7 @@ async fn round(api: &Api<Lease>, state: &Arc<State>) -> Result<(), Failure> {
     let leases = within(
         "listing Leases",
         REQUEST_TIMEOUT,
-        api.list(&ListParams::default()),
+        api.list(&ListParams::default().labels(LEASE_LABEL)),
     )
     .await?
     .items;

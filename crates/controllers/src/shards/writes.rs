@@ -11,7 +11,7 @@ use kube::Api;
 use tokio::time::Instant;
 
 use super::plan::holder;
-use super::{lease_name, LEASE_DURATION, NAMESPACE};
+use super::{lease_name, LEASE_DURATION, LEASE_LABEL, NAMESPACE, SHARD_LEASE_PREFIX};
 
 /// A shard is dropped this long before its Lease, last renewed when the renewal was sent,
 /// could expire for the other processes (their clocks, the request's latency).
@@ -54,10 +54,16 @@ pub(super) async fn within<T>(
 
 /// A Lease named `name` held by `identity`, renewed `now`.
 pub(super) fn lease(name: &str, identity: &str, now: Timestamp) -> Lease {
+    let role = if name.starts_with(SHARD_LEASE_PREFIX) {
+        "shard"
+    } else {
+        "member"
+    };
     Lease {
         metadata: ObjectMeta {
             name: Some(name.into()),
             namespace: Some(NAMESPACE.into()),
+            labels: Some([(LEASE_LABEL.to_string(), role.to_string())].into()),
             ..ObjectMeta::default()
         },
         spec: Some(LeaseSpec {
@@ -138,12 +144,16 @@ pub(super) async fn claim(
     let (now, until) = stamp();
     let result = match current {
         None => {
-            within(
+            let created = within(
                 "creating a shard Lease",
                 REQUEST_TIMEOUT,
                 api.create(&PostParams::default(), &lease(&name, identity, now)),
             )
-            .await
+            .await;
+            if created.as_ref().is_err_and(|e| e.conflict) {
+                adopt(api, &name).await;
+            }
+            created
         }
         Some(mut l) => {
             let spec = l.spec.get_or_insert_with(LeaseSpec::default);
@@ -167,6 +177,26 @@ pub(super) async fn claim(
         Ok(written) => Ok(Some((written, until))),
         Err(e) if e.conflict => Ok(None),
         Err(e) => Err(e),
+    }
+}
+
+/// A shard Lease that exists but was not listed lacks [`LEASE_LABEL`] (written by a version
+/// that did not label them): labelled here, holder untouched, so the next round sees it.
+async fn adopt(api: &Api<Lease>, name: &str) {
+    let Ok(mut l) = api.get(name).await else {
+        return;
+    };
+    let labels = l.metadata.labels.get_or_insert_with(Default::default);
+    if labels.contains_key(LEASE_LABEL) {
+        return;
+    }
+    labels.insert(LEASE_LABEL.into(), "shard".into());
+    match api.replace(name, &PostParams::default(), &l).await {
+        Ok(_) => tracing::info!(
+            lease = name,
+            "labelled a shard Lease written without its label"
+        ),
+        Err(e) => tracing::debug!(lease = name, error = %e, "labelling a shard Lease"),
     }
 }
 
