@@ -92,9 +92,7 @@ pub async fn supervise(hub: Client, loops: Loops, share: Arc<dyn Share>) {
             // Workers read spec and conditions; the member's APIs are theirs to probe.
             .modify(|c: &mut Cluster| {
                 flotilla_watch::lean(c);
-                if let Some(status) = c.status.as_mut() {
-                    status.forget_inventory();
-                }
+                c.forget_inventory();
             })
             .reflect(writer)
             .touched_objects(),

@@ -106,7 +106,6 @@ async fn two_processes_split_the_shards_and_the_survivor_takes_them_all() {
     drop(beta_leases);
 }
 
-/// GET /metrics from `addr`.
 /// A shard Lease written without the keeper's label (by an older flotilla) and left to lapse
 /// is still claimed: the keeper lists only labelled Leases, finds it on create, and labels it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -140,6 +139,7 @@ async fn an_unlabelled_shard_lease_is_adopted() {
     drop(leases);
 }
 
+/// GET /metrics from `addr`.
 fn scrape(addr: &str) -> String {
     let mut conn = std::net::TcpStream::connect(addr).expect("connect to --metrics-listen");
     conn.write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n")

@@ -99,9 +99,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
 /// resources (the bulk of a status, which a thousand clusters would keep here for nothing).
 fn lean_cluster(cluster: &mut Cluster) {
     flotilla_watch::lean(cluster);
-    if let Some(status) = cluster.status.as_mut() {
-        status.forget_inventory();
-    }
+    cluster.forget_inventory();
 }
 
 fn condition<'a>(cluster: &'a Cluster, type_: &str) -> Option<&'a Condition> {

@@ -62,12 +62,11 @@ where
             }
         };
         let start = sub.revision;
-        let mut last = resume.unwrap_or(0);
         for c in sub.replay {
-            last = last.max(c.revision);
             f(c).await;
         }
-        last = last.max(start);
+        // The replay ends at `start`: handled up to there.
+        let mut last = start;
         let mut rx = sub.live;
         loop {
             match rx.recv().await {

@@ -149,9 +149,7 @@ pub(super) fn lean<K: Resource>(o: &mut K) {
 /// A Cluster as DNS reads it: name, region, networks and conditions.
 fn lean_cluster(c: &mut Cluster) {
     lean(c);
-    if let Some(status) = c.status.as_mut() {
-        status.forget_inventory();
-    }
+    c.forget_inventory();
 }
 
 fn lean_service(s: &mut Service) {

@@ -225,7 +225,6 @@ impl TokenAuthority {
         now: DateTime<Utc>,
     ) -> Result<ServiceAccountClaims> {
         let claims = self.verified_claims(token)?;
-        claims.check().map_err(TokenError::Claims)?;
         let now = now.timestamp();
         if now - LEEWAY_SECONDS > claims.expires_at {
             return Err(TokenError::Expired);
@@ -247,7 +246,8 @@ impl TokenAuthority {
         Ok((*claims).clone())
     }
 
-    /// The claims of `token` once its issuer and signature check out, remembered per token.
+    /// The claims of `token` once its issuer, signature and claims' shape check out,
+    /// remembered per token.
     fn verified_claims(&self, token: &str) -> Result<Arc<ServiceAccountClaims>> {
         let remembered = |v: &HashMap<Box<str>, Arc<ServiceAccountClaims>>| v.get(token).cloned();
         if let Some(claims) = remembered(&self.verified.lock().unwrap_or_else(|e| e.into_inner())) {
@@ -264,6 +264,7 @@ impl TokenAuthority {
             serde_json::from_value(unverified.payload)
                 .map_err(|e| TokenError::Claims(e.to_string()))?,
         );
+        claims.check().map_err(TokenError::Claims)?;
         let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
         if verified.len() >= VERIFIED_TOKENS {
             verified.clear();

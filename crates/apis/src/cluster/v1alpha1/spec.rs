@@ -104,3 +104,15 @@ pub enum TaintEffect {
     /// Placements on the cluster are moved away, and new ones avoid it.
     NoExecute,
 }
+
+impl Cluster {
+    /// Drops the member's API list and resource summary from the status: most of a Cluster's
+    /// bytes, which a controller that only reads conditions, labels and spec need not keep for
+    /// every member.
+    pub fn forget_inventory(&mut self) {
+        if let Some(status) = self.status.as_mut() {
+            status.api_enablements = Vec::new();
+            status.resource_summary = None;
+        }
+    }
+}

@@ -32,15 +32,6 @@ pub struct ClusterStatus {
     pub last_heartbeat_time: Option<Time>,
 }
 
-impl ClusterStatus {
-    /// Drops the member's API list and resource summary: most of a Cluster's bytes, which a
-    /// controller that only reads conditions, labels and spec need not keep for every member.
-    pub fn forget_inventory(&mut self) {
-        self.api_enablements = Vec::new();
-        self.resource_summary = None;
-    }
-}
-
 /// One group-version the member serves, with its resources.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
