@@ -174,21 +174,53 @@ impl Target {
             .try_tls(&["http/1.1"], Duration::from_secs(60))
             .expect("TLS handshake with the hub");
         tls.write_all(head.as_bytes()).expect("send request head");
-        tls.write_all(body).expect("send request body");
-        tls.flush().expect("flush");
-        let mut raw = Vec::new();
-        match tls.read_to_end(&mut raw) {
-            Ok(_) => {}
-            // The hub closes without close_notify after `Connection: close`; what came is whole.
-            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {}
-            Err(e) => panic!("{method} {path}: reading the reply failed: {e}"),
+        // The hub may answer before the body is all sent (413 for one too large) and close;
+        // its answer is then already on the way, so read it, as Go's client does.
+        match tls.write_all(body).and_then(|()| tls.flush()) {
+            Ok(()) => {}
+            Err(e) if matches!(e.kind(), ErrorKind::BrokenPipe | ErrorKind::ConnectionReset) => {}
+            Err(e) => panic!("{method} {path}: sending the request body failed: {e}"),
         }
+        let raw = read_reply(&mut tls)
+            .unwrap_or_else(|e| panic!("{method} {path}: reading the reply failed: {e}"));
         parse_reply(&raw).unwrap_or_else(|| {
             panic!(
                 "{method} {path}: no HTTP reply: {:?}",
                 String::from_utf8_lossy(&raw)
             )
         })
+    }
+}
+
+/// Everything the hub sends until it closes, read without first flushing what is left to
+/// write (after a broken pipe that would fail again). The hub closes without close_notify
+/// after `Connection: close`, and may reset a connection it did not read to the end; what
+/// came before either is whole.
+fn read_reply(tls: &mut Tls) -> std::io::Result<Vec<u8>> {
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    let mut closed = false;
+    loop {
+        loop {
+            match tls.conn.reader().read(&mut buf) {
+                Ok(0) => return Ok(raw),
+                Ok(n) => raw.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == ErrorKind::WouldBlock && !closed => break,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::UnexpectedEof) => {
+                    return Ok(raw)
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        match tls.conn.read_tls(&mut tls.sock) {
+            Ok(0) => closed = true,
+            Ok(_) => {}
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => closed = true,
+            Err(e) => return Err(e),
+        }
+        tls.conn
+            .process_new_packets()
+            .map_err(std::io::Error::other)?;
     }
 }
 
