@@ -139,3 +139,54 @@ async fn a_watch_that_falls_behind_its_feed_catches_up_without_a_gap() {
     let expected: Vec<String> = (0..count).map(|i| format!("cm-{i:04}")).collect();
     assert_eq!(names, expected);
 }
+
+#[tokio::test]
+async fn a_bookmark_on_a_quiet_watch_carries_the_hubs_newest_revision() {
+    use futures::StreamExt;
+    let dir = tempfile::tempdir().unwrap();
+    let api = Api::for_tests(dir.path()).await;
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let (code, list) = send(&api, "GET", cms, None, serde_json::Value::Null).await;
+    assert_eq!(code, 200);
+    let start = list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let req = Request::get(format!(
+        "{cms}?watch=true&allowWatchBookmarks=true&resourceVersion={start}"
+    ))
+    .header(http::header::AUTHORIZATION, "Bearer test")
+    .body(Body::empty())
+    .unwrap();
+    let resp = handle(api.clone(), req).await;
+    assert_eq!(resp.status(), 200);
+    // Changes elsewhere: nothing this watch shows, but the hub moves on.
+    let ns = serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": "elsewhere"}});
+    let (code, created) = send(&api, "POST", "/api/v1/namespaces", None, ns).await;
+    assert_eq!(code, 201);
+    let moved: i64 = created["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut body = resp.into_body().into_data_stream();
+    let chunk = tokio::time::timeout(std::time::Duration::from_secs(10), body.next())
+        .await
+        .expect("a bookmark within the interval")
+        .expect("the watch has not ended")
+        .unwrap();
+    let ev: serde_json::Value = serde_json::from_slice(&chunk).unwrap();
+    assert_eq!(ev["type"], "BOOKMARK", "{ev}");
+    let rv: i64 = ev["object"]["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // A client re-watching from it resumes after the change elsewhere, not from when it
+    // began watching (which the store's event log would have to replay).
+    assert!(
+        rv >= moved,
+        "bookmark at {rv}, the hub at {moved} (watch began at {start})"
+    );
+}
