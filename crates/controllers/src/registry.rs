@@ -24,6 +24,7 @@ use flotilla_apis::names::{
     REQUESTED_BY_ANNOTATION, SYSTEM_NAMESPACE, WORK_FINALIZER,
 };
 use flotilla_apis::work::v1alpha1::Work;
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
 use kube::discovery::ApiResource;
@@ -34,6 +35,10 @@ use crate::{Error, Result};
 
 /// Label on a cluster's execution namespace: the cluster's name.
 pub const CLUSTER_LABEL: &str = "cluster.flotilla.io/name";
+/// On a cluster's Lease once its join is complete (the bootstrap grant taken back): the join
+/// completion controller watches only Leases without it, so the renewals that follow every
+/// few seconds do not reach it. Taken off whenever a bootstrap grant is made again.
+pub const JOIN_COMPLETE_LABEL: &str = "cluster.flotilla.io/join-complete";
 
 /// Accepts cluster `name`: creates what its agent needs and marks it `Joined=True`.
 /// `approver` is recorded in the condition's message.
@@ -49,6 +54,7 @@ pub async fn approve(hub: &Client, name: &str, approver: &str) -> Result<()> {
         .status
         .as_ref()
         .is_some_and(|s| conditions::is_true(&s.conditions, CONDITION_JOINED));
+    let mut granted = false;
     if cluster.spec.sync_mode == SyncMode::Pull {
         objects.extend(agent_rbac(name));
         let requested_by = cluster
@@ -57,12 +63,17 @@ pub async fn approve(hub: &Client, name: &str, approver: &str) -> Result<()> {
             .filter(|u| u.starts_with(BOOTSTRAP_USER_PREFIX));
         if let (Some(user), false) = (requested_by, already_joined) {
             objects.extend(bootstrap_rbac(name, cluster.uid().as_deref(), user));
+            granted = true;
         }
     }
     for object in &objects {
         apply(hub, object).await?;
     }
     ensure_lease(hub, name).await?;
+    if granted {
+        // A grant made again (a Lease left from an earlier join) is taken back again.
+        label_join_complete(hub, name, false).await?;
+    }
     let mut conditions = cluster
         .status
         .as_ref()
@@ -217,7 +228,27 @@ pub async fn complete_join(hub: &Client, name: &str) -> Result<bool> {
     if removed {
         tracing::info!(cluster = %name, "join complete: the bootstrap credential's grant is removed");
     }
+    label_join_complete(hub, name, true).await?;
     Ok(removed)
+}
+
+/// Puts [`JOIN_COMPLETE_LABEL`] on cluster `name`'s Lease (`complete`) or takes it off. A
+/// Lease that is gone needs neither.
+async fn label_join_complete(hub: &Client, name: &str, complete: bool) -> Result<()> {
+    let leases: Api<Lease> = Api::namespaced(hub.clone(), SYSTEM_NAMESPACE);
+    let value = if complete { json!("true") } else { Value::Null };
+    let patch = json!({"metadata": {"labels": {JOIN_COMPLETE_LABEL: value}}});
+    match leases
+        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => Err(hub_error(
+            format!("labelling Lease {SYSTEM_NAMESPACE}/{name}"),
+            e,
+        )),
+    }
 }
 
 /// The Lease the agent renews; created here because a pull agent may only update it.

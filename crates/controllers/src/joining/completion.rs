@@ -4,8 +4,10 @@
 //! write Leases), so a renewed Lease is proof the agent fetched its token.
 //!
 //! Level-triggered: every Lease of a cluster is looked at as it appears or changes, also those
-//! of clusters that joined before this controller ran. Each Lease is handled once per process
-//! (by uid), so the renewals that follow every few seconds cost nothing.
+//! of clusters that joined before this controller ran. A completed join labels its Lease
+//! ([`registry::JOIN_COMPLETE_LABEL`]) and this controller watches only Leases without that
+//! label, so the renewals that follow every few seconds never reach it; within a process each
+//! Lease is also handled once (by uid).
 
 use std::collections::HashSet;
 
@@ -21,7 +23,8 @@ use crate::registry::{self, CLUSTER_LABEL};
 pub async fn run(hub: Client) {
     let leases: Api<Lease> = Api::namespaced(hub.clone(), SYSTEM_NAMESPACE);
     let mut done: HashSet<String> = HashSet::new();
-    let config = watcher::Config::default().labels(CLUSTER_LABEL);
+    let selector = format!("{CLUSTER_LABEL},!{}", registry::JOIN_COMPLETE_LABEL);
+    let config = watcher::Config::default().labels(&selector);
     let mut events = watcher(leases, config)
         .default_backoff()
         .applied_objects()

@@ -103,6 +103,25 @@ fn the_bootstrap_grant_goes_when_the_join_completes_or_with_its_cluster() {
         !ok && err.contains("forbidden"),
         "the bootstrap credential still fetches: {err}"
     );
+    // The Lease says so, and the completion controller's watch leaves it (and its renewals).
+    eventually(
+        &hub,
+        Duration::from_secs(20),
+        "the Lease labelled join-complete",
+        || {
+            hub.ok(&[
+                "get",
+                "leases",
+                "-n",
+                "flotilla-system",
+                "-l",
+                "cluster.flotilla.io/join-complete=true",
+                "-o",
+                "name",
+            ])
+            .contains("lease.coordination.k8s.io/m1")
+        },
+    );
     // The agent is not hurt, and approving again does not give the grant back.
     let (ok, _, err) = kc(
         &agent,
