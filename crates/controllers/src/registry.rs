@@ -69,11 +69,7 @@ pub async fn approve(hub: &Client, name: &str, approver: &str) -> Result<()> {
     for object in &objects {
         apply(hub, object).await?;
     }
-    ensure_lease(hub, name).await?;
-    if granted {
-        // A grant made again (a Lease left from an earlier join) is taken back again.
-        label_join_complete(hub, name, false).await?;
-    }
+    ensure_lease(hub, name, granted).await?;
     let mut conditions = cluster
         .status
         .as_ref()
@@ -251,13 +247,18 @@ async fn label_join_complete(hub: &Client, name: &str, complete: bool) -> Result
     }
 }
 
-/// The Lease the agent renews; created here because a pull agent may only update it.
-async fn ensure_lease(hub: &Client, name: &str) -> Result<()> {
+/// The Lease the agent renews; created here because a pull agent may only update it. With
+/// `granted` (a bootstrap grant just made), a Lease left from an earlier, completed join loses
+/// [`JOIN_COMPLETE_LABEL`], so that the grant is taken back again.
+async fn ensure_lease(hub: &Client, name: &str, granted: bool) -> Result<()> {
     let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                        "metadata": {"name": name, "namespace": SYSTEM_NAMESPACE,
                                     "labels": {CLUSTER_LABEL: name}}});
     let api = dynamic(hub, &lease, Some(SYSTEM_NAMESPACE));
     match api.get_opt(name).await {
+        Ok(Some(found)) if granted && found.labels().contains_key(JOIN_COMPLETE_LABEL) => {
+            label_join_complete(hub, name, false).await
+        }
         Ok(Some(_)) => Ok(()),
         Ok(None) => apply(hub, &lease).await,
         Err(e) => Err(hub_error(
