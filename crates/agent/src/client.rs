@@ -20,10 +20,16 @@ use tower::{BoxError, ServiceBuilder};
 /// connection counts as dead (its requests fail and are retried on a new one).
 const KEEPALIVE: (Duration, Duration) = (Duration::from_secs(30), Duration::from_secs(20));
 
+/// TLS sessions kept for resumption.
+const SESSIONS: usize = 4;
+
 /// A client for `config`'s server (TLS as `config` says: CA, client certificate, token,
 /// server name) multiplexing its requests over HTTP/2 when the server offers it.
 pub fn multiplexed(config: Config) -> kube::Result<Client> {
-    let tls = config.rustls_client_config()?;
+    let mut tls = config.rustls_client_config()?;
+    // One server, so a few sessions to resume are plenty; rustls' default keeps room for 256
+    // (15 KB a client, which a hub with a thousand push members pays a thousand times).
+    tls.resumption = rustls::client::Resumption::in_memory_sessions(SESSIONS);
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_connect_timeout(config.connect_timeout);

@@ -24,9 +24,10 @@ use flotilla_apis::names::execution_namespace;
 use flotilla_apis::work::v1alpha1::Work;
 use futures::StreamExt;
 use kube::runtime::reflector::{self, Store};
-use kube::runtime::{watcher, WatchStreamExt};
-use kube::{Api, Client};
+use kube::runtime::WatchStreamExt;
+use kube::Client;
 
+use crate::hub_watch::HubWatches;
 use crate::queue::Queue;
 use crate::Applier;
 
@@ -68,7 +69,13 @@ pub struct Delivery {
 impl Delivery {
     /// Runs the loop for `cluster` until the returned future is dropped: Works are read from
     /// `hub`, applied to `member`.
-    pub async fn run(hub: Client, member: Client, cluster: &str, options: Options) {
+    pub async fn run(
+        hub: Client,
+        member: Client,
+        cluster: &str,
+        options: Options,
+        watches: &HubWatches,
+    ) {
         let namespace = execution_namespace(cluster);
         let (store, writer) = reflector::store();
         let queue = Queue::default();
@@ -82,11 +89,10 @@ impl Delivery {
             options,
             failures: Default::default(),
         });
-        let works: Api<Work> = Api::namespaced(hub, &namespace);
         let feed = {
             let queue = queue.clone();
-            watcher(works, watcher::Config::default())
-                .default_backoff()
+            watches
+                .works(&hub, &namespace)
                 .reflect(writer)
                 .applied_objects()
                 .for_each(move |event| {
@@ -131,7 +137,9 @@ impl Delivery {
     async fn work(self: Arc<Self>) {
         loop {
             let name = self.queue.next().await;
-            let outcome = self.reconcile(&name).await;
+            // Boxed: a reconcile's state is large and lives only while it runs, and a hub's
+            // push workers keep eight idle workers for each of a thousand members.
+            let outcome = Box::pin(self.reconcile(&name)).await;
             self.queue.done(&name);
             match outcome {
                 Ok(reconcile::Next::Idle) => {

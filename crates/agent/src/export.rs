@@ -21,11 +21,9 @@ pub mod mirror;
 use std::sync::Arc;
 use std::time::Duration;
 
-use flotilla_apis::multicluster::{
-    ServiceExport, MANAGED_BY, MANAGED_BY_LABEL, SERVICE_NAMESPACE_LABEL, SOURCE_CLUSTER_LABEL,
-};
+use flotilla_apis::multicluster::{ServiceExport, MANAGED_BY, MANAGED_BY_LABEL};
 use flotilla_apis::names::execution_namespace;
-use flotilla_watch::feed;
+use flotilla_watch::{feed, feed_events};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::runtime::reflector::{self, ObjectRef, Store};
@@ -34,6 +32,7 @@ use kube::{Api, Client, Resource, ResourceExt};
 use tokio::sync::Notify;
 
 use self::mirror::{desired, requested, CONTENT_HASH_ANNOTATION, KUBE_SERVICE_NAME_LABEL};
+use crate::hub_watch::HubWatches;
 use crate::{Error, Result};
 
 /// Field manager of the copies the agent writes on the hub.
@@ -59,26 +58,26 @@ impl Default for Options {
 
 /// Mirrors `member`'s EndpointSlices of the Services the hub asks `cluster` to export, until
 /// dropped.
-pub async fn run(hub: Client, member: Client, cluster: &str) {
-    run_with(hub, member, cluster, Options::default()).await
+pub async fn run(hub: Client, member: Client, cluster: &str, watches: &HubWatches) {
+    run_with(hub, member, cluster, Options::default(), watches).await
 }
 
 /// [`run`] with explicit timing.
-pub async fn run_with(hub: Client, member: Client, cluster: &str, options: Options) {
+pub async fn run_with(
+    hub: Client,
+    member: Client,
+    cluster: &str,
+    options: Options,
+    watches: &HubWatches,
+) {
     let es = execution_namespace(cluster);
     let changed = Arc::new(Notify::new());
     let (requests, request_writer) = reflector::store();
     let (copies, copy_writer) = reflector::store();
     let (slices, slice_writer) = reflector::store();
-    let request_feed = feed(
-        Api::<ServiceExport>::namespaced(hub.clone(), &es),
-        watcher::Config::default().labels(SERVICE_NAMESPACE_LABEL),
-        request_writer,
-        changed.clone(),
-    );
-    let copy_feed = feed(
-        Api::<EndpointSlice>::namespaced(hub.clone(), &es),
-        watcher::Config::default().labels(&format!("{SOURCE_CLUSTER_LABEL}={cluster}")),
+    let request_feed = feed_events(watches.requests(&hub, &es), request_writer, changed.clone());
+    let copy_feed = feed_events(
+        watches.copies(&hub, &es, cluster),
         copy_writer,
         changed.clone(),
     );

@@ -99,7 +99,9 @@ pub async fn run(hub: Client, member: Client, cluster: &str, options: Options) -
     let mut renewed: Option<Instant> = None;
     loop {
         tick.tick().await;
-        match renew(&leases, cluster, &options).await {
+        // Each step boxed: their state lives only during a beat, and a hub's push workers
+        // keep a thousand heartbeats waiting for their next tick.
+        match Box::pin(renew(&leases, cluster, &options)).await {
             Ok(()) => {
                 // A renewal that came late may have come after the hub took the Cluster for
                 // gone (`Ready=Unknown`): read it again rather than trust what was written.
@@ -113,8 +115,8 @@ pub async fn run(hub: Client, member: Client, cluster: &str, options: Options) -
                 fatal_or_log(e, cluster)?;
             }
         }
-        let probe = probe(&member, &mut known, &options).await;
-        if let Err(e) = report(&clusters, cluster, &mut known, probe, &options).await {
+        let probe = Box::pin(probe(&member, &mut known, &options)).await;
+        if let Err(e) = Box::pin(report(&clusters, cluster, &mut known, probe, &options)).await {
             fatal_or_log(e, cluster)?;
         }
     }

@@ -28,6 +28,7 @@ pub mod discovery;
 mod error;
 pub mod export;
 pub mod heartbeat;
+pub mod hub_watch;
 pub mod join;
 pub mod loops;
 pub mod manifest;

@@ -4,6 +4,7 @@
 
 use kube::Client;
 
+use crate::hub_watch::HubWatches;
 use crate::join::{self, StateDir};
 use crate::{delivery, export, heartbeat, probe, Result};
 
@@ -16,15 +17,17 @@ pub struct Loops {
     pub delivery: delivery::Options,
     /// The member's votes on the fleet's service endpoints (a push member's come from the hub).
     pub probe: probe::Options,
+    /// How the loops watch the hub.
+    pub watches: HubWatches,
 }
 
 /// Runs the loops of `cluster` with `hub` and `member` until one ends: the heartbeat's error
 /// (e.g. the hub revoked the agent) is returned, the other loops run until dropped.
 pub async fn run(hub: Client, member: Client, cluster: &str, loops: Loops) -> Result<()> {
     tokio::select! {
-        _ = delivery::Delivery::run(hub.clone(), member.clone(), cluster, loops.delivery) => Ok(()),
-        _ = export::run(hub.clone(), member.clone(), cluster) => Ok(()),
-        _ = probe::run(hub.clone(), cluster, loops.probe) => Ok(()),
+        _ = delivery::Delivery::run(hub.clone(), member.clone(), cluster, loops.delivery, &loops.watches) => Ok(()),
+        _ = export::run(hub.clone(), member.clone(), cluster, &loops.watches) => Ok(()),
+        _ = probe::run(hub.clone(), cluster, loops.probe, &loops.watches) => Ok(()),
         r = heartbeat::run(hub, member, cluster, loops.beat) => r,
     }
 }

@@ -24,11 +24,13 @@ use futures::StreamExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
-use kube::runtime::{watcher, WatchStreamExt};
+use kube::runtime::watcher;
 use kube::Client;
 use serde_json::json;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
+
+use crate::hub_watch::HubWatches;
 
 pub use check::{probe, Check};
 pub use opinion::Opinion;
@@ -78,15 +80,12 @@ struct Tracked {
 
 /// Votes for `cluster` until the hub cannot be watched any more (it retries with backoff, so
 /// in practice: until dropped).
-pub async fn run(hub: Client, cluster: &str, options: Options) {
+pub async fn run(hub: Client, cluster: &str, options: Options, watches: &HubWatches) {
     let ns = execution_namespace(cluster);
+    let mut events = watches.health(&hub, &ns);
     let api: Api<HealthReport> = Api::namespaced(hub, &ns);
     let (tx, mut targets) = watch::channel(Vec::<ProbeTarget>::new());
-    let watch_api = api.clone();
     let watching = tokio::spawn(async move {
-        let config =
-            watcher::Config::default().fields(&format!("metadata.name={HEALTH_REPORT_NAME}"));
-        let mut events = Box::pin(watcher(watch_api, config).default_backoff());
         while let Some(event) = events.next().await {
             match event {
                 Ok(watcher::Event::Apply(r) | watcher::Event::InitApply(r)) => {

@@ -3,7 +3,8 @@
 //!
 //! The supervisor watches Clusters and keeps one worker per joined Push cluster: the same
 //! [`loops`] a pull agent runs (delivery, exports, probes, heartbeat), with the hub's own client on one side
-//! and a client built from the Secret's `kubeconfig` on the other. A worker is restarted when its
+//! and a client built from the Secret's `kubeconfig` on the other. What the workers watch on
+//! the hub they watch together: one watch of each kind for all of them ([`HubWatches::Shared`]). A worker is restarted when its
 //! Cluster's secretRef changes, and stopped when the Cluster goes or turns Pull.
 //!
 //! When several controller processes share the fleet, each runs the workers of the clusters it
@@ -40,6 +41,7 @@ use tokio::task::JoinHandle;
 
 pub use credential::refused as refused_kubeconfig;
 
+use crate::hub_watch::{self, HubWatches};
 use crate::loops::{self, Loops};
 use crate::{Error, Result};
 
@@ -82,7 +84,9 @@ struct Worker {
 
 /// Runs push workers for every joined Push cluster `share` gives this process, through `hub`
 /// (the hub's own client), until dropped.
-pub async fn supervise(hub: Client, loops: Loops, share: Arc<dyn Share>) {
+pub async fn supervise(hub: Client, mut loops: Loops, share: Arc<dyn Share>) {
+    // One watch of each kind the workers read on the hub, not one per worker.
+    loops.watches = HubWatches::Shared(Arc::new(hub_watch::Shared::new(hub.clone())));
     let mut moved = share.changed();
     let (store, writer) = reflector::store();
     let clusters: Api<Cluster> = Api::all(hub.clone());

@@ -16,9 +16,11 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 mod coalesce;
+mod fanout;
 mod part;
 
 pub use coalesce::coalesce;
+pub use fanout::{Events, Fanout};
 pub use part::{feed_part, Part, Sieve};
 
 use futures::StreamExt;
@@ -36,8 +38,17 @@ where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone,
 {
-    watcher(api, config)
-        .default_backoff()
+    feed_events(watcher(api, config).default_backoff(), writer, changed).await
+}
+
+/// As [`feed`], from `events` a watcher (or a [`Fanout`]'s reader) gives.
+pub async fn feed_events<K, S>(events: S, writer: Writer<K>, changed: Arc<Notify>)
+where
+    K: Resource + Clone + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone,
+    S: futures::Stream<Item = watcher::Result<watcher::Event<K>>>,
+{
+    events
         .modify(lean::<K>)
         .reflect(writer)
         .for_each(|event| {

@@ -201,6 +201,7 @@ async fn controllers(
                 beat,
                 probe: voting,
                 delivery: delivery::Options::default(),
+                ..Loops::default()
             },
             push_share,
         )

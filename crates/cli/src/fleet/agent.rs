@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
+use flotilla_agent::hub_watch::HubWatches;
 use flotilla_agent::join::{self, JoinRequest, StateDir};
 use flotilla_agent::loops::{self, Loops};
 use flotilla_agent::{client, delivery, heartbeat, probe};
@@ -94,6 +95,7 @@ pub async fn run(args: AgentArgs, shutdown: impl std::future::Future<Output = ()
             source: args.probe_source,
             ..probe::Options::default()
         },
+        watches: HubWatches::Own,
     };
     tracing::info!(cluster = %args.cluster, "agent running");
     tokio::select! {
