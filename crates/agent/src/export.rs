@@ -24,11 +24,13 @@ use std::time::Duration;
 use flotilla_apis::multicluster::{ServiceExport, MANAGED_BY, MANAGED_BY_LABEL};
 use flotilla_apis::names::execution_namespace;
 use flotilla_watch::{feed, feed_events};
+use futures::FutureExt;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::watcher;
 use kube::{Api, Client, Resource, ResourceExt};
+use parking_lot::Mutex;
 use tokio::sync::Notify;
 
 use self::mirror::{desired, requested, CONTENT_HASH_ANNOTATION, KUBE_SERVICE_NAME_LABEL};
@@ -74,27 +76,51 @@ pub async fn run_with(
     let changed = Arc::new(Notify::new());
     let (requests, request_writer) = reflector::store();
     let (copies, copy_writer) = reflector::store();
-    let (slices, slice_writer) = reflector::store();
     let request_feed = feed_events(watches.requests(&hub, &es), request_writer, changed.clone());
     let copy_feed = feed_events(
         watches.copies(&hub, &es, cluster),
         copy_writer,
         changed.clone(),
     );
-    let slice_feed = feed(
-        Api::<EndpointSlice>::all(member),
-        watcher::Config::default().labels(KUBE_SERVICE_NAME_LABEL),
-        slice_writer,
-        changed.clone(),
-    );
+    // The member's slices are watched only while the hub asks for some: most members export
+    // nothing, and a hub's thousand push workers need not hold a thousand idle member watches.
+    let (asking, mut asked) = tokio::sync::watch::channel(false);
+    let slices: Arc<Mutex<Option<Store<EndpointSlice>>>> = Arc::default();
+    let slice_feed = {
+        let (slices, changed) = (slices.clone(), changed.clone());
+        async move {
+            while asked.wait_for(|a| *a).await.is_ok() {
+                let (store, writer) = reflector::store();
+                *slices.lock() = Some(store);
+                let api = Api::<EndpointSlice>::all(member.clone());
+                let config = watcher::Config::default().labels(KUBE_SERVICE_NAME_LABEL);
+                tokio::select! {
+                    _ = feed(api, config, writer, changed.clone()) => {},
+                    _ = asked.wait_for(|a| !*a) => {},
+                }
+                *slices.lock() = None;
+            }
+        }
+    };
     let passes = async {
         let _ = requests.wait_until_ready().await;
         let _ = copies.wait_until_ready().await;
-        let _ = slices.wait_until_ready().await;
         let api = Api::<EndpointSlice>::namespaced(hub.clone(), &es);
         loop {
-            if let Err(e) = sync(&api, cluster, &es, &requests, &copies, &slices).await {
-                tracing::warn!(%cluster, error = %e, "mirroring exported EndpointSlices");
+            let asks = !requests.is_empty();
+            asking.send_replace(asks);
+            let local = slices.lock().clone().filter(|s| {
+                s.wait_until_ready()
+                    .now_or_never()
+                    .is_some_and(|r| r.is_ok())
+            });
+            // Asked, but the member's slices are not listed yet: nothing is known to be
+            // stale, so nothing is deleted; their list wakes the next pass.
+            if !asks || local.is_some() {
+                let local = local.map(|s| s.state()).unwrap_or_default();
+                if let Err(e) = sync(&api, cluster, &es, &requests, &copies, &local).await {
+                    tracing::warn!(%cluster, error = %e, "mirroring exported EndpointSlices");
+                }
             }
             let _ = tokio::time::timeout(options.resync, changed.notified()).await;
             tokio::time::sleep(options.debounce).await;
@@ -115,11 +141,10 @@ async fn sync(
     es: &str,
     requests: &Store<ServiceExport>,
     copies: &Store<EndpointSlice>,
-    slices: &Store<EndpointSlice>,
+    local: &[Arc<EndpointSlice>],
 ) -> Result<()> {
     let requests = requests.state();
     let asked = requested(requests.iter().map(|r| &**r));
-    let local = slices.state();
     let wanted = desired(cluster, es, &asked, local.iter().map(|s| &**s));
     for (name, body) in &wanted {
         let hash = body["metadata"]["annotations"][CONTENT_HASH_ANNOTATION].as_str();

@@ -20,6 +20,7 @@ use std::hash::Hash;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::channel::mpsc;
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use kube::api::ListParams;
@@ -29,9 +30,7 @@ use kube::runtime::WatchStreamExt;
 use kube::{Api, Client, Resource};
 use parking_lot::Mutex;
 use serde::de::DeserializeOwned;
-use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tokio_stream::wrappers::UnboundedReceiverStream;
 
 /// What a reader gets: the events kube-runtime's watcher would give for its namespace.
 pub type Events<K> = BoxStream<'static, watcher::Result<Event<K>>>;
@@ -86,6 +85,8 @@ struct State<K> {
 
 struct Reader<K> {
     id: u64,
+    /// futures' channel, not tokio's: tokio's keeps room for 32 events from the start (16 KB of
+    /// Works), and most readers are idle.
     tx: mpsc::UnboundedSender<watcher::Result<Event<K>>>,
     phase: Phase<K>,
 }
@@ -190,7 +191,7 @@ impl<K: Resource + Clone> State<K> {
     where
         K: Send + 'static,
     {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::unbounded();
         let id = self.next_id;
         self.next_id += 1;
         let readers = self.readers.entry(ns.to_owned()).or_default();
@@ -200,7 +201,7 @@ impl<K: Resource + Clone> State<K> {
             tx,
             phase: Phase::Listing(Vec::new()),
         });
-        (id, UnboundedReceiverStream::new(rx).boxed())
+        (id, rx.boxed())
     }
 
     fn take(&mut self, event: Event<K>) {
@@ -232,11 +233,11 @@ impl<K: Resource + Clone> State<K> {
                     let objects = listed.remove(ns).unwrap_or_default();
                     for r in readers.iter_mut().filter(|r| r.id < listed_for) {
                         r.phase = Phase::Live(None);
-                        let _ = r.tx.send(Ok(Event::Init));
+                        let _ = r.tx.unbounded_send(Ok(Event::Init));
                         for o in &objects {
-                            let _ = r.tx.send(Ok(Event::InitApply(o.clone())));
+                            let _ = r.tx.unbounded_send(Ok(Event::InitApply(o.clone())));
                         }
-                        let _ = r.tx.send(Ok(Event::InitDone));
+                        let _ = r.tx.unbounded_send(Ok(Event::InitDone));
                     }
                     readers.retain(|r| !r.tx.is_closed());
                     !readers.is_empty()
@@ -255,7 +256,7 @@ impl<K: Resource + Clone> State<K> {
                         Phase::Listing(waiting) => waiting.push(event.clone()),
                         Phase::Live(since) => {
                             if newer(version, *since) {
-                                let _ = r.tx.send(Ok(event.clone()));
+                                let _ = r.tx.unbounded_send(Ok(event.clone()));
                             }
                         }
                     }
@@ -275,11 +276,11 @@ impl<K: Resource + Clone> State<K> {
         let Some(reader) = self.waiting(ns, id) else {
             return;
         };
-        let _ = reader.tx.send(Ok(Event::Init));
+        let _ = reader.tx.unbounded_send(Ok(Event::Init));
         for o in objects {
-            let _ = reader.tx.send(Ok(Event::InitApply(o)));
+            let _ = reader.tx.unbounded_send(Ok(Event::InitApply(o)));
         }
-        let _ = reader.tx.send(Ok(Event::InitDone));
+        let _ = reader.tx.unbounded_send(Ok(Event::InitDone));
         let Phase::Listing(waiting) = std::mem::replace(&mut reader.phase, Phase::Live(since))
         else {
             return;
@@ -289,7 +290,7 @@ impl<K: Resource + Clone> State<K> {
                 continue;
             };
             if newer(revision(o), since) {
-                let _ = reader.tx.send(Ok(event));
+                let _ = reader.tx.unbounded_send(Ok(event));
             }
         }
     }
