@@ -39,6 +39,10 @@ pub enum Rules {
 /// The causes of the rules under `schema` that `new` breaks (against `old`, for transitions).
 pub fn check(schema: &Value, new: &Value, old: Option<&Value>, which: Rules) -> Causes {
     let mut causes = Vec::new();
+    // Most schemas have no rules (Works, bindings): their objects are not walked at all.
+    if !has_rules(schema) {
+        return causes;
+    }
     walk(
         schema,
         new,
@@ -49,6 +53,17 @@ pub fn check(schema: &Value, new: &Value, old: Option<&Value>, which: Rules) -> 
         &mut Some(OBJECT_BUDGET),
     );
     causes
+}
+
+/// Whether `schema` or any schema inside it has `x-kubernetes-validations`.
+fn has_rules(schema: &Value) -> bool {
+    match schema {
+        Value::Object(s) => s
+            .iter()
+            .any(|(k, v)| k == "x-kubernetes-validations" || has_rules(v)),
+        Value::Array(items) => items.iter().any(has_rules),
+        _ => false,
+    }
 }
 
 fn walk(
