@@ -4,8 +4,9 @@
 //! The supervisor watches Clusters and keeps one worker per joined Push cluster: the same
 //! [`loops`] a pull agent runs (delivery, exports, probes, heartbeat), with the hub's own client on one side
 //! and a client built from the Secret's `kubeconfig` on the other. What the workers watch on
-//! the hub they watch together: one watch of each kind for all of them ([`HubWatches::Shared`]). A worker is restarted when its
-//! Cluster's secretRef changes, and stopped when the Cluster goes or turns Pull.
+//! the hub they watch together: one watch of each kind for all of them
+//! ([`HubWatches::Shared`]). A worker is restarted when its Cluster's secretRef changes, and
+//! stopped when the Cluster goes or turns Pull.
 //!
 //! When several controller processes share the fleet, each runs the workers of the clusters it
 //! owns ([`Share`]: the shard of the cluster's name), started and stopped as ownership moves.

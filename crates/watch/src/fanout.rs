@@ -71,16 +71,28 @@ impl<K: Resource> Drop for Inner<K> {
 struct State<K> {
     next_id: u64,
     readers: HashMap<String, Vec<Reader<K>>>,
-    /// The shared watch is listing (from its `Init` to its `InitDone`); it starts so.
-    listing: bool,
-    /// Readers numbered below this were there when the shared watch's list began: they get
-    /// its objects at its end.
-    listed_for: u64,
-    /// The objects of their namespaces seen so far in that list.
-    listed: HashMap<String, Vec<K>>,
+    /// The shared watch's list under way (from its `Init` to its `InitDone`); it starts so.
+    list: Option<SharedList<K>>,
     /// How many lists the shared watch has finished: a reader whose own list began before
     /// the last one finished lists again.
     lists: u64,
+}
+
+struct SharedList<K> {
+    /// Readers numbered below this were there when the list began: they get its objects at
+    /// its end.
+    for_below: u64,
+    /// The objects of their namespaces seen so far.
+    objects: HashMap<String, Vec<K>>,
+}
+
+impl<K> SharedList<K> {
+    fn new(for_below: u64) -> Self {
+        Self {
+            for_below,
+            objects: HashMap::new(),
+        }
+    }
 }
 
 struct Reader<K> {
@@ -179,9 +191,7 @@ impl<K: Resource + Clone> State<K> {
         Self {
             next_id: 0,
             readers: HashMap::new(),
-            listing: true,
-            listed_for: 0,
-            listed: HashMap::new(),
+            list: Some(SharedList::new(0)),
             lists: 0,
         }
     }
@@ -206,38 +216,29 @@ impl<K: Resource + Clone> State<K> {
 
     fn take(&mut self, event: Event<K>) {
         match event {
-            Event::Init => {
-                self.listing = true;
-                self.listed_for = self.next_id;
-                self.listed.clear();
-            }
+            Event::Init => self.list = Some(SharedList::new(self.next_id)),
             Event::InitApply(o) => {
-                let Some(ns) = o.meta().namespace.as_deref() else {
+                let (Some(ns), Some(list)) = (o.meta().namespace.as_deref(), &mut self.list) else {
                     return;
                 };
-                let listed_for = self.listed_for;
                 if self
                     .readers
                     .get(ns)
-                    .is_some_and(|rs| rs.iter().any(|r| r.id < listed_for))
+                    .is_some_and(|rs| rs.iter().any(|r| r.id < list.for_below))
                 {
-                    self.listed.entry(ns.to_owned()).or_default().push(o);
+                    list.objects.entry(ns.to_owned()).or_default().push(o);
                 }
             }
             Event::InitDone => {
-                self.listing = false;
+                let Some(mut list) = self.list.take() else {
+                    return;
+                };
                 self.lists += 1;
-                let mut listed = std::mem::take(&mut self.listed);
-                let listed_for = self.listed_for;
                 self.readers.retain(|ns, readers| {
-                    let objects = listed.remove(ns).unwrap_or_default();
-                    for r in readers.iter_mut().filter(|r| r.id < listed_for) {
+                    let objects = list.objects.remove(ns).unwrap_or_default();
+                    for r in readers.iter_mut().filter(|r| r.id < list.for_below) {
                         r.phase = Phase::Live(None);
-                        let _ = r.tx.unbounded_send(Ok(Event::Init));
-                        for o in &objects {
-                            let _ = r.tx.unbounded_send(Ok(Event::InitApply(o.clone())));
-                        }
-                        let _ = r.tx.unbounded_send(Ok(Event::InitDone));
+                        r.start(objects.iter().cloned());
                     }
                     readers.retain(|r| !r.tx.is_closed());
                     !readers.is_empty()
@@ -276,11 +277,7 @@ impl<K: Resource + Clone> State<K> {
         let Some(reader) = self.waiting(ns, id) else {
             return;
         };
-        let _ = reader.tx.unbounded_send(Ok(Event::Init));
-        for o in objects {
-            let _ = reader.tx.unbounded_send(Ok(Event::InitApply(o)));
-        }
-        let _ = reader.tx.unbounded_send(Ok(Event::InitDone));
+        reader.start(objects);
         let Phase::Listing(waiting) = std::mem::replace(&mut reader.phase, Phase::Live(since))
         else {
             return;
@@ -301,6 +298,17 @@ impl<K: Resource + Clone> State<K> {
             .get_mut(ns)?
             .iter_mut()
             .find(|r| r.id == id && !r.tx.is_closed() && matches!(r.phase, Phase::Listing(_)))
+    }
+}
+
+impl<K> Reader<K> {
+    /// Hands the reader its namespace's `objects` as a watcher's list does.
+    fn start(&self, objects: impl IntoIterator<Item = K>) {
+        let _ = self.tx.unbounded_send(Ok(Event::Init));
+        for o in objects {
+            let _ = self.tx.unbounded_send(Ok(Event::InitApply(o)));
+        }
+        let _ = self.tx.unbounded_send(Ok(Event::InitDone));
     }
 }
 
@@ -326,16 +334,11 @@ where
     loop {
         let lists = {
             let mut s = state.lock();
-            let listing = s.listing;
-            let lists = s.lists;
             if s.waiting(&ns, id).is_none() {
                 return;
             }
-            if listing {
-                None
-            } else {
-                Some(lists)
-            }
+            // While the shared watch lists, its end may feed this reader.
+            s.list.is_none().then_some(s.lists)
         };
         let Some(lists) = lists else {
             tokio::time::sleep(RETRY.0).await;
@@ -344,7 +347,7 @@ where
         let listed = api.list(&params).await;
         let failed = {
             let mut s = state.lock();
-            let again = s.listing || s.lists != lists;
+            let again = s.list.is_some() || s.lists != lists;
             if s.waiting(&ns, id).is_none() {
                 return;
             }
