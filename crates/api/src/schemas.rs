@@ -13,8 +13,7 @@ use serde_json::Value;
 
 use crate::apply::{Applier, Scope};
 use crate::meta::now_rfc3339;
-use crate::schema::lookup::SchemaLookup;
-use crate::schema::SchemaSet;
+use crate::schema::{SchemaSet, Snapshot};
 
 use crate::error::{ApiError, Result};
 use crate::registry::ResourceInfo;
@@ -61,16 +60,17 @@ impl Schemas {
     ) {
         let root = self.root_type(res);
         let lookup = self.lookup(res);
-        let applier = Applier::new(lookup, &root).with_scope(scope(res, sub));
+        let applier = Applier::new(&*lookup, &root).with_scope(scope(res, sub));
         if let Err(e) = applier.track_update(old, new, manager, &now_rfc3339()) {
             tracing::debug!(manager, error = %e, "managedFields not tracked for this write");
         }
     }
 
-    /// The schema lookup for a kind.
-    pub fn lookup(&self, res: &ResourceInfo) -> &dyn SchemaLookup {
+    /// The schema lookup for a kind: the set's current snapshot, which a walk over an object
+    /// holds for all its field lookups (the set would take its lock for each).
+    pub fn lookup(&self, res: &ResourceInfo) -> Arc<Snapshot> {
         let _ = res;
-        &self.set
+        self.set.snapshot()
     }
 
     /// Apply a patch document.
@@ -86,7 +86,7 @@ impl Schemas {
             BodyFormat::JsonPatch => crate::patch::json_patch(old, patch),
             BodyFormat::StrategicMergePatch => {
                 let root = self.root_type(res);
-                crate::patch::strategic_merge_patch(old, patch, &self.set, &root)
+                crate::patch::strategic_merge_patch(old, patch, &*self.lookup(res), &root)
             }
             _ => return Err(ApiError::unsupported_media_type("unsupported patch type")),
         };

@@ -91,6 +91,17 @@ pub(crate) fn validate(
     schema::validate(&api.schemas, res, obj, level, schema::Values::DefaultOnly)
 }
 
+/// Steps 4–5 for a patched object whose unknown fields were dropped already (by
+/// [`schema::fields::prune_patched`], which the patch's field validation reports from):
+/// metadata, shapes, a custom resource's defaults (its values are judged in
+/// [`admit_client_write`], as every update's).
+pub(crate) fn validate_patched(api: &Api, res: &ResourceInfo, obj: &mut Value) -> Result<()> {
+    schema::decodable(&api.schemas, res, obj)?;
+    metadata::check_metadata(res, obj)?;
+    schema::defaults(&api.schemas, res, obj);
+    Ok(())
+}
+
 /// Step 5 for an apply that updates: the merged object's defaults (its values are judged in
 /// [`admit_client_write`], as every update's).
 pub(crate) fn applied(api: &Api, res: &ResourceInfo, obj: &mut Value) -> Result<()> {

@@ -47,7 +47,7 @@ pub(crate) fn validate(
     if root.is_empty() {
         return Ok(Vec::new());
     }
-    let unknown = unknown::prune_unknown(schemas.set(), &root, obj);
+    let unknown = unknown::prune_unknown(&*schemas.set().snapshot(), &root, obj);
     if res.custom {
         match values_mode {
             Values::Refuse => check_values(schemas, res, &root, obj)?,
@@ -75,7 +75,7 @@ pub(crate) fn decodable(schemas: &Schemas, res: &ResourceInfo, obj: &Value) -> R
         return Ok(());
     }
     let root = schemas.root_type(res);
-    match shapes::misshapen(schemas.set(), &root, obj) {
+    match shapes::misshapen(&*schemas.set().snapshot(), &root, obj) {
         Some(wrong) => Err(ApiError::bad_request(format!(
             "{kind} in version \"{version}\" cannot be handled as a {kind}: json: {wrong}",
             kind = res.kind,
@@ -93,11 +93,14 @@ pub(crate) fn defaults(schemas: &Schemas, res: &ResourceInfo, obj: &mut Value) {
     }
 }
 
+/// An update's defaults, from the part of the schema that has them ([`values::defaults_plan`]).
+/// A null elsewhere that the schema does not allow is dropped by the update's own walk
+/// ([`update`]), which does so in every part the update changes; the rest is as stored.
 fn default_values(schemas: &Schemas, root: &str, obj: &mut Value) {
     let snapshot = schemas.set().snapshot();
-    if let Some(schema) = snapshot.definition(root) {
+    if let Some(plan) = snapshot.derived("defaults", root, values::defaults_plan) {
         // The causes are the merged object's to judge.
-        let _ = values::default_and_check(schema, obj);
+        let _ = values::default_and_check(&plan, obj);
     }
 }
 
@@ -118,7 +121,7 @@ pub(crate) fn update(
     schemas: &Schemas,
     res: &ResourceInfo,
     old: &Value,
-    new: &Value,
+    new: &mut Value,
 ) -> Result<()> {
     if !res.custom {
         return Ok(());
@@ -128,7 +131,8 @@ pub(crate) fn update(
     let Some(schema) = snapshot.definition(&root) else {
         return Ok(());
     };
-    refuse(res, new, ratchet::causes(schema, old, new))
+    let causes = ratchet::causes(schema, old, new);
+    refuse(res, new, causes)
 }
 
 fn refuse(res: &ResourceInfo, obj: &Value, causes: Vec<(String, String)>) -> Result<()> {

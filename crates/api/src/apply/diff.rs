@@ -96,6 +96,35 @@ pub(crate) fn compare(
     Ok(out)
 }
 
+/// [`compare`] of a stored object with its new version, the stored `metadata.managedFields`
+/// left out (the new version's are taken off for tracking) without copying the stored object.
+pub(crate) fn compare_stored(
+    types: &Types<'_>,
+    ty: &Ty,
+    old: &Value,
+    new: &Value,
+) -> Result<Comparison, ApplyError> {
+    let meta = old.get("metadata").and_then(Value::as_object);
+    let (Some(meta), Some(o), Some(n)) = (meta, old.as_object(), new.as_object()) else {
+        return compare(types, ty, old, new);
+    };
+    if !meta.contains_key("managedFields") || !matches!(types.walk(ty, old), Walk::Fields) {
+        return compare(types, ty, old, new);
+    }
+    let meta = Value::Object(
+        meta.iter()
+            .filter(|(k, _)| *k != "managedFields")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    );
+    let fields = o
+        .iter()
+        .map(|(k, v)| (k, if k == "metadata" { &meta } else { v }));
+    let mut out = Comparison::default();
+    compare_fields(types, ty, fields, o, n, &mut Vec::new(), &mut out)?;
+    Ok(out)
+}
+
 fn compare_at(
     types: &Types<'_>,
     ty: &Ty,
@@ -108,23 +137,14 @@ fn compare_at(
         (None, None) => return Ok(()),
         (None, Some(n)) => return every_node(types, ty, n, path, &mut out.added),
         (Some(o), None) => return every_node(types, ty, o, path, &mut out.removed),
+        // Nothing below two equal values was added, changed or removed (a status write leaves
+        // the spec as it was, and walking it field by field was most of the comparison).
+        (Some(o), Some(n)) if o == n => return Ok(()),
         (Some(o), Some(n)) => (o, n),
     };
     match (types.walk(ty, old), types.walk(ty, new), old, new) {
         (Walk::Fields, Walk::Fields, Value::Object(o), Value::Object(n)) => {
-            let oty = types.as_object(ty);
-            for (key, ov) in o {
-                let cty = types.field(&oty, key).0;
-                path.push(PathElement::Field(key.clone()));
-                compare_at(types, &cty, Some(ov), n.get(key), path, out)?;
-                path.pop();
-            }
-            for (key, nv) in n.iter().filter(|(k, _)| !o.contains_key(*k)) {
-                let cty = types.field(&oty, key).0;
-                path.push(PathElement::Field(key.clone()));
-                compare_at(types, &cty, None, Some(nv), path, out)?;
-                path.pop();
-            }
+            compare_fields(types, ty, o.iter(), o, n, path, out)?;
         }
         (Walk::Items, Walk::Items, Value::Array(o), Value::Array(n)) => {
             let ity = types.item(ty);
@@ -150,6 +170,33 @@ fn compare_at(
                 out.modified.insert(path);
             }
         }
+    }
+    Ok(())
+}
+
+/// The fields of an object of type `ty`: `old`'s (the old map's, or a view of them), then
+/// those only `new` has.
+fn compare_fields<'v>(
+    types: &Types<'_>,
+    ty: &Ty,
+    old: impl Iterator<Item = (&'v String, &'v Value)>,
+    old_map: &serde_json::Map<String, Value>,
+    new: &serde_json::Map<String, Value>,
+    path: &mut Vec<PathElement>,
+    out: &mut Comparison,
+) -> Result<(), ApplyError> {
+    let oty = types.as_object(ty);
+    for (key, ov) in old {
+        let cty = types.field(&oty, key).0;
+        path.push(PathElement::Field(key.clone()));
+        compare_at(types, &cty, Some(ov), new.get(key), path, out)?;
+        path.pop();
+    }
+    for (key, nv) in new.iter().filter(|(k, _)| !old_map.contains_key(*k)) {
+        let cty = types.field(&oty, key).0;
+        path.push(PathElement::Field(key.clone()));
+        compare_at(types, &cty, None, Some(nv), path, out)?;
+        path.pop();
     }
     Ok(())
 }

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::diff::compare;
+use super::diff::compare_stored;
 use super::managed::{self, ManagedEntry, Operation};
 use super::{Applier, ApplyError};
 
@@ -47,9 +47,8 @@ pub(crate) fn track_update(
     };
     managed::remove(new);
 
-    let mut base = old.cloned().unwrap_or_else(|| Value::Object(Map::new()));
-    managed::remove(&mut base);
-    let diff = compare(&types, &root, &base, new)?;
+    let empty = Value::Object(Map::new());
+    let diff = compare_stored(&types, &root, old.unwrap_or(&empty), new)?;
     let taken = cx.ownable(&diff.changed());
     let removed = cx.in_scope(&diff.removed);
 

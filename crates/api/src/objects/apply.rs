@@ -45,7 +45,7 @@ pub(crate) async fn apply(api: &Arc<Api>, w: &Write<'_>, patch: Value) -> Result
     identity::check_namespace(res, w.info, &patch)?;
     let root = api.schemas.root_type(res);
     let lookup = api.schemas.lookup(res);
-    let applier = Applier::new(lookup, &root).with_scope(crate::schemas::scope(res, w.sub));
+    let applier = Applier::new(&*lookup, &root).with_scope(crate::schemas::scope(res, w.sub));
     let force = w.query.force;
     let dry_run = w.query.dry_run;
     api.cache.sync().await?;

@@ -84,12 +84,14 @@ impl StatusMeta {
 fn for_status(res: &ResourceInfo, old: &Value, mut new: Value) -> Value {
     let rule = StatusMeta::of(res);
     if rule == StatusMeta::StatusOnly {
-        let mut out = old.clone();
-        copy_field(&new, &mut out, "status");
-        if let Some(rv) = new.pointer("/metadata/resourceVersion") {
-            set_meta(&mut out, "resourceVersion", rv.clone());
+        // `new` is the stored object but for what the client changed (most often only the
+        // status), so only the parts that differ are copied back.
+        let rv = new.pointer("/metadata/resourceVersion").cloned();
+        restore_all_but(old, &mut new, "status");
+        if let Some(rv) = rv {
+            set_meta(&mut new, "resourceVersion", rv);
         }
-        return out;
+        return new;
     }
     copy_field(old, &mut new, "spec");
     let reset: &[&str] = match rule {
@@ -113,11 +115,28 @@ fn for_status(res: &ResourceInfo, old: &Value, mut new: Value) -> Value {
 fn copy_field(from: &Value, to: &mut Value, field: &str) {
     let Some(o) = to.as_object_mut() else { return };
     match from.get(field) {
-        Some(v) => {
+        Some(v) if o.get(field) != Some(v) => {
             o.insert(field.into(), v.clone());
         }
+        Some(_) => {}
         None => {
             o.remove(field);
+        }
+    }
+}
+
+/// `to` made `from` again in every top-level field but `kept`.
+fn restore_all_but(from: &Value, to: &mut Value, kept: &str) {
+    let (Some(f), Some(t)) = (from.as_object(), to.as_object_mut()) else {
+        let mut out = from.clone();
+        copy_field(to, &mut out, kept);
+        *to = out;
+        return;
+    };
+    t.retain(|k, _| k == kept || f.contains_key(k));
+    for (k, v) in f {
+        if k != kept && t.get(k) != Some(v) {
+            t.insert(k.clone(), v.clone());
         }
     }
 }

@@ -50,8 +50,8 @@ pub(crate) async fn patch(
     let outcome = client_update(api, w, &key, &name, |old| {
         let mut patched = api.schemas.patch(res, format, old, &patch)?;
         identity::check(res, w.info, &patched)?;
-        judge_patched(api, w, format, &patch, &patched)?;
-        admission::validate(api, res, &mut patched, FieldValidation::Ignore)?;
+        judge_patched(api, w, format, &patch, &mut patched)?;
+        admission::validate_patched(api, res, &mut patched)?;
         let mut new = merge_for_subresource(res, w.sub, old, patched);
         if let Some(o) = new.as_object_mut() {
             o.insert("apiVersion".into(), old["apiVersion"].clone());
@@ -67,23 +67,28 @@ pub(crate) async fn patch(
     })
 }
 
-/// Field validation of a patch, as kube-apiserver's: the patch's duplicates and the patched
-/// object's unknown fields, refused (Strict, 422) or raised as warnings (Warn).
+/// Field validation of a patch, as kube-apiserver's: the patched object's unknown fields are
+/// dropped; they and the patch's duplicates are refused (Strict, 422) or raised as warnings
+/// (Warn).
 fn judge_patched(
     api: &Api,
     w: &Write<'_>,
     format: BodyFormat,
     patch: &Value,
-    patched: &Value,
+    patched: &mut Value,
 ) -> Result<()> {
     let level = w.query.field_validation;
+    // A strict refusal shows the patched object as it was, unknown fields included.
+    let unpruned = (level == FieldValidation::Strict && format != BodyFormat::StrategicMergePatch)
+        .then(|| patched.to_string());
+    let unknown = fields::prune_patched(&api.schemas, w.res, format, patched);
     if level == FieldValidation::Ignore {
         return Ok(());
     }
-    let errors = fields::patched_errors(&api.schemas, w.res, format, &w.body_errors, patched);
+    let errors = fields::patched_errors(&w.body_errors, unknown);
     let shown = || match format {
         BodyFormat::StrategicMergePatch => fields::go_print(patch),
-        _ => patched.to_string(),
+        _ => unpruned.unwrap_or_default(),
     };
     for warning in fields::judge_patch(level, errors, shown)? {
         admission::scope::warn(warning);
@@ -166,10 +171,18 @@ where
             .cache
             .get(key)
             .ok_or_else(|| ApiError::not_found(target(res, name)))?;
-        let stored = cur.value();
         // `change` works on the object as `res` serves it; it is stored in storage's shape.
-        let mut old = crate::registry::storage::from_storage(res, stored.clone());
-        // As kube-apiserver defaults what it reads from etcd: a default is never a change.
+        // As kube-apiserver defaults what it reads from etcd: a default is never a change. A
+        // custom resource is served as stored.
+        let (mut old, stored) = if res.custom {
+            (cur.value(), None)
+        } else {
+            let stored = cur.value();
+            (
+                crate::registry::storage::from_storage(res, stored.clone()),
+                Some(stored),
+            )
+        };
         admission::read_back(res, &mut old);
         let mut new = change(&old)?;
         admission::mutate_change(res, &old, &mut new);
@@ -216,7 +229,7 @@ where
         }
         admission::changed_object(res, &old, &new)?;
         let new = crate::registry::storage::to_storage(res, new);
-        if new == stored && !api.cache.is_stale(key) {
+        if new == *stored.as_ref().unwrap_or(&old) && !api.cache.is_stale(key) {
             return Ok(Outcome::Unchanged(cur));
         }
         // Whatever produced it (a patch, an apply, a controller), refused if unreadable.

@@ -15,6 +15,8 @@
 
 mod list;
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::{brief, kind_of, pointer_child, show_pointer, PatchError, Result};
@@ -118,7 +120,7 @@ impl Merger<'_> {
         for (name, field) in self.fields(patch, slot, at)? {
             let child = self.child_slot(slot, name);
             let at = pointer_child(at, name);
-            match self.field(out.get(name), &field, child.as_ref(), &at)? {
+            match self.field(out.get(name), &field, child.as_deref(), &at)? {
                 Outcome::Keep => {}
                 // insert keeps an existing key in its place and appends a new one.
                 Outcome::Set(value) => {
@@ -222,10 +224,10 @@ impl Merger<'_> {
     }
 
     /// How to treat field `name` of a value described by `slot`.
-    fn child_slot(&self, slot: Option<&FieldInfo>, name: &str) -> Option<FieldInfo> {
+    fn child_slot(&self, slot: Option<&FieldInfo>, name: &str) -> Option<Arc<FieldInfo>> {
         let slot = slot?;
         match slot.shape {
-            FieldShape::Map => inner(slot),
+            FieldShape::Map => inner(slot).map(Arc::new),
             _ => self.schema.field(slot.type_name.as_deref()?, name),
         }
     }

@@ -1,6 +1,7 @@
 //! The built-in kinds' definitions, built once at startup.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use k8s_openapi::schemars::generate::SchemaSettings;
 use k8s_openapi::schemars::{Schema, SchemaGenerator};
@@ -203,8 +204,8 @@ impl Defs for Catalog {
 }
 
 impl SchemaLookup for Catalog {
-    fn field(&self, type_name: &str, field: &str) -> Option<FieldInfo> {
-        walk::field(self, type_name, field)
+    fn field(&self, type_name: &str, field: &str) -> Option<Arc<FieldInfo>> {
+        walk::field(self, type_name, field).map(Arc::new)
     }
 }
 

@@ -6,6 +6,7 @@
 //! schemas (`openapi` module); custom resources answer from their CRD's structural schema, where a
 //! type name is an opaque path string chosen by that implementation.
 
+use std::sync::Arc;
 /// How a field's value is shaped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FieldShape {
@@ -111,7 +112,7 @@ impl FieldInfo {
 pub trait SchemaLookup: Send + Sync {
     /// Field `field` of type `type_name`, or `None` when the type has no such field (or the type
     /// is unknown, e.g. for custom resources without a schema).
-    fn field(&self, type_name: &str, field: &str) -> Option<FieldInfo>;
+    fn field(&self, type_name: &str, field: &str) -> Option<Arc<FieldInfo>>;
 }
 
 /// A lookup that knows nothing: every list is atomic/replaced, every object merged key by key.
@@ -119,7 +120,7 @@ pub trait SchemaLookup: Send + Sync {
 pub struct NoSchema;
 
 impl SchemaLookup for NoSchema {
-    fn field(&self, _type_name: &str, _field: &str) -> Option<FieldInfo> {
+    fn field(&self, _type_name: &str, _field: &str) -> Option<Arc<FieldInfo>> {
         None
     }
 }

@@ -36,8 +36,13 @@ pub struct Snapshot {
     /// fields (managedFields, pruning, patches), and walking the schema documents for each was
     /// a sixth of the hub's CPU under a create load. Only fields a schema declares are kept, so
     /// the memo is bounded by the schemas (not by user data under preserve-unknown-fields).
-    fields: RwLock<HashMap<String, HashMap<String, FieldInfo>>>,
+    fields: RwLock<HashMap<String, HashMap<String, Arc<FieldInfo>>>>,
+    /// Schemas derived from a definition for one use ([`Snapshot::derived`]), built once per
+    /// snapshot: (use, definition) → the derived schema, if any.
+    derived: Derived,
 }
+
+type Derived = RwLock<HashMap<(&'static str, String), Option<Arc<Value>>>>;
 
 /// The built-in catalog, built once per process and shared by every set: it never changes,
 /// and it is most of a set's memory (about 2.8 MiB), which a process serving many APIs
@@ -135,7 +140,7 @@ impl SchemaSet {
 }
 
 impl SchemaLookup for SchemaSet {
-    fn field(&self, type_name: &str, field: &str) -> Option<FieldInfo> {
+    fn field(&self, type_name: &str, field: &str) -> Option<Arc<FieldInfo>> {
         self.snapshot().field(type_name, field)
     }
 }
@@ -163,6 +168,7 @@ impl Snapshot {
             v2: OnceLock::new(),
             v3: OnceLock::new(),
             fields: RwLock::new(HashMap::new()),
+            derived: RwLock::new(HashMap::new()),
         }
     }
 
@@ -194,6 +200,24 @@ impl Snapshot {
     /// The definition named `name` (built-in or custom), as published.
     pub fn definition(&self, name: &str) -> Option<&Value> {
         self.def(name)
+    }
+
+    /// What `build` derives from definition `name` for the use `what` (the part of a schema
+    /// that defaulting walks, say), built on first use and kept for this snapshot's life:
+    /// a schema is walked for every write of its kind, and most of it is the same each time.
+    pub fn derived(
+        &self,
+        what: &'static str,
+        name: &str,
+        build: fn(&Value) -> Option<Value>,
+    ) -> Option<Arc<Value>> {
+        let key = (what, name.to_owned());
+        if let Some(d) = self.derived.read().get(&key) {
+            return d.clone();
+        }
+        let d = self.def(name).and_then(build).map(Arc::new);
+        self.derived.write().insert(key, d.clone());
+        d
     }
 
     /// `/openapi/v2`, rendered on first use.
@@ -250,7 +274,7 @@ impl Defs for Snapshot {
 }
 
 impl SchemaLookup for Snapshot {
-    fn field(&self, type_name: &str, field: &str) -> Option<FieldInfo> {
+    fn field(&self, type_name: &str, field: &str) -> Option<Arc<FieldInfo>> {
         if let Some(info) = self
             .fields
             .read()
@@ -259,7 +283,7 @@ impl SchemaLookup for Snapshot {
         {
             return Some(info.clone());
         }
-        let info = walk::field(self, type_name, field)?;
+        let info = Arc::new(walk::field(self, type_name, field)?);
         if walk::declares(self, type_name, field) {
             self.fields
                 .write()

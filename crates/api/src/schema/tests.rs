@@ -17,6 +17,10 @@ pub(super) fn catalog() -> &'static Catalog {
 
 /// Walk `path` (dot-separated fields) from `root`, returning the last field's info.
 pub(super) fn walk(lookup: &dyn SchemaLookup, root: &str, path: &str) -> FieldInfo {
+    walk_arc(lookup, root, path).as_ref().clone()
+}
+
+fn walk_arc(lookup: &dyn SchemaLookup, root: &str, path: &str) -> std::sync::Arc<FieldInfo> {
     let mut ty = root.to_owned();
     let mut info = None;
     for field in path.split('.') {

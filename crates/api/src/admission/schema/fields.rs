@@ -55,20 +55,25 @@ pub(crate) fn body_errors(
     errors
 }
 
-/// The strict decoding errors of a patch: the duplicates of its body (`patch_errors`, from
-/// [`patch_body_errors`]), then the fields the patched object does not know.
-pub(crate) fn patched_errors(
+/// Drop the fields the patched object's kind does not know; returns them in the order
+/// [`patched_errors`] lists them.
+pub(crate) fn prune_patched(
     schemas: &Schemas,
     res: &ResourceInfo,
     format: BodyFormat,
-    patch_errors: &[String],
-    patched: &Value,
+    patched: &mut Value,
 ) -> Vec<String> {
-    let mut unknown = unknown_fields(schemas, res, patched);
+    let mut unknown = prune_in_order(schemas, res, patched);
     if format == BodyFormat::StrategicMergePatch && !res.custom {
         // Decoded from a map, whose unknown fields come out sorted.
         unknown.sort();
     }
+    unknown
+}
+
+/// The strict decoding errors of a patch: the duplicates of its body (`patch_errors`, from
+/// [`patch_body_errors`]), then the fields the patched object does not know ([`prune_patched`]).
+pub(crate) fn patched_errors(patch_errors: &[String], unknown: Vec<String>) -> Vec<String> {
     let mut errors = patch_errors.to_vec();
     errors.extend(unknown.into_iter().map(unknown_error));
     errors
@@ -157,7 +162,7 @@ pub(crate) fn undeclared_error(
     if root.is_empty() {
         return Ok(());
     }
-    let fields = unknown::undeclared(schemas.set(), &root, patch);
+    let fields = unknown::undeclared(&*schemas.set().snapshot(), &root, patch);
     if fields.is_empty() {
         return Ok(());
     }
@@ -206,12 +211,16 @@ fn unknown_error(path: String) -> String {
 /// The fields of `obj` its kind does not know, in kube's order for the kind (a custom
 /// resource's metadata first, then the rest sorted, as its decoder and pruning list them).
 fn unknown_fields(schemas: &Schemas, res: &ResourceInfo, obj: &Value) -> Vec<String> {
+    prune_in_order(schemas, res, &mut obj.clone())
+}
+
+/// [`unknown_fields`], dropped from `obj`.
+fn prune_in_order(schemas: &Schemas, res: &ResourceInfo, obj: &mut Value) -> Vec<String> {
     let root = schemas.root_type(res);
     if root.is_empty() {
         return Vec::new();
     }
-    let mut probe = obj.clone();
-    let mut found = unknown::prune_unknown(schemas.set(), &root, &mut probe);
+    let mut found = unknown::prune_unknown(&*schemas.set().snapshot(), &root, obj);
     if res.custom {
         let (mut meta, mut rest): (Vec<String>, Vec<String>) =
             found.into_iter().partition(|p| p.starts_with("metadata."));

@@ -10,11 +10,11 @@ use serde_json::Value;
 use super::keywords::Causes;
 use super::{rules, values};
 
-/// The causes of `new` against `schema`, an update from `old`.
-pub fn causes(schema: &Value, old: &Value, new: &Value) -> Causes {
-    // Defaults were filled in on the request's body; these are only probed.
-    let mut probe = new.clone();
-    let mut causes = values::changed_causes(schema, &mut probe, new, old);
+/// The causes of `new` against `schema`, an update from `old`. The defaults of what the update
+/// changes were filled in on the request's body; the walk fills in any still missing.
+pub fn causes(schema: &Value, old: &Value, new: &mut Value) -> Causes {
+    let mut causes = values::changed_causes(schema, new, old);
+    let new = &*new;
     causes.extend(rules::check(schema, new, None, rules::Rules::Plain));
     causes.retain(|(field, _)| at(new, field) != at(old, field));
     causes.extend(rules::check(

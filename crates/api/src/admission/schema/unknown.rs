@@ -11,31 +11,58 @@ use crate::schema::lookup::{FieldShape, SchemaLookup};
 /// Remove the fields `root_type` doesn't define from `obj`; return their paths (`spec.foo`).
 pub fn prune_unknown(lookup: &dyn SchemaLookup, root_type: &str, obj: &mut Value) -> Vec<String> {
     let mut unknown = Vec::new();
-    walk(lookup, root_type, obj, "", &mut unknown, true);
+    walk(lookup, root_type, obj, At::Root, &mut unknown);
     unknown
+}
+
+/// Where the walk is, written out only for a field it reports (most writes have none, and
+/// a path string per field was most of the walk's cost).
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Root,
+    /// A field, or a map's entry (Go's decoders name both `.key`).
+    Field(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl At<'_> {
+    fn write(&self, out: &mut String) {
+        match self {
+            At::Root => {}
+            At::Field(parent, k) => {
+                parent.write(out);
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            At::Index(parent, i) => {
+                parent.write(out);
+                out.push_str(&format!("[{i}]"));
+            }
+        }
+    }
 }
 
 fn walk(
     lookup: &dyn SchemaLookup,
     type_name: &str,
     v: &mut Value,
-    path: &str,
+    at: At<'_>,
     unknown: &mut Vec<String>,
-    root: bool,
 ) {
     let Some(obj) = v.as_object_mut() else { return };
+    let root = matches!(at, At::Root);
     let mut drop = Vec::new();
     for (k, child) in obj.iter_mut() {
         if root && (k == "apiVersion" || k == "kind") {
             continue;
         }
-        let here = if path.is_empty() {
-            k.clone()
-        } else {
-            format!("{path}.{k}")
-        };
+        let here = At::Field(&at, k);
         let Some(info) = lookup.field(type_name, k) else {
-            unknown.push(here);
+            let mut path = String::new();
+            here.write(&mut path);
+            unknown.push(path);
             drop.push(k.clone());
             continue;
         };
@@ -43,19 +70,18 @@ fn walk(
             continue;
         };
         match info.shape {
-            FieldShape::Object => walk(lookup, next, child, &here, unknown, false),
+            FieldShape::Object => walk(lookup, next, child, here, unknown),
             FieldShape::List if info.item_shape == Some(FieldShape::Object) => {
                 if let Some(items) = child.as_array_mut() {
                     for (i, item) in items.iter_mut().enumerate() {
-                        walk(lookup, next, item, &format!("{here}[{i}]"), unknown, false);
+                        walk(lookup, next, item, At::Index(&here, i), unknown);
                     }
                 }
             }
             FieldShape::Map if info.item_shape == Some(FieldShape::Object) => {
                 if let Some(m) = child.as_object_mut() {
                     for (mk, mv) in m.iter_mut() {
-                        // Go's decoders name a map's entry as a field: `.key`.
-                        walk(lookup, next, mv, &format!("{here}.{mk}"), unknown, false);
+                        walk(lookup, next, mv, At::Field(&here, mk), unknown);
                     }
                 }
             }

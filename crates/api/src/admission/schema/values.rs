@@ -18,38 +18,56 @@ pub fn default_and_check(schema: &Value, obj: &mut Value) -> Vec<(String, String
     causes
 }
 
-/// As [`default_and_check`] for `probe`, a copy of an update's `new` object, leaving out the
-/// parts where `new` equals `old`: the causes found there would all be at fields the update
-/// does not change, which ratcheting lets through ([`super::ratchet`]), so they are not looked
-/// for (a status write does not walk the spec).
-pub fn changed_causes(
-    schema: &Value,
-    probe: &mut Value,
-    new: &Value,
-    old: &Value,
-) -> Vec<(String, String)> {
+/// The part of `schema` defaulting needs: the nodes with a `default` and those above them,
+/// each with its `nullable` and `x-kubernetes-int-or-string`; `None` when nothing has a
+/// default. [`default_and_check`] with it fills in the same defaults as with the whole
+/// schema, looking at a few fields instead of every one; it drops only the nulls on its way
+/// (the whole schema drops a null wherever the schema does not allow one).
+pub fn defaults_plan(schema: &Value) -> Option<Value> {
+    let s = schema.as_object()?;
+    if s.contains_key("$ref") {
+        return None;
+    }
+    let mut plan = Map::new();
+    if let Some(props) = s.get("properties").and_then(Value::as_object) {
+        let kept: Map<String, Value> = props
+            .iter()
+            .filter_map(|(k, p)| Some((k.clone(), defaults_plan(p)?)))
+            .collect();
+        if !kept.is_empty() {
+            plan.insert("properties".into(), Value::Object(kept));
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(inner) = s.get(key).and_then(defaults_plan) {
+            plan.insert(key.into(), inner);
+        }
+    }
+    if plan.is_empty() && !s.contains_key("default") {
+        return None;
+    }
+    for key in ["default", "nullable", "x-kubernetes-int-or-string"] {
+        if let Some(v) = s.get(key) {
+            plan.insert(key.into(), v.clone());
+        }
+    }
+    Some(Value::Object(plan))
+}
+
+/// As [`default_and_check`] for an update's `new` object, leaving out the parts where it
+/// equals `old`: the causes found there would all be at fields the update does not change,
+/// which ratcheting lets through ([`super::ratchet`]), so they are not looked for (a status
+/// write does not walk the spec).
+pub fn changed_causes(schema: &Value, new: &mut Value, old: &Value) -> Vec<(String, String)> {
     let mut causes = Vec::new();
-    walk(schema, probe, "", &mut causes, Some(Pair(new, old)));
+    walk(schema, new, "", &mut causes, Some(old));
     causes
 }
 
-/// Where the walk is in an update's new and old objects (a walk without one, or below a part
-/// one of them lacks, looks at everything).
-#[derive(Clone, Copy)]
-struct Pair<'a>(&'a Value, &'a Value);
-
-impl<'a> Pair<'a> {
-    fn unchanged(self) -> bool {
-        self.0 == self.1
-    }
-
-    fn key(self, k: &str) -> Option<Pair<'a>> {
-        Some(Pair(self.0.get(k)?, self.1.get(k)?))
-    }
-
-    fn index(self, i: usize) -> Option<Pair<'a>> {
-        Some(Pair(self.0.get(i)?, self.1.get(i)?))
-    }
+/// Whether `v` is the old object's value where the walk is (a walk without an old object, or
+/// below a part it lacks, looks at everything).
+fn unchanged(v: &Value, old: Option<&Value>) -> bool {
+    old.is_some_and(|o| o == v)
 }
 
 fn walk(
@@ -57,9 +75,9 @@ fn walk(
     v: &mut Value,
     path: &str,
     causes: &mut Vec<(String, String)>,
-    pair: Option<Pair<'_>>,
+    old: Option<&Value>,
 ) {
-    if pair.is_some_and(Pair::unchanged) {
+    if unchanged(v, old) {
         return;
     }
     let Some(s) = schema.as_object() else { return };
@@ -114,15 +132,15 @@ fn walk(
     }
     keywords::check(s, v, path, causes);
     match v {
-        Value::Object(o) => object(s, o, path, causes, pair),
+        Value::Object(o) => object(s, o, path, causes, old),
         Value::Array(items) => {
             if let Some(item) = s.get("items") {
                 for (i, x) in items.iter_mut().enumerate() {
-                    let pair = pair.and_then(|p| p.index(i));
-                    if pair.is_some_and(Pair::unchanged) {
+                    let old = old.and_then(|o| o.get(i));
+                    if unchanged(x, old) {
                         continue;
                     }
-                    walk(item, x, &format!("{path}[{i}]"), causes, pair);
+                    walk(item, x, &format!("{path}[{i}]"), causes, old);
                 }
             }
         }
@@ -135,7 +153,7 @@ fn object(
     o: &mut Map<String, Value>,
     path: &str,
     causes: &mut Vec<(String, String)>,
-    pair: Option<Pair<'_>>,
+    old: Option<&Value>,
 ) {
     let join = |k: &str| {
         if path.is_empty() {
@@ -156,22 +174,21 @@ fn object(
                     o.insert(k.clone(), d.clone());
                 }
             }
-            let pair = pair.and_then(|p| p.key(k));
-            if pair.is_some_and(Pair::unchanged) {
-                continue;
-            }
+            let old = old.and_then(|o| o.get(k));
             if let Some(child) = o.get_mut(k) {
-                walk(p, child, &join(k), causes, pair);
+                if !unchanged(child, old) {
+                    walk(p, child, &join(k), causes, old);
+                }
             }
         }
     }
     if let Some(add) = s.get("additionalProperties").filter(|a| a.is_object()) {
         for (k, child) in o.iter_mut() {
-            let pair = pair.and_then(|p| p.key(k));
-            if pair.is_some_and(Pair::unchanged) {
+            let old = old.and_then(|o| o.get(k));
+            if unchanged(child, old) {
                 continue;
             }
-            walk(add, child, &format!("{path}[{k}]"), causes, pair);
+            walk(add, child, &format!("{path}[{k}]"), causes, old);
         }
     }
     // An embedded resource's apiVersion and kind (required in the published schema) are
@@ -364,5 +381,40 @@ mod tests {
         assert!(default_and_check(&schema(), &mut obj).is_empty());
         assert_eq!(obj["spec"]["mode"], "Pull");
         assert!(obj["spec"].get("note").is_none());
+    }
+
+    #[test]
+    fn the_defaults_plan_fills_in_what_the_whole_schema_does() {
+        let mut schema = schema();
+        // Defaults below lists, maps and objects, and in an object that is itself defaulted.
+        schema["properties"]["spec"]["properties"]["items"]["items"]["properties"]["effect"]
+            ["default"] = json!("A");
+        schema["properties"]["spec"]["properties"]["quantities"]["additionalProperties"]
+            ["default"] = json!(1);
+        schema["properties"]["spec"]["properties"]["limits"] = json!({"type": "object",
+            "default": {}, "properties": {"cpu": {"type": "string", "default": "1"}}});
+        let plan = defaults_plan(&schema).expect("the schema has defaults");
+        assert!(plan["properties"]["spec"]["properties"]
+            .get("name")
+            .is_none());
+        assert!(plan["properties"].get("metadata").is_none());
+        let objects = [
+            json!({}),
+            json!({"spec": {"name": "a"}}),
+            json!({"spec": {"name": "a", "mode": "Push", "items": [{}, {"effect": "A"}],
+                "quantities": {"a": 2}, "limits": {"cpu": "2"}}}),
+            json!({"spec": {"items": "not a list", "quantities": [], "limits": {}}}),
+            json!({"spec": "wrong", "status": {"x": 1}}),
+        ];
+        for obj in objects {
+            let (mut whole, mut planned) = (obj.clone(), obj.clone());
+            default_and_check(&schema, &mut whole);
+            default_and_check(&plan, &mut planned);
+            assert_eq!(planned, whole, "{obj}");
+        }
+        assert!(
+            defaults_plan(&json!({"type": "object", "properties": {"a": {"type": "string"}}}))
+                .is_none()
+        );
     }
 }

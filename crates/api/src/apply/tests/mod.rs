@@ -23,8 +23,11 @@ use crate::schema::lookup::{
 pub(super) struct MockSchema(HashMap<(&'static str, &'static str), FieldInfo>);
 
 impl SchemaLookup for MockSchema {
-    fn field(&self, type_name: &str, field: &str) -> Option<FieldInfo> {
-        self.0.get(&(type_name, field)).cloned()
+    fn field(&self, type_name: &str, field: &str) -> Option<std::sync::Arc<FieldInfo>> {
+        self.0
+            .get(&(type_name, field))
+            .cloned()
+            .map(std::sync::Arc::new)
     }
 }
 

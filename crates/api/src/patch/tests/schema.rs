@@ -13,8 +13,11 @@ pub(super) struct KubeSchema {
 }
 
 impl SchemaLookup for KubeSchema {
-    fn field(&self, type_name: &str, field: &str) -> Option<FieldInfo> {
-        self.fields.get(&(type_name, field)).cloned()
+    fn field(&self, type_name: &str, field: &str) -> Option<std::sync::Arc<FieldInfo>> {
+        self.fields
+            .get(&(type_name, field))
+            .cloned()
+            .map(std::sync::Arc::new)
     }
 }
 
