@@ -17,10 +17,12 @@ use std::sync::Arc;
 
 mod coalesce;
 mod fanout;
+mod informer;
 mod part;
 
 pub use coalesce::coalesce;
 pub use fanout::{Events, Fanout};
+pub use informer::{Change, Informer};
 pub use part::{feed_part, Part, Sieve};
 
 use futures::StreamExt;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use flotilla_agent::loops::Loops;
 use flotilla_agent::{delivery, heartbeat, probe, push};
+use flotilla_controllers::propagation::binding::Bindings;
 use flotilla_controllers::propagation::{dependencies, detector, scheduling, works};
 use flotilla_controllers::shards::{Leases, Shards};
 use flotilla_controllers::{dns, health, joining, namespace_defaults, tokens};
@@ -166,6 +167,8 @@ async fn controllers(
     let approve = args.auto_approve;
     let everywhere = args.default_clusterset_binding;
     let push_share: Arc<dyn push::Share> = Arc::new(PushShare(shards.clone()));
+    // One watch and one store of the bindings for the four propagation controllers.
+    let bindings = Bindings::new(hub.clone());
     // The singletons run where their shard is owned. Each controller is polled when it is
     // woken, not whenever any of them is: in one `join!` every wake-up (a Lease renewal seen
     // by health, 100 a second at 1,000 members) polled every controller's idle watches.
@@ -189,10 +192,10 @@ async fn controllers(
                 namespace_defaults::run(hub.clone(), root_ca.clone())
             })
             .boxed(),
-        detector::run(hub.clone(), shards.clone()).boxed(),
-        scheduling::run(hub.clone(), placement, shards.clone()).boxed(),
-        works::run(hub.clone(), binding, shards.clone()).boxed(),
-        dependencies::run(hub.clone(), shards.clone()).boxed(),
+        detector::run(hub.clone(), shards.clone(), bindings.clone()).boxed(),
+        scheduling::run(hub.clone(), placement, shards.clone(), bindings.clone()).boxed(),
+        works::run(hub.clone(), binding, shards.clone(), bindings.clone()).boxed(),
+        dependencies::run(hub.clone(), shards.clone(), bindings).boxed(),
         health::run(hub.clone(), grace, shards.clone()).boxed(),
         dns.boxed(),
         push::supervise(

@@ -6,6 +6,8 @@ use std::fmt::Debug;
 use flotilla_apis::work::v1alpha1::{
     ClusterResourceBinding, ResourceBinding, ResourceBindingSpec, ResourceBindingStatus,
 };
+use flotilla_watch::Informer;
+use kube::runtime::watcher;
 use kube::{Api, Client, Resource};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -41,6 +43,32 @@ pub trait BindingObject:
     fn scope_namespace(&self) -> Option<&str> {
         self.meta().namespace.as_deref()
     }
+    /// The process's informer of bindings of this kind.
+    fn informer(bindings: &Bindings) -> &Informer<Self>;
+}
+
+/// The bindings of both scopes, watched once per process and shared by every propagation
+/// controller (the detector, the scheduler, the binding controller and the dependencies
+/// distributor each kept a copy of every binding before).
+#[derive(Clone)]
+pub struct Bindings {
+    namespaced: Informer<ResourceBinding>,
+    cluster: Informer<ClusterResourceBinding>,
+}
+
+impl Bindings {
+    /// Informers of the hub's bindings; their watches start with their first reader.
+    pub fn new(hub: Client) -> Self {
+        Self {
+            namespaced: Informer::new(Api::all(hub.clone()), watcher::Config::default()),
+            cluster: Informer::new(Api::all(hub), watcher::Config::default()),
+        }
+    }
+
+    /// The informer of bindings of kind `B`.
+    pub fn of<B: BindingObject>(&self) -> &Informer<B> {
+        B::informer(self)
+    }
 }
 
 impl BindingObject for ResourceBinding {
@@ -54,6 +82,10 @@ impl BindingObject for ResourceBinding {
 
     fn api(client: Client, namespace: Option<&str>) -> Api<Self> {
         Api::namespaced(client, namespace.unwrap_or("default"))
+    }
+
+    fn informer(bindings: &Bindings) -> &Informer<Self> {
+        &bindings.namespaced
     }
 }
 
@@ -72,6 +104,10 @@ impl BindingObject for ClusterResourceBinding {
 
     fn scope_namespace(&self) -> Option<&str> {
         None
+    }
+
+    fn informer(bindings: &Bindings) -> &Informer<Self> {
+        &bindings.cluster
     }
 }
 

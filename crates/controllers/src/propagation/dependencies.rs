@@ -31,6 +31,7 @@ use std::time::Duration;
 
 use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::work::v1alpha1::ResourceBinding;
+use flotilla_watch::{Change, Informer};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, PersistentVolumeClaim, Secret, ServiceAccount};
 use kube::core::PartialObjectMeta;
@@ -48,6 +49,7 @@ use self::plan::{attached_to, follows, forgotten, released, snapshot};
 use self::references::{
     dependencies, Dependency, CONFIG_MAP, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE_ACCOUNT,
 };
+use super::binding::Bindings;
 use super::interpreters::Interpreters;
 use super::workload::{discover, dynamic_api};
 use crate::shards::{binding_key, Shards};
@@ -73,8 +75,8 @@ struct Context {
 }
 
 /// Runs until dropped, for the bindings in the shards `shards` owns.
-pub async fn run(hub: Client, shards: Shards) {
-    let (bindings, writer) = reflector::store();
+pub async fn run(hub: Client, shards: Shards, bindings: Bindings) {
+    let informer = bindings.of::<ResourceBinding>().clone();
     let (interpreters, ri_writer) = reflector::store();
     let ri_feed = super::feed::feed(
         Api::<ResourceInterpreter>::all(hub.clone()),
@@ -85,23 +87,16 @@ pub async fn run(hub: Client, shards: Shards) {
     let ctx = Arc::new(Context {
         hub: hub.clone(),
         shards,
-        bindings: bindings.clone(),
+        bindings: informer.store(),
         needs: Mutex::new(HashMap::new()),
         interpreters: Interpreters::new(interpreters),
     });
     // A deleted workload binding is not reconciled (it is gone from the store): wake the
     // attached bindings that list it instead.
     let wake_deleted = wake.clone();
-    let store = bindings.clone();
-    let binding_feed = watcher(
-        Api::<ResourceBinding>::all(hub.clone()),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .modify(super::feed::lean::<ResourceBinding>)
-    .reflect(writer)
-    .for_each(move |event| {
-        if let Ok(watcher::Event::Delete(gone)) = event {
+    let store = ctx.bindings.clone();
+    let deletions = informer.subscribe().for_each(move |change| {
+        if let Change::Deleted(gone) = change {
             let ns = gone.namespace().unwrap_or_default();
             for a in attached_to(store.state(), &ns, &gone.name_any()) {
                 let _ = wake_deleted.send(ObjectRef::from_obj(&*a));
@@ -116,20 +111,24 @@ pub async fn run(hub: Client, shards: Shards) {
         futures::future::ready(())
     });
     tokio::select! {
-        _ = binding_feed => {},
+        _ = deletions => {},
         _ = ri_feed => {},
         _ = watch_kind::<ConfigMap>(hub.clone(), CONFIG_MAP, ctx.clone(), wake.clone()) => {},
         _ = watch_kind::<Secret>(hub.clone(), SECRET, ctx.clone(), wake.clone()) => {},
         _ = watch_kind::<ServiceAccount>(hub.clone(), SERVICE_ACCOUNT, ctx.clone(), wake.clone()) => {},
         _ = watch_kind::<PersistentVolumeClaim>(hub.clone(), PERSISTENT_VOLUME_CLAIM, ctx.clone(), wake) => {},
-        _ = controller(ctx, UnboundedReceiverStream::new(woken)) => {},
+        _ = controller(ctx, &informer, UnboundedReceiverStream::new(woken)) => {},
     }
 }
 
-async fn controller(ctx: Arc<Context>, woken: UnboundedReceiverStream<ObjectRef<ResourceBinding>>) {
+async fn controller(
+    ctx: Arc<Context>,
+    informer: &Informer<ResourceBinding>,
+    woken: UnboundedReceiverStream<ObjectRef<ResourceBinding>>,
+) {
     let _ = ctx.bindings.wait_until_ready().await;
     ctx.interpreters.ready().await;
-    super::feed::controller(Api::<ResourceBinding>::all(ctx.hub.clone()), &ctx.shards)
+    super::feed::shared_controller(informer, &ctx.shards)
         .reconcile_on(woken)
         .run(reconcile, error_policy, ctx)
         .for_each(crate::metrics::count("dependencies"))

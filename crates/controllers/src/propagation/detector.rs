@@ -40,7 +40,7 @@ use tokio::sync::broadcast;
 
 pub use self::desired::{desired, desired_sized, excluded_namespace, kept_by_each_cluster};
 use self::desired::{named_kinds, unwatched, up_to_date};
-use super::binding::{BindingObject, DETECTOR_HASH_ANNOTATION};
+use super::binding::{BindingObject, Bindings, DETECTOR_HASH_ANNOTATION};
 use super::feed::{feed, Changes};
 use super::interpreters::Interpreters;
 use super::select::{choose, Subject};
@@ -70,11 +70,9 @@ struct KindContext {
 }
 
 /// Runs until dropped, for the templates whose bindings are in the shards `shards` owns.
-pub async fn run(hub: Client, shards: Shards) {
+pub async fn run(hub: Client, shards: Shards, bindings: Bindings) {
     let (policies, pp_writer) = reflector::store();
     let (cluster_policies, cpp_writer) = reflector::store();
-    let (bindings, rb_writer) = reflector::store();
-    let (cluster_bindings, crb_writer) = reflector::store();
     let (interpreters, ri_writer) = reflector::store();
     let changed = Changes::default();
     // A changed interpreter may change any binding's replicas.
@@ -93,27 +91,19 @@ pub async fn run(hub: Client, shards: Shards) {
         cpp_writer,
         Some(changed.clone()),
     );
-    let rb_feed = feed(Api::<ResourceBinding>::all(hub.clone()), rb_writer, None);
-    let crb_feed = feed(
-        Api::<ClusterResourceBinding>::all(hub.clone()),
-        crb_writer,
-        None,
-    );
     let shared = Arc::new(Shared {
         hub,
         shards,
         policies,
         cluster_policies,
-        bindings,
-        cluster_bindings,
+        bindings: bindings.of::<ResourceBinding>().store(),
+        cluster_bindings: bindings.of::<ClusterResourceBinding>().store(),
         interpreters: Interpreters::new(interpreters),
     });
     tokio::select! {
         _ = ri_feed => {},
         _ = pp_feed => {},
         _ = cpp_feed => {},
-        _ = rb_feed => {},
-        _ = crb_feed => {},
         _ = supervise(shared, changed) => {},
     }
 }

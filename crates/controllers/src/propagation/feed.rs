@@ -1,23 +1,23 @@
 //! Watch feeds for the propagation controllers: a watcher that fills a reflector store and,
 //! optionally, says "something changed" ([`Changes`]) to the controllers that reconcile
-//! everything on it;
-//! and [`controller`], a kube-runtime controller whose own store is kept the same way; and
+//! everything on it; [`shared_controller`], a kube-runtime controller over a store shared
+//! through an [`Informer`] (the bindings, read by four controllers, are held once); and
 //! [`requeue_at`], how a reconciler asks to look again at a given time.
 //!
 //! Every store drops `metadata.managedFields` ([`lean`]): no controller reads them, and with
-//! several field managers per binding and Work they are a large part of each object, kept
-//! once per store (10,000 bindings and 30,000 Works are held by several controllers).
+//! several field managers per binding and Work they are a large part of each object.
 
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::Arc;
 use std::time::Duration;
 
+use flotilla_watch::Informer;
 use futures::StreamExt;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::store::Writer;
-use kube::runtime::{reflector, watcher, Controller, WatchStreamExt};
+use kube::runtime::{watcher, Controller, WatchStreamExt};
 use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 use tokio::sync::broadcast;
@@ -117,21 +117,16 @@ pub async fn feed_on_change<K>(
 
 pub use flotilla_watch::lean;
 
-/// A kube-runtime controller over `api` (like `Controller::new`), whose store keeps objects
-/// [`lean`], and which reconciles every object again when this process gains a shard (its
+/// A kube-runtime controller over the objects of a shared [`Informer`] (reconciling each one
+/// applied), which reconciles every object again when this process gains a shard (its
 /// reconciler skips the objects of shards it does not own).
-pub fn controller<K>(api: Api<K>, shards: &Shards) -> Controller<K>
+pub fn shared_controller<K>(informer: &Informer<K>, shards: &Shards) -> Controller<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Send + Sync + Unpin,
 {
-    let (reader, writer) = reflector::store();
-    let stream = watcher(api, watcher::Config::default())
-        .default_backoff()
-        .modify(lean::<K>)
-        .reflect(writer)
-        .applied_objects();
-    Controller::for_stream(stream, reader).reconcile_all_on(shards.gained())
+    Controller::for_shared_stream(informer.applied(), informer.store())
+        .reconcile_all_on(shards.gained())
 }
 
 /// Look again at `at` (a little after, so a deadline has passed when the reconciler runs

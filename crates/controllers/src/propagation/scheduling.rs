@@ -46,7 +46,7 @@ use self::inputs::Inputs;
 use self::plan::{
     failed_over, placement_hash, placement_patch, rebalance, spec_write, status_write,
 };
-use super::binding::{apply_status, BindingObject};
+use super::binding::{apply_status, BindingObject, Bindings};
 use super::feed::{feed_on_change, requeue_at, Changes};
 use super::settled::Settled;
 use super::workload::fnv64;
@@ -97,7 +97,7 @@ struct Context {
 }
 
 /// Runs until dropped, for the bindings in the shards `shards` owns.
-pub async fn run(hub: Client, options: Options, shards: Shards) {
+pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindings) {
     let (clusters, writer) = reflector::store();
     let (cluster_sets, sets_writer) = reflector::store();
     let (set_bindings, bindings_writer) = reflector::store();
@@ -134,8 +134,8 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         _ = feed => {},
         _ = sets_feed => {},
         _ = bindings_feed => {},
-        _ = scheduler::<ResourceBinding>(ctx.clone()) => {},
-        _ = scheduler::<ClusterResourceBinding>(ctx) => {},
+        _ = scheduler::<ResourceBinding>(ctx.clone(), &bindings) => {},
+        _ = scheduler::<ClusterResourceBinding>(ctx, &bindings) => {},
     }
 }
 
@@ -156,14 +156,13 @@ fn placement_digest(c: &Cluster) -> u64 {
     fnv64(v.to_string().as_bytes())
 }
 
-async fn scheduler<B: BindingObject>(ctx: Arc<Context>) {
+async fn scheduler<B: BindingObject>(ctx: Arc<Context>, bindings: &Bindings) {
     // Every store whole before the first decision: an empty set store would refuse every
     // cluster to every namespace, and move running workloads away.
     let _ = ctx.clusters.wait_until_ready().await;
     let _ = ctx.cluster_sets.wait_until_ready().await;
     let _ = ctx.set_bindings.wait_until_ready().await;
-    let api = Api::<B>::all(ctx.hub.clone());
-    super::feed::controller(api, &ctx.shards)
+    super::feed::shared_controller(bindings.of::<B>(), &ctx.shards)
         .reconcile_all_on(ctx.changed.stream())
         .run(reconcile::<B>, error_policy::<B>, ctx)
         .for_each(crate::metrics::count("scheduler"))

@@ -71,7 +71,7 @@ use self::render::{leaving, targets, template, write_works, Template};
 use self::shares::shares;
 use self::status::{status_view, write_status};
 use super::binding::{
-    BindingObject, BINDING_FINALIZER, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION,
+    BindingObject, Bindings, BINDING_FINALIZER, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION,
     BINDING_NAME_ANNOTATION,
 };
 use super::feed::{feed, feed_on_change, Changes};
@@ -140,7 +140,7 @@ struct Context {
 }
 
 /// Runs until dropped, for the bindings in the shards `shards` owns.
-pub async fn run(hub: Client, options: Options, shards: Shards) {
+pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindings) {
     let (clusters, cluster_writer) = reflector::store();
     let (works, work_writer) = reflector::store();
     let (overrides, op_writer) = reflector::store();
@@ -246,13 +246,14 @@ pub async fn run(hub: Client, options: Options, shards: Shards) {
         _ = cop_feed => {},
         _ = cluster_feed => {},
         _ = work_feed => {},
-        _ = controller::<ResourceBinding>(ctx.clone(), rb_rx) => {},
-        _ = controller::<ClusterResourceBinding>(ctx, crb_rx) => {},
+        _ = controller::<ResourceBinding>(ctx.clone(), &bindings, rb_rx) => {},
+        _ = controller::<ClusterResourceBinding>(ctx, &bindings, crb_rx) => {},
     }
 }
 
 async fn controller<B: BindingObject>(
     ctx: Arc<Context>,
+    bindings: &Bindings,
     works_changed: tokio::sync::mpsc::UnboundedReceiver<ObjectRef<B>>,
 ) {
     let _ = ctx.clusters.wait_until_ready().await;
@@ -260,7 +261,7 @@ async fn controller<B: BindingObject>(
     let _ = ctx.overrides.wait_until_ready().await;
     let _ = ctx.cluster_overrides.wait_until_ready().await;
     ctx.interpreters.ready().await;
-    super::feed::controller(Api::<B>::all(ctx.hub.clone()), &ctx.shards)
+    super::feed::shared_controller(bindings.of::<B>(), &ctx.shards)
         .reconcile_all_on(ctx.changed.stream())
         .reconcile_on(flotilla_watch::coalesce(works_changed, WORK_EVENTS_WINDOW))
         .run(reconcile::<B>, error_policy::<B>, ctx)
