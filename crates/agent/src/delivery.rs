@@ -91,8 +91,11 @@ impl Delivery {
         });
         let feed = {
             let queue = queue.clone();
+            // Kept lean: a Work's managedFields mirror its whole manifest, twice (the binding
+            // controller's apply, the status writers'), and delivery reads none of them.
             watches
                 .works(&hub, &namespace)
+                .modify(flotilla_watch::lean::<Work>)
                 .reflect(writer)
                 .applied_objects()
                 .for_each(move |event| {

@@ -40,6 +40,7 @@ mod render;
 pub mod rollout;
 pub mod shares;
 mod status;
+mod watch;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -57,7 +58,6 @@ use kube::discovery::ApiResource;
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, Resource, ResourceExt};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
@@ -70,10 +70,7 @@ use self::refuse::refuse;
 use self::render::{leaving, targets, template, write_works, Template};
 use self::shares::shares;
 use self::status::{status_view, write_status};
-use super::binding::{
-    BindingObject, Bindings, BINDING_FINALIZER, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION,
-    BINDING_NAME_ANNOTATION,
-};
+use super::binding::{BindingObject, Bindings, BINDING_FINALIZER};
 use super::feed::{feed, feed_on_change, Changes};
 use super::interpreters::Interpreters;
 use super::scope;
@@ -174,50 +171,17 @@ pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindin
     );
     let (rb_tx, rb_rx) = tokio::sync::mpsc::unbounded_channel();
     let (crb_tx, crb_rx) = tokio::sync::mpsc::unbounded_channel();
-    let work_feed = watcher(
-        Api::<Work>::all(hub.clone()),
-        watcher::Config::default().labels(BINDING_LABEL),
-    )
-    .default_backoff()
-    .modify(super::feed::lean::<Work>)
-    .inspect({
-        let index = index.clone();
-        move |event| {
-            if let Ok(watcher::Event::Apply(w) | watcher::Event::InitApply(w)) = event {
-                index.seen(w);
-            }
-        }
-    })
-    .reflect(work_writer)
-    .for_each({
-        let (index, works) = (index.clone(), works.clone());
-        move |event| {
-            let w = match &event {
-                Ok(watcher::Event::Apply(w) | watcher::Event::InitApply(w)) => w,
-                Ok(watcher::Event::Delete(w)) => {
-                    index.gone(w);
-                    w
-                }
-                Ok(watcher::Event::InitDone) => {
-                    index.prune(&works);
-                    return futures::future::ready(());
-                }
-                _ => return futures::future::ready(()),
-            };
-            let a = w.annotations();
-            if let Some(name) = a.get(BINDING_NAME_ANNOTATION) {
-                match a.get(BINDING_NAMESPACE_ANNOTATION) {
-                    Some(ns) => {
-                        let _ = rb_tx.send(ObjectRef::<ResourceBinding>::new(name).within(ns));
-                    }
-                    None => {
-                        let _ = crb_tx.send(ObjectRef::<ClusterResourceBinding>::new(name));
-                    }
-                }
-            }
-            futures::future::ready(())
-        }
-    });
+    let work_feed = watch::feed(
+        hub.clone(),
+        work_writer,
+        index.clone(),
+        interpreters.clone(),
+        changed.clone(),
+        watch::Wake {
+            namespaced: rb_tx,
+            cluster: crb_tx,
+        },
+    );
     let ctx = Arc::new(Context {
         hub: hub.clone(),
         shards,
