@@ -22,9 +22,9 @@ use std::time::Duration;
 
 use flotilla_apis::names::execution_namespace;
 use flotilla_apis::work::v1alpha1::Work;
+use flotilla_watch::Packed;
 use futures::StreamExt;
-use kube::runtime::reflector::{self, Store};
-use kube::runtime::WatchStreamExt;
+use kube::runtime::{watcher, WatchStreamExt};
 use kube::Client;
 
 use crate::hub_watch::HubWatches;
@@ -58,7 +58,9 @@ pub struct Delivery {
     pub(crate) namespace: String,
     pub(crate) applier: Arc<Applier>,
     pub(crate) queue: Queue,
-    pub(crate) works: Store<Work>,
+    /// The Works of the namespace, as JSON text: a member's share of the fleet's manifests is
+    /// most of what a push worker holds, and parsed objects cost several times their text.
+    pub(crate) works: Packed<Work>,
     pub(crate) options: Options,
     pub(crate) watches: watches::Watches,
     pub(crate) failures: parking_lot::Mutex<std::collections::HashMap<String, u32>>,
@@ -77,7 +79,6 @@ impl Delivery {
         watches: &HubWatches,
     ) {
         let namespace = execution_namespace(cluster);
-        let (store, writer) = reflector::store();
         let queue = Queue::default();
         let delivery = Arc::new(Delivery {
             hub: hub.clone(),
@@ -85,24 +86,26 @@ impl Delivery {
             applier: Arc::new(Applier::new(member.clone())),
             watches: watches::Watches::new(member, namespace.clone(), queue.clone()),
             queue: queue.clone(),
-            works: store,
+            works: Packed::default(),
             options,
             failures: Default::default(),
         });
         let feed = {
-            let queue = queue.clone();
+            let d = delivery.clone();
             // Kept lean: a Work's managedFields mirror its whole manifest, twice (the binding
             // controller's apply, the status writers'), and delivery reads none of them.
             watches
                 .works(&hub, &namespace)
                 .modify(flotilla_watch::lean::<Work>)
-                .reflect(writer)
-                .applied_objects()
                 .for_each(move |event| {
                     match event {
-                        Ok(work) => {
-                            if let Some(name) = &work.metadata.name {
-                                queue.add(name);
+                        Ok(event) => {
+                            d.works.apply(&event);
+                            if let watcher::Event::Apply(w) | watcher::Event::InitApply(w) = &event
+                            {
+                                if let Some(name) = &w.metadata.name {
+                                    d.queue.add(name);
+                                }
                             }
                         }
                         Err(e) => tracing::warn!(error = %e, "watching Works on the hub"),
@@ -117,10 +120,8 @@ impl Delivery {
                 tick.tick().await;
                 loop {
                     tick.tick().await;
-                    for work in d.works.state() {
-                        if let Some(name) = &work.metadata.name {
-                            d.queue.add(name);
-                        }
+                    for (_, name) in d.works.keys() {
+                        d.queue.add(&name);
                     }
                 }
             }

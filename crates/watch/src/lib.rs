@@ -5,7 +5,8 @@
 //! everything from its stores needs no per-object queue. Stores keep objects [`lean`]: no
 //! reader needs `metadata.managedFields`, and with several field managers per object they are
 //! a large part of what a store holds. [`coalesce`] gathers wake-ups that can wait a moment
-//! (a parent's children reporting status) so one reconcile answers a burst.
+//! (a parent's children reporting status) so one reconcile answers a burst. Large stores read
+//! a few objects at a time keep them as JSON text instead ([`Packed`]).
 //!
 //! Between `flotilla-apis` (types, no I/O) and the crates that run loops: the agent and the
 //! controllers both depend on it, neither on the other.
@@ -18,11 +19,13 @@ use std::sync::Arc;
 mod coalesce;
 mod fanout;
 mod informer;
+mod packed;
 mod part;
 
 pub use coalesce::coalesce;
 pub use fanout::{Events, Fanout};
 pub use informer::{Change, Informer};
+pub use packed::Packed;
 pub use part::{feed_part, Part, Sieve};
 
 use futures::StreamExt;

@@ -12,7 +12,6 @@ use flotilla_apis::work::v1alpha1::{ResourceIdentifier, Work, REASON_CONFLICT};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
-use kube::runtime::reflector::ObjectRef;
 use kube::Api;
 use serde_json::json;
 
@@ -36,10 +35,7 @@ const RECHECK: Duration = Duration::from_secs(30);
 
 impl Delivery {
     pub(super) async fn reconcile(&self, name: &str) -> Result<Next> {
-        let Some(work) = self
-            .works
-            .get(&ObjectRef::new(name).within(&self.namespace))
-        else {
+        let Some(work) = self.works.get(Some(&self.namespace), name) else {
             // Gone from the hub (its finalizer, if any, was handled before).
             return Ok(Next::Idle);
         };

@@ -24,8 +24,9 @@ pub struct CachedObject {
     pub name: String,
     /// `metadata.namespace`, if any.
     pub namespace: Option<String>,
-    /// `metadata.labels`.
-    pub labels: std::collections::BTreeMap<String, String>,
+    /// `metadata.labels`, sorted by key (a map of one or two labels, as most objects have,
+    /// would allocate room for eleven).
+    labels: Box<[(Box<str>, Box<str>)]>,
     /// Whether a schema's read defaults (the one held) change this object: found once, then
     /// every watcher, GET and LIST of it serves the stored bytes without parsing them again.
     defaulted: Mutex<Option<(Arc<ReadDefaults>, bool)>>,
@@ -56,7 +57,12 @@ impl CachedObject {
             mod_revision,
             name: head.metadata.name,
             namespace: head.metadata.namespace,
-            labels: head.metadata.labels,
+            labels: head
+                .metadata
+                .labels
+                .into_iter()
+                .map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str()))
+                .collect(),
             defaulted: Mutex::new(None),
         })
     }
@@ -89,7 +95,9 @@ impl CachedObject {
 
     /// The label value for `key`.
     pub fn label(&self, key: &str) -> Option<&str> {
-        self.labels.get(key).map(String::as_str)
+        // From a BTreeMap, so sorted by key.
+        let i = self.labels.binary_search_by(|(k, _)| (**k).cmp(key)).ok()?;
+        Some(&self.labels[i].1)
     }
 
     /// The whole object, parsed.
@@ -97,6 +105,12 @@ impl CachedObject {
         // The bytes were parsed once already when the object was indexed, so this cannot fail
         // unless memory is corrupted; fall back to null rather than panic in a request path.
         serde_json::from_slice(&self.raw).unwrap_or(Value::Null)
+    }
+}
+
+impl crate::selector::label::Labels for CachedObject {
+    fn label(&self, key: &str) -> Option<&str> {
+        CachedObject::label(self, key)
     }
 }
 

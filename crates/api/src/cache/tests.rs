@@ -193,6 +193,7 @@ fn history_keeps_fresh_changes_and_a_floor_of_old_ones() {
         history_start: 0,
         objects: BTreeMap::new(),
         history: VecDeque::new(),
+        history_bytes: 0,
     };
     let start = Instant::now();
     let total = HISTORY_MIN as i64 + 500;
@@ -203,8 +204,7 @@ fn history_keeps_fresh_changes_and_a_floor_of_old_ones() {
         } else {
             start + HISTORY_FRESH + Duration::from_secs(10)
         };
-        st.history.push_back((at, change(rev)));
-        st.trim_history(at);
+        st.remember(at, change(rev));
     }
     // The old ones went as far as the floor allows, the fresh ones all stay.
     assert_eq!(st.history.len(), HISTORY_MIN);
@@ -213,6 +213,67 @@ fn history_keeps_fresh_changes_and_a_floor_of_old_ones() {
     // Once everything is old, the floor still holds.
     st.trim_history(start + 10 * HISTORY_FRESH);
     assert_eq!(st.history.len(), HISTORY_MIN);
+}
+
+#[test]
+fn history_of_large_objects_is_bounded_by_bytes() {
+    // Fresh changes of 64 KiB objects: the byte budget, not the age, trims them.
+    let big = "x".repeat(64 << 10);
+    let mut st = State {
+        revision: 0,
+        history_start: 0,
+        objects: BTreeMap::new(),
+        history: VecDeque::new(),
+        history_bytes: 0,
+    };
+    let now = Instant::now();
+    let total = 2 * HISTORY_MIN as i64;
+    for rev in 1..=total {
+        let raw = Bytes::from(format!(
+            r#"{{"metadata":{{"name":"c","resourceVersion":"{rev}"}},"data":{{"v":"{big}"}}}}"#
+        ));
+        let object =
+            Arc::new(CachedObject::new("/registry/core/configmaps/ns/c".into(), raw, rev).unwrap());
+        st.remember(
+            now,
+            Arc::new(Change {
+                revision: rev,
+                kind: ChangeKind::Modified,
+                object: object.clone(),
+                prev: Some(object),
+            }),
+        );
+    }
+    // HISTORY_MIN changes of 128 KiB each are more than the budget: the floor wins.
+    assert_eq!(st.history.len(), HISTORY_MIN);
+    assert_eq!(st.history_start, total - HISTORY_MIN as i64);
+    let held: usize = st.history.iter().map(|(_, c)| c.bytes()).sum();
+    assert_eq!(st.history_bytes, held, "the count follows what is held");
+
+    // Small changes after them push the big ones out until the budget holds again.
+    for rev in total + 1..=total + 2 * HISTORY_MIN as i64 {
+        let object = Arc::new(
+            CachedObject::new(
+                format!("/registry/core/configmaps/ns/s{rev}"),
+                obj("s", "", rev),
+                rev,
+            )
+            .unwrap(),
+        );
+        st.remember(
+            now,
+            Arc::new(Change {
+                revision: rev,
+                kind: ChangeKind::Added,
+                object,
+                prev: None,
+            }),
+        );
+    }
+    assert!(st.history_bytes <= HISTORY_BYTES);
+    assert!(st.history.len() > HISTORY_MIN, "small changes fit more");
+    let held: usize = st.history.iter().map(|(_, c)| c.bytes()).sum();
+    assert_eq!(st.history_bytes, held);
 }
 
 #[tokio::test]

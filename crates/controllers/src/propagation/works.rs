@@ -52,6 +52,7 @@ use flotilla_apis::policy::v1alpha1::{ClusterOverridePolicy, OverridePolicy};
 use flotilla_apis::work::v1alpha1::{
     ClusterResourceBinding, ManifestStatus, ResourceBinding, ResourceBindingSpec, Work,
 };
+use flotilla_watch::Packed;
 use futures::StreamExt;
 use k8s_openapi::jiff::Timestamp;
 use kube::discovery::ApiResource;
@@ -118,7 +119,9 @@ struct Context {
     shards: Shards,
     options: Options,
     clusters: Store<Cluster>,
-    works: Store<Work>,
+    /// Every bound Work, trimmed ([`watch::trim`]) and kept as JSON text: with a few per
+    /// binding, they are the largest thing the hub's controllers hold.
+    works: Packed<Work>,
     /// Each binding's Works in `works`.
     index: Arc<WorkIndex>,
     overrides: Store<OverridePolicy>,
@@ -139,7 +142,7 @@ struct Context {
 /// Runs until dropped, for the bindings in the shards `shards` owns.
 pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindings) {
     let (clusters, cluster_writer) = reflector::store();
-    let (works, work_writer) = reflector::store();
+    let works = Packed::default();
     let (overrides, op_writer) = reflector::store();
     let (cluster_overrides, cop_writer) = reflector::store();
     let (interpreters, ri_writer) = reflector::store();
@@ -173,7 +176,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindin
     let (crb_tx, crb_rx) = tokio::sync::mpsc::unbounded_channel();
     let work_feed = watch::feed(
         hub.clone(),
-        work_writer,
+        works.clone(),
         index.clone(),
         interpreters.clone(),
         changed.clone(),
@@ -221,7 +224,7 @@ async fn controller<B: BindingObject>(
     works_changed: tokio::sync::mpsc::UnboundedReceiver<ObjectRef<B>>,
 ) {
     let _ = ctx.clusters.wait_until_ready().await;
-    let _ = ctx.works.wait_until_ready().await;
+    ctx.works.ready().await;
     let _ = ctx.overrides.wait_until_ready().await;
     let _ = ctx.cluster_overrides.wait_until_ready().await;
     ctx.interpreters.ready().await;

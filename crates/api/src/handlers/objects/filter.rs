@@ -72,7 +72,7 @@ impl Filter {
             return false;
         }
         if let Some(l) = &self.labels {
-            if !l.matches(&o.labels) {
+            if !l.matches(o) {
                 return false;
             }
         }

@@ -11,7 +11,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use flotilla_apis::work::v1alpha1::Work;
-use kube::runtime::reflector::{ObjectRef, Store};
+use flotilla_watch::Packed;
 use kube::ResourceExt;
 use parking_lot::Mutex;
 
@@ -51,29 +51,29 @@ impl WorkIndex {
     }
 
     /// After a relist: forget the Works `store` no longer holds.
-    pub(super) fn prune(&self, store: &Store<Work>) {
+    pub(super) fn prune(&self, store: &Packed<Work>) {
         self.0.lock().retain(|_, set| {
-            set.retain(|(ns, name)| store.get(&ObjectRef::new(name).within(ns)).is_some());
+            set.retain(|(ns, name)| store.contains(Some(ns), name));
             !set.is_empty()
         });
     }
 
     /// The Works in `store` labelled `label`.
-    pub(super) fn works(&self, store: &Store<Work>, label: &str) -> Vec<std::sync::Arc<Work>> {
+    pub(super) fn works(&self, store: &Packed<Work>, label: &str) -> Vec<std::sync::Arc<Work>> {
         let refs: Vec<WorkRef> = match self.0.lock().get(label) {
             Some(set) => set.iter().cloned().collect(),
             None => return Vec::new(),
         };
         refs.iter()
-            .filter_map(|(ns, name)| store.get(&ObjectRef::new(name).within(ns)))
+            .filter_map(|(ns, name)| store.get(Some(ns), name))
             .filter(|w| w.labels().get(BINDING_LABEL).map(String::as_str) == Some(label))
+            .map(std::sync::Arc::new)
             .collect()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use kube::runtime::reflector;
     use kube::runtime::watcher::Event;
 
     use super::*;
@@ -99,14 +99,14 @@ mod tests {
 
     #[test]
     fn finds_a_bindings_works_in_any_cluster_and_forgets_deleted_ones() {
-        let (store, mut writer) = reflector::store::<Work>();
+        let store = Packed::<Work>::default();
         let index = WorkIndex::default();
         let a1 = work("flotilla-es-m-1", "web", "shop.web");
         let a2 = work("flotilla-es-m-900", "web", "shop.web");
         let b1 = work("flotilla-es-m-1", "db", "shop.db");
         for w in [&a1, &a2, &b1] {
             index.seen(w);
-            writer.apply_watcher_event(&Event::Apply(w.clone()));
+            store.apply(&Event::Apply(w.clone()));
         }
         assert_eq!(
             names(index.works(&store, "shop.web")),
@@ -122,11 +122,11 @@ mod tests {
         let a3 = work("flotilla-es-m-3", "web", "shop.web");
         index.seen(&a3);
         assert_eq!(index.works(&store, "shop.web").len(), 2);
-        writer.apply_watcher_event(&Event::Apply(a3.clone()));
+        store.apply(&Event::Apply(a3.clone()));
         assert_eq!(index.works(&store, "shop.web").len(), 3);
 
         // A deletion, after the cache dropped it.
-        writer.apply_watcher_event(&Event::Delete(a1.clone()));
+        store.apply(&Event::Delete(a1.clone()));
         index.gone(&a1);
         assert_eq!(
             names(index.works(&store, "shop.web")),
@@ -134,12 +134,12 @@ mod tests {
         );
 
         // A relist that no longer has a2 (deleted while the watch was down).
-        writer.apply_watcher_event(&Event::Init);
+        store.apply(&Event::Init);
         for w in [&a3, &b1] {
             index.seen(w);
-            writer.apply_watcher_event(&Event::InitApply(w.clone()));
+            store.apply(&Event::InitApply(w.clone()));
         }
-        writer.apply_watcher_event(&Event::InitDone);
+        store.apply(&Event::InitDone);
         index.prune(&store);
         assert_eq!(
             names(index.works(&store, "shop.web")),

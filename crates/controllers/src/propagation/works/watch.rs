@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding, Work};
+use flotilla_watch::Packed;
 use futures::StreamExt;
-use kube::runtime::reflector::store::Writer;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, ResourceExt};
@@ -37,18 +37,17 @@ pub(super) struct Wake {
     pub cluster: UnboundedSender<ObjectRef<ClusterResourceBinding>>,
 }
 
-/// Keeps `writer`'s store and `index` filled with the hub's bound Works, waking their bindings;
+/// Keeps `works` and `index` filled with the hub's bound Works, waking their bindings;
 /// watches again whenever `interpreters` (read on every `changed`) come to target a kind whose
 /// manifests were cut off. Runs until dropped.
 pub(super) async fn feed(
     hub: Client,
-    mut writer: Writer<Work>,
+    works: Packed<Work>,
     index: Arc<WorkIndex>,
     interpreters: Store<ResourceInterpreter>,
     changed: Changes,
     wake: Wake,
 ) {
-    let store = writer.as_reader();
     let mut changes = changed.subscribe();
     let _ = interpreters.wait_until_ready().await;
     loop {
@@ -69,7 +68,7 @@ pub(super) async fn feed(
         loop {
             tokio::select! {
                 event = events.next() => match event {
-                    Some(Ok(event)) => take(event, &mut writer, &store, &index, &wake),
+                    Some(Ok(event)) => take(event, &works, &index, &wake),
                     Some(Err(_)) => {}
                     None => return,
                 },
@@ -97,18 +96,12 @@ fn interpreted(interpreters: &Store<ResourceInterpreter>) -> Kinds {
 }
 
 /// Stores one event and wakes the Work's binding.
-fn take(
-    event: watcher::Event<Work>,
-    writer: &mut Writer<Work>,
-    store: &Store<Work>,
-    index: &WorkIndex,
-    wake: &Wake,
-) {
+fn take(event: watcher::Event<Work>, works: &Packed<Work>, index: &WorkIndex, wake: &Wake) {
     // Indexed before it is stored: a Work in the store is always in the index.
     if let watcher::Event::Apply(w) | watcher::Event::InitApply(w) = &event {
         index.seen(w);
     }
-    writer.apply_watcher_event(&event);
+    works.apply(&event);
     let w = match &event {
         watcher::Event::Apply(w) | watcher::Event::InitApply(w) => w,
         watcher::Event::Delete(w) => {
@@ -116,7 +109,7 @@ fn take(
             w
         }
         watcher::Event::InitDone => {
-            index.prune(store);
+            index.prune(works);
             return;
         }
         watcher::Event::Init => return,
