@@ -138,7 +138,7 @@ fn uid_of(object: &CachedObject) -> Option<String> {
     struct Meta {
         uid: Option<String>,
     }
-    serde_json::from_slice::<Head>(&object.raw)
+    serde_json::from_slice::<Head>(&object.raw())
         .ok()
         .and_then(|h| h.metadata.uid)
 }

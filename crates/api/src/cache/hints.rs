@@ -45,7 +45,7 @@ impl Cache {
         let (known, changed) = match self.hints.peek(key, raw) {
             Some(hint) => hint,
             None => {
-                let cached = self.get(key).filter(|o| o.raw == *raw)?;
+                let cached = self.get(key).filter(|o| o.is(raw))?;
                 return cached.known_defaults(defaults);
             }
         };

@@ -101,7 +101,7 @@ pub struct Change {
 impl Change {
     /// The bytes of the objects this change holds (its object and the one it replaced).
     fn bytes(&self) -> usize {
-        self.object.raw.len() + self.prev.as_ref().map_or(0, |p| p.raw.len())
+        self.object.held_bytes() + self.prev.as_ref().map_or(0, |p| p.held_bytes())
     }
 }
 

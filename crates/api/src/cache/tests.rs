@@ -217,8 +217,17 @@ fn history_keeps_fresh_changes_and_a_floor_of_old_ones() {
 
 #[test]
 fn history_of_large_objects_is_bounded_by_bytes() {
-    // Fresh changes of 64 KiB objects: the byte budget, not the age, trims them.
-    let big = "x".repeat(64 << 10);
+    // Fresh changes of 64 KiB objects: the byte budget, not the age, trims them. (Random
+    // letters: held compressed, repeated ones would take next to nothing.)
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let big: String = (0..64 << 10)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            char::from(b'a' + (seed % 26) as u8)
+        })
+        .collect();
     let mut st = State {
         revision: 0,
         history_start: 0,
@@ -301,7 +310,7 @@ async fn a_writes_hint_answers_for_the_object_it_stored() {
     cache.sync().await.unwrap();
     let o = cache.get(key).expect("cached");
     assert!(o.changed_by_defaults(&defaults, || panic!("asked again")));
-    assert_eq!(cache.known_defaults(key, &o.raw, &defaults), Some(true));
+    assert_eq!(cache.known_defaults(key, &o.raw(), &defaults), Some(true));
     // Without a hint (another replica's write), the object is asked.
     store
         .update(
@@ -314,7 +323,7 @@ async fn a_writes_hint_answers_for_the_object_it_stored() {
     cache.sync().await.unwrap();
     let o = cache.get(key).expect("cached");
     assert_eq!(
-        cache.known_defaults(key, &o.raw, &defaults),
+        cache.known_defaults(key, &o.raw(), &defaults),
         None,
         "nobody said"
     );
@@ -324,4 +333,43 @@ async fn a_writes_hint_answers_for_the_object_it_stored() {
         false
     }));
     assert!(asked, "no hint for bytes it was not left for");
+}
+
+#[test]
+fn large_objects_are_held_compressed_and_read_back_exactly() {
+    let labels: String = (0..40).map(|i| format!(r#""k{i}":"value-{i}","#)).collect();
+    let big = format!(
+        r#"{{"metadata":{{"name":"big","namespace":"ns","labels":{{{}}}}},"data":{{"a":"{}"}}}}"#,
+        labels.trim_end_matches(','),
+        "repetitive ".repeat(200)
+    );
+    assert!(big.len() >= super::object::COMPRESS_FROM);
+    let o = CachedObject::new(
+        "/registry/core/configmaps/ns/big".into(),
+        Bytes::from(big.clone()),
+        3,
+    )
+    .unwrap();
+    assert_eq!(o.raw(), Bytes::from(big.clone()), "byte for byte");
+    assert_eq!(o.raw_len(), big.len());
+    assert!(
+        o.held_bytes() * 2 < big.len(),
+        "held compressed: {}",
+        o.held_bytes()
+    );
+    assert!(o.is(big.as_bytes()));
+    assert!(!o.is(&big.as_bytes()[1..]));
+    let mut other = big.clone().into_bytes();
+    other[20] ^= 1;
+    assert!(!o.is(&other), "same length, other bytes");
+    assert_eq!(o.label("k7"), Some("value-7"));
+    assert_eq!(o.label("k40"), None);
+    assert_eq!(o.value()["metadata"]["name"], "big");
+
+    // A small object is held as it is.
+    let small = obj("s", r#""app":"x""#, 4);
+    let s = CachedObject::new("/registry/core/configmaps/ns/s".into(), small.clone(), 4).unwrap();
+    assert_eq!(s.held_bytes(), small.len());
+    assert_eq!(s.raw(), small);
+    assert_eq!(s.label("app"), Some("x"));
 }

@@ -235,7 +235,7 @@ async fn another_replica_answers(api: &Api, own: (IpAddr, u16)) -> bool {
     let Some(cached) = api.cache.get(&res.key(Some(NAMESPACE), NAME)) else {
         return false;
     };
-    let Ok(endpoints) = serde_json::from_slice::<Value>(&cached.raw) else {
+    let Ok(endpoints) = serde_json::from_slice::<Value>(&cached.raw()) else {
         return false;
     };
     let ip = endpoints

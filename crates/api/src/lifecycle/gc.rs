@@ -121,7 +121,7 @@ pub(super) async fn run(api: Arc<Api>) {
         let index = index.clone();
         async move {
             // Only the metadata the index needs is decoded: this runs for every write.
-            let Ok(meta) = serde_json::from_slice::<GcHead>(&c.object.raw) else {
+            let Ok(meta) = serde_json::from_slice::<GcHead>(&c.object.raw()) else {
                 tracing::warn!(key = %c.object.key, "garbage collector cannot read an object's metadata");
                 return;
             };

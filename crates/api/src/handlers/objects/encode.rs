@@ -17,16 +17,19 @@ pub(crate) fn output(res: &ResourceInfo, o: &CachedObject) -> Bytes {
     // remembers the answer, so a change fanned out to many watchers is parsed once, not once
     // per watcher.
     // (One look at the apiVersion decides both cases here: output_raw would look again.)
-    if res.custom && stored_at(&o.raw, res) {
+    let raw = o.raw();
+    if res.custom && stored_at(&raw, res) {
         let as_stored = match &res.read_defaults {
             None => true,
-            Some(defaults) => !o.changed_by_defaults(defaults, || defaults.changes(&o.value())),
+            Some(defaults) => !o.changed_by_defaults(defaults, || {
+                defaults.changes(&serde_json::from_slice(&raw).unwrap_or(Value::Null))
+            }),
         };
         if as_stored {
-            return o.raw.clone();
+            return raw;
         }
     }
-    output_raw(res, &o.raw)
+    output_raw(res, &raw)
 }
 
 /// As [`output_raw`], for an object this replica has just stored at `key`: when its write

@@ -268,7 +268,7 @@ async fn from_store(
 fn list_bytes(res: &ResourceInfo, items: &[Arc<CachedObject>], meta: Value) -> Bytes {
     let head = json!({"kind": format!("{}List", res.kind), "apiVersion": res.api_version(), "metadata": meta});
     let head = serde_json::to_vec(&head).unwrap_or_default();
-    let size: usize = items.iter().map(|o| o.raw.len() + 1).sum::<usize>() + head.len() + 16;
+    let size: usize = items.iter().map(|o| o.raw_len() + 1).sum::<usize>() + head.len() + 16;
     let mut buf = BytesMut::with_capacity(size);
     buf.put_slice(&head[..head.len() - 1]); // drop the closing brace
     buf.put_slice(b",\"items\":[");

@@ -53,10 +53,10 @@ fn objects_their_read_defaults_do_not_change_are_served_as_stored() {
     let defaulted = object(
         br#"{"spec":{"mode":"Pull","z":1},"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x"}}"#,
     );
-    assert_eq!(super::output(&res, &defaulted), defaulted.raw);
+    assert_eq!(super::output(&res, &defaulted), defaulted.raw());
     assert_eq!(
         super::output(&res, &defaulted),
-        defaulted.raw,
+        defaulted.raw(),
         "asked again"
     );
     // Stored before the default existed: served with it, every time.
@@ -80,7 +80,7 @@ fn objects_their_read_defaults_do_not_change_are_served_as_stored() {
     // The CRD's default changed: the first object is asked anew and gets nothing new (its
     // value is set), the answer is not the old schema's.
     let push = crate::registry::crd::resources_for(&crd("Push")).remove(0);
-    assert_eq!(super::output(&push, &defaulted), defaulted.raw);
+    assert_eq!(super::output(&push, &defaulted), defaulted.raw());
     let v: Value = serde_json::from_slice(&super::output(&push, &bare)).expect("JSON");
     assert_eq!(v["spec"]["mode"], "Push");
 }
