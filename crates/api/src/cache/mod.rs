@@ -105,6 +105,7 @@ impl Change {
     }
 }
 
+#[derive(Default)]
 struct State {
     revision: Revision,
     /// History is complete for every revision strictly greater than this.

@@ -188,13 +188,7 @@ fn history_keeps_fresh_changes_and_a_floor_of_old_ones() {
             prev: None,
         })
     };
-    let mut st = State {
-        revision: 0,
-        history_start: 0,
-        objects: BTreeMap::new(),
-        history: VecDeque::new(),
-        history_bytes: 0,
-    };
+    let mut st = State::default();
     let start = Instant::now();
     let total = HISTORY_MIN as i64 + 500;
     // The first 700 changes are old, the rest fresh.
@@ -228,13 +222,7 @@ fn history_of_large_objects_is_bounded_by_bytes() {
             char::from(b'a' + (seed % 26) as u8)
         })
         .collect();
-    let mut st = State {
-        revision: 0,
-        history_start: 0,
-        objects: BTreeMap::new(),
-        history: VecDeque::new(),
-        history_bytes: 0,
-    };
+    let mut st = State::default();
     let now = Instant::now();
     let total = 2 * HISTORY_MIN as i64;
     for rev in 1..=total {
