@@ -39,9 +39,9 @@ struct Inner {
 
 #[derive(Default)]
 struct State {
-    objects: HashMap<Key, Box<[u8]>>,
+    objects: HashMap<Key, Arc<[u8]>>,
     /// The objects of a relist in progress, replacing `objects` at its end.
-    relist: Option<HashMap<Key, Box<[u8]>>>,
+    relist: Option<HashMap<Key, Arc<[u8]>>>,
 }
 
 impl<K> Clone for Packed<K> {
@@ -75,7 +75,7 @@ where
 {
     /// Applies one watch event.
     pub fn apply(&self, event: &watcher::Event<K>) {
-        let pack = |o: &K| -> Option<(Key, Box<[u8]>)> {
+        let pack = |o: &K| -> Option<(Key, Arc<[u8]>)> {
             let meta = o.meta();
             let name = meta.name.as_deref()?;
             match serde_json::to_vec(o) {
@@ -118,9 +118,9 @@ where
     /// The object `name` in `namespace` (`None` for a cluster-scoped one), parsed.
     pub fn get(&self, namespace: Option<&str>, name: &str) -> Option<K> {
         let k = key(namespace, name);
-        let st = self.inner.state.lock();
-        let text = st.objects.get(&k)?;
-        match serde_json::from_slice(text) {
+        // Parsed outside the lock: the watch feeding the store does not wait for readers.
+        let text = self.inner.state.lock().objects.get(&k)?.clone();
+        match serde_json::from_slice(&text) {
             Ok(o) => Some(o),
             Err(e) => {
                 // Text this store wrote from a `K`: only a type whose serialization does not
