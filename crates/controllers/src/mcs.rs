@@ -37,10 +37,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flotilla_apis::multicluster::{ServiceExport, ServiceImport, SOURCE_CLUSTER_LABEL};
-use flotilla_apis::work::v1alpha1::{Manifest, ResourceBinding, Work};
+use flotilla_apis::work::v1alpha1::{Manifest, ResourceBinding, ResourceBindingSpec, Work};
 use flotilla_watch::{feed, feed_part, Part};
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::watcher;
 use kube::{Api, Client, ResourceExt};
@@ -121,7 +122,25 @@ pub async fn run(hub: Client) {
 fn placements() -> Part<ResourceBinding> {
     Part {
         keep: |_| true,
-        trim: |b| b.status = None,
+        // What `plan` reads: the object, its clusters, and the binding's name and namespace.
+        trim: |b| {
+            b.status = None;
+            let spec = std::mem::take(&mut b.spec);
+            b.spec = ResourceBindingSpec {
+                resource: spec.resource,
+                clusters: spec.clusters,
+                required_by: spec.required_by,
+                graceful_eviction_tasks: spec.graceful_eviction_tasks,
+                ..Default::default()
+            };
+            let meta = std::mem::take(&mut b.metadata);
+            b.metadata = ObjectMeta {
+                name: meta.name,
+                namespace: meta.namespace,
+                resource_version: meta.resource_version,
+                ..Default::default()
+            };
+        },
         digest: |b| {
             let r = &b.spec.resource;
             let clusters = plan::binding_clusters(b);

@@ -74,6 +74,8 @@ where
 {
     api: Api<K>,
     config: watcher::Config,
+    /// What is cut off each object before it is stored (at least [`lean`](crate::lean)).
+    trim: fn(&mut K),
     store: Store<K>,
     shared: Arc<Mutex<Shared<K>>>,
     task: Mutex<Option<JoinHandle<()>>>,
@@ -109,12 +111,19 @@ where
 {
     /// An informer of `api`'s objects that `config` selects.
     pub fn new(api: Api<K>, config: watcher::Config) -> Self {
+        Self::trimmed(api, config, crate::lean::<K>)
+    }
+
+    /// As [`Informer::new`], storing objects as `trim` leaves them: it must at least make them
+    /// [`lean`](crate::lean), and cut off only what none of the informer's readers read.
+    pub fn trimmed(api: Api<K>, config: watcher::Config, trim: fn(&mut K)) -> Self {
         let writer = Writer::default();
         let store = writer.as_reader();
         Self {
             inner: Arc::new(Inner {
                 api,
                 config,
+                trim,
                 store,
                 shared: Arc::new(Mutex::new(Shared {
                     writer,
@@ -167,7 +176,7 @@ where
         if task.is_none() {
             let events = watcher(self.inner.api.clone(), self.inner.config.clone())
                 .default_backoff()
-                .modify(crate::lean::<K>)
+                .modify(self.inner.trim)
                 .boxed();
             let shared = self.inner.shared.clone();
             let store = self.inner.store.clone();

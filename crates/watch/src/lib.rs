@@ -6,7 +6,8 @@
 //! reader needs `metadata.managedFields`, and with several field managers per object they are
 //! a large part of what a store holds. [`coalesce`] gathers wake-ups that can wait a moment
 //! (a parent's children reporting status) so one reconcile answers a burst. Large stores read
-//! a few objects at a time keep them as JSON text instead ([`Packed`]).
+//! a few objects at a time keep them as JSON text instead ([`Packed`], and [`PackedObject`] for
+//! objects of any kind in a reflector store).
 //!
 //! Between `flotilla-apis` (types, no I/O) and the crates that run loops: the agent and the
 //! controllers both depend on it, neither on the other.
@@ -20,12 +21,15 @@ mod coalesce;
 mod fanout;
 mod informer;
 mod packed;
+mod packed_object;
 mod part;
+mod text;
 
 pub use coalesce::coalesce;
 pub use fanout::{Events, Fanout};
 pub use informer::{Change, Informer};
 pub use packed::Packed;
+pub use packed_object::PackedObject;
 pub use part::{feed_part, Part, Sieve};
 
 use futures::StreamExt;

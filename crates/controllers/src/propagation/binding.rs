@@ -1,6 +1,8 @@
 //! `ResourceBinding` and `ClusterResourceBinding` handled as one: the controllers are generic
 //! over [`BindingObject`], so each is written once for both scopes.
 
+mod kept;
+
 use std::fmt::Debug;
 
 use flotilla_apis::work::v1alpha1::{
@@ -11,6 +13,8 @@ use kube::runtime::watcher;
 use kube::{Api, Client, Resource};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+
+pub use self::kept::digest_member_statuses;
 
 /// Finalizer the binding controller keeps on a binding until its Works are deleted.
 pub const BINDING_FINALIZER: &str = "work.flotilla.io/binding-cleanup";
@@ -57,11 +61,17 @@ pub struct Bindings {
 }
 
 impl Bindings {
-    /// Informers of the hub's bindings; their watches start with their first reader.
+    /// Informers of the hub's bindings ([`kept`] of each); their watches start with their
+    /// first reader.
     pub fn new(hub: Client) -> Self {
+        let config = watcher::Config::default;
         Self {
-            namespaced: Informer::new(Api::all(hub.clone()), watcher::Config::default()),
-            cluster: Informer::new(Api::all(hub), watcher::Config::default()),
+            namespaced: Informer::trimmed(Api::all(hub.clone()), config(), |b| {
+                kept::keep(&mut b.metadata, b.status.as_mut())
+            }),
+            cluster: Informer::trimmed(Api::all(hub), config(), |b| {
+                kept::keep(&mut b.metadata, b.status.as_mut())
+            }),
         }
     }
 

@@ -26,7 +26,8 @@ use flotilla_apis::conditions;
 use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::policy::v1alpha1::{ClusterPropagationPolicy, PropagationPolicy};
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding};
-use futures::StreamExt;
+use flotilla_watch::PackedObject;
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DynamicObject, Patch, PatchParams};
@@ -155,19 +156,15 @@ async fn watch_kind(
     policies_changed: impl futures::Stream<Item = ()> + Send + 'static,
 ) {
     let api = Api::<DynamicObject>::all_with(ctx.shared.hub.clone(), &ctx.resource);
-    // As `Controller::new_with`, with a store that keeps the templates lean and without their
-    // status, which nothing the detector writes depends on (the binding controller writes it,
-    // summed from the members: a third of a Deployment kept 10,000 times).
-    let writer = reflector::store::Writer::new(ctx.resource.clone());
+    // As `Controller::new_with`, with a store that keeps the templates packed (metadata typed,
+    // the rest as JSON text, parsed when reconciled) and without their status, which nothing
+    // the detector writes depends on (the binding controller writes it, summed from the
+    // members: a third of a Deployment kept 10,000 times).
+    let writer = reflector::store::Writer::<PackedObject>::new(ctx.resource.clone());
     let reader = writer.as_reader();
     let templates = watcher(api, watcher::Config::default())
         .default_backoff()
-        .modify(|t: &mut DynamicObject| {
-            super::feed::lean(t);
-            if let Some(data) = t.data.as_object_mut() {
-                data.shift_remove("status");
-            }
-        })
+        .map_ok(|e| PackedObject::pack_event(e, &["status"]))
         .reflect(writer)
         .applied_objects();
     Controller::for_stream_with(templates, reader, ctx.resource.clone())
@@ -178,12 +175,12 @@ async fn watch_kind(
         .await;
 }
 
-fn error_policy(obj: Arc<DynamicObject>, error: &Error, _: Arc<KindContext>) -> Action {
+fn error_policy(obj: Arc<PackedObject>, error: &Error, _: Arc<KindContext>) -> Action {
     tracing::warn!(name = ?obj.metadata.name, namespace = ?obj.metadata.namespace, %error, "detector");
     Action::requeue(Duration::from_secs(5))
 }
 
-async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Result<Action> {
+async fn reconcile(obj: Arc<PackedObject>, ctx: Arc<KindContext>) -> Result<Action> {
     // The template's shard is its binding's.
     let ns = obj.metadata.namespace.as_deref().filter(|_| ctx.namespaced);
     let name = obj.metadata.name.as_deref().unwrap_or_default();
@@ -192,7 +189,7 @@ async fn reconcile(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Result<Act
     shards.reconcile(&key, reconcile_owned(obj, ctx)).await
 }
 
-async fn reconcile_owned(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Result<Action> {
+async fn reconcile_owned(obj: Arc<PackedObject>, ctx: Arc<KindContext>) -> Result<Action> {
     let meta = &obj.metadata;
     let ns = meta.namespace.as_deref();
     let name = meta.name.as_deref().unwrap_or_default();
@@ -216,7 +213,8 @@ async fn reconcile_owned(obj: Arc<DynamicObject>, ctx: Arc<KindContext>) -> Resu
     let Some(chosen) = choose(&subject, &policies, &cluster_policies) else {
         return Ok(Action::await_change());
     };
-    let mut template = serde_json::to_value(&*obj)
+    let mut template = obj
+        .to_value()
         .map_err(|e| Error::Invalid(format!("{name}: not JSON: {e}")))?;
     template["apiVersion"] = json!(ctx.resource.api_version);
     template["kind"] = json!(ctx.resource.kind);

@@ -318,12 +318,13 @@ async fn reconcile_owned<B: BindingObject>(
     // only what summing them reads, as it was (with the status this controller wrote since).
     let render_inputs = Rendered {
         inputs: Inputs::rendered_of(&*b, &works, epoch),
-        template: None,
+        view: None,
     };
     let rendered = ctx
         .rendered
         .settled_with(&key, &render_inputs, Timestamp::now())
-        .and_then(|r| r.template);
+        .and_then(|r| r.view)
+        .and_then(|text| serde_json::from_str(&text).ok().map(Arc::new));
     let template = match rendered.clone() {
         Some(t) => t,
         None => match fresh_template(&ctx, &*b, &works).await? {
@@ -362,7 +363,7 @@ async fn reconcile_owned<B: BindingObject>(
                 view["status"] = status;
             }
             let rendered = Rendered {
-                template: Some(Arc::new(view)),
+                view: Some(view.to_string().into()),
                 ..render_inputs
             };
             ctx.rendered.settle(key, rendered, None);

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use super::aggregate::{self, Member};
 use super::feedback;
 use super::{cluster_of, manifest_status, Context, MANAGER};
-use crate::propagation::binding::{apply_status, BindingObject};
+use crate::propagation::binding::{apply_status, digest_member_statuses, BindingObject};
 use crate::propagation::workload::dynamic_api;
 use crate::{Error, Result};
 
@@ -141,11 +141,14 @@ pub(super) async fn write_status<B: BindingObject>(
         },
         now,
     );
-    let before = b
-        .status()
-        .map(|s| s.aggregated_status.clone())
-        .unwrap_or_default();
-    if changed || before != items {
+    // As the bindings informer keeps them: each member's status as a digest.
+    let digested = |items: &[AggregatedStatusItem]| {
+        let mut items = items.to_vec();
+        digest_member_statuses(&mut items);
+        items
+    };
+    let before = digested(b.status().map_or(&[], |s| &s.aggregated_status));
+    if changed || before != digested(&items) {
         let fully = conds
             .iter()
             .find(|c| c.type_ == CONDITION_FULLY_APPLIED)
