@@ -3,8 +3,11 @@
 //! Objects of [`COMPRESS_FROM`] bytes or more are kept LZ4-compressed: the cache holds every
 //! object the hub stores, and with 10,000 Deployments propagated to three clusters that is
 //! 50,000 objects of about 4 KB of JSON each (a Work's manifest, every object's managedFields),
-//! which LZ4 halves. Reading one back costs a few microseconds; small objects (Leases renewed
-//! every few seconds, most RBAC objects) are kept as they are.
+//! which LZ4 halves, and given earlier objects of the same resource as a dictionary
+//! ([`dict`]) takes to a fifth or less. Reading one back costs a few microseconds; small
+//! objects (Leases renewed every few seconds, most RBAC objects) are kept as they are.
+
+mod dict;
 
 use std::sync::Arc;
 
@@ -47,6 +50,8 @@ enum Stored {
     Plain(Bytes),
     /// LZ4 block-compressed, with the length of the bytes in front.
     Lz4(Box<[u8]>),
+    /// As `Lz4`, with the resource's dictionary.
+    Lz4Dict(Arc<[u8]>, Box<[u8]>),
 }
 
 impl std::fmt::Debug for Stored {
@@ -54,21 +59,40 @@ impl std::fmt::Debug for Stored {
         match self {
             Stored::Plain(b) => write!(f, "Plain({} bytes)", b.len()),
             Stored::Lz4(b) => write!(f, "Lz4({} bytes)", b.len()),
+            Stored::Lz4Dict(_, b) => write!(f, "Lz4Dict({} bytes)", b.len()),
         }
     }
 }
 
 impl Stored {
-    fn keep(raw: Bytes) -> Stored {
+    fn keep(key: &str, raw: Bytes) -> Stored {
         if raw.len() < COMPRESS_FROM {
             return Stored::Plain(raw);
         }
-        let packed = lz4_flex::compress_prepend_size(&raw);
+        let (packed, dict) = match dict::for_key(key, &raw) {
+            Some(d) => (
+                lz4_flex::block::compress_prepend_size_with_dict(&raw, &d),
+                Some(d),
+            ),
+            None => (lz4_flex::compress_prepend_size(&raw), None),
+        };
         // JSON that does not shrink by a tenth (already dense) is not worth unpacking per read.
         if packed.len() * 10 > raw.len() * 9 {
             return Stored::Plain(raw);
         }
-        Stored::Lz4(packed.into_boxed_slice())
+        let packed = packed.into_boxed_slice();
+        match dict {
+            Some(d) => Stored::Lz4Dict(d, packed),
+            None => Stored::Lz4(packed),
+        }
+    }
+
+    /// The compressed bytes, with the length of the bytes in front (`None`: kept as they are).
+    fn packed(&self) -> Option<&[u8]> {
+        match self {
+            Stored::Plain(_) => None,
+            Stored::Lz4(p) | Stored::Lz4Dict(_, p) => Some(p),
+        }
     }
 }
 
@@ -92,8 +116,8 @@ impl CachedObject {
     pub fn new(key: String, raw: Bytes, mod_revision: Revision) -> serde_json::Result<Self> {
         let head: Head = serde_json::from_slice(&raw)?;
         Ok(CachedObject {
+            stored: Stored::keep(&key, raw),
             key,
-            stored: Stored::keep(raw),
             mod_revision,
             name: head.metadata.name,
             namespace: head.metadata.namespace,
@@ -142,27 +166,32 @@ impl CachedObject {
 
     /// The JSON bytes, exactly as stored (resourceVersion included).
     pub fn raw(&self) -> Bytes {
-        match &self.stored {
-            Stored::Plain(b) => b.clone(),
-            Stored::Lz4(packed) => match lz4_flex::decompress_size_prepended(packed) {
-                Ok(b) => Bytes::from(b),
-                Err(e) => {
-                    // Compressed by this process a moment ago: only corrupted memory gets here.
-                    tracing::error!(key = %self.key, error = %e, "a cached object does not decompress");
-                    Bytes::from_static(b"null")
-                }
-            },
+        let unpacked = match &self.stored {
+            Stored::Plain(b) => return b.clone(),
+            Stored::Lz4(packed) => lz4_flex::decompress_size_prepended(packed),
+            Stored::Lz4Dict(dict, packed) => {
+                lz4_flex::block::decompress_size_prepended_with_dict(packed, dict)
+            }
+        };
+        match unpacked {
+            Ok(b) => Bytes::from(b),
+            Err(e) => {
+                // Compressed by this process a moment ago: only corrupted memory gets here.
+                tracing::error!(key = %self.key, error = %e, "a cached object does not decompress");
+                Bytes::from_static(b"null")
+            }
         }
     }
 
     /// The length of the object's JSON bytes.
     pub fn raw_len(&self) -> usize {
-        match &self.stored {
-            Stored::Plain(b) => b.len(),
+        match (&self.stored, self.stored.packed()) {
             // lz4_flex's size prefix: 4 bytes, little-endian.
-            Stored::Lz4(packed) => packed
+            (_, Some(packed)) => packed
                 .get(..4)
                 .map_or(0, |n| u32::from_le_bytes([n[0], n[1], n[2], n[3]]) as usize),
+            (Stored::Plain(b), None) => b.len(),
+            (_, None) => 0,
         }
     }
 
@@ -171,15 +200,16 @@ impl CachedObject {
         match &self.stored {
             Stored::Plain(b) => b[..] == *bytes,
             // The length first: most differing objects differ in length.
-            Stored::Lz4(_) => self.raw_len() == bytes.len() && self.raw()[..] == *bytes,
+            _ => self.raw_len() == bytes.len() && self.raw()[..] == *bytes,
         }
     }
 
     /// How many bytes the cache holds for this object's JSON.
     pub fn held_bytes(&self) -> usize {
-        match &self.stored {
-            Stored::Plain(b) => b.len(),
-            Stored::Lz4(packed) => packed.len(),
+        match (&self.stored, self.stored.packed()) {
+            (_, Some(packed)) => packed.len(),
+            (Stored::Plain(b), None) => b.len(),
+            (_, None) => 0,
         }
     }
 

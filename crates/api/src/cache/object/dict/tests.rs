@@ -1,0 +1,78 @@
+use super::*;
+
+#[test]
+fn a_resource_is_its_keys_first_four_segments_and_secrets_have_no_dictionary() {
+    assert_eq!(
+        resource("/registry/apps/deployments/shop/web"),
+        Some("/registry/apps/deployments/")
+    );
+    assert_eq!(
+        resource("/registry/core/namespaces/shop"),
+        Some("/registry/core/namespaces/")
+    );
+    assert_eq!(resource("/registry/core/secrets/shop/token"), None);
+    assert_eq!(resource("/short"), None);
+}
+
+#[test]
+fn the_dictionary_is_learned_from_the_first_objects_then_fixed() {
+    let key = |i: usize| format!("/registry/dict.test.flotilla.io/widgets/ns/w-{i}");
+    for i in 0..SAMPLES {
+        assert!(for_key(&key(i), b"{\"sample\":1}").is_none(), "learning");
+    }
+    let dict = for_key(&key(9), b"{\"other\":2}").expect("learned");
+    assert_eq!(&dict[..], "{\"sample\":1}".repeat(SAMPLES).as_bytes());
+    let again = for_key(&key(10), b"{\"third\":3}").expect("kept");
+    assert!(Arc::ptr_eq(&dict, &again), "fixed once learned");
+}
+
+#[test]
+fn objects_of_a_resource_compress_against_its_first_ones() {
+    use bytes::Bytes;
+    use serde_json::json;
+
+    use crate::cache::object::CachedObject;
+
+    // Work-like objects: the same shape, different names, uids and times.
+    let object = |i: usize| {
+        let containers: Vec<_> = (0..3)
+            .map(|c| {
+                json!({"name": format!("c{c}"), "image": "registry.example.com/shop/web:1.27.3",
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+                "ports": [{"containerPort": 8080, "protocol": "TCP"}]})
+            })
+            .collect();
+        serde_json::to_vec(&json!({
+            "apiVersion": "work.flotilla.io/v1alpha1", "kind": "Work",
+            "metadata": {"name": format!("web-{i}-deployment"), "namespace": "flotilla-es-m-1",
+                "uid": format!("{:08x}-1f2e-4d3c-9b8a-{:012x}", i * 7919, i * 104_729),
+                "resourceVersion": format!("{}", 1000 + i),
+                "creationTimestamp": format!("2026-12-06T05:{:02}:{:02}Z", i % 60, (i * 7) % 60),
+                "labels": {"work.flotilla.io/binding": format!("{:016x}", i * 0x9e37_79b9)},
+                "annotations": {"work.flotilla.io/binding-name": format!("web-{i}-deployment"),
+                    "work.flotilla.io/binding-namespace": "shop"}},
+            "spec": {"workload": {"manifests": [{"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": format!("web-{i}"), "namespace": "shop", "labels": {"app": "web"}},
+                "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+                    "template": {"metadata": {"labels": {"app": "web"}},
+                        "spec": {"containers": containers}}}}]}},
+        }))
+        .expect("JSON")
+    };
+    let key = |i: usize| format!("/registry/dict2.test.flotilla.io/works/shop/w-{i}");
+    let kept: Vec<CachedObject> = (0..10)
+        .map(|i| CachedObject::new(key(i), Bytes::from(object(i)), i as _).expect("an object"))
+        .collect();
+    for (i, o) in kept.iter().enumerate() {
+        assert_eq!(o.raw(), object(i), "object {i} back as stored");
+        assert_eq!(o.raw_len(), object(i).len());
+        assert!(o.is(&object(i)));
+    }
+    let alone = lz4_flex::compress_prepend_size(&object(9)).len();
+    let held = kept[9].held_bytes();
+    assert!(
+        held * 2 < alone,
+        "{held} bytes with the dictionary, {alone} without, of {}",
+        object(9).len()
+    );
+}
