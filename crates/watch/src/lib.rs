@@ -31,6 +31,7 @@ pub use informer::{Change, Informer};
 pub use packed::Packed;
 pub use packed_object::PackedObject;
 pub use part::{feed_part, Part, Sieve};
+pub use text::Dictionary;
 
 use futures::StreamExt;
 use kube::runtime::reflector::store::Writer;

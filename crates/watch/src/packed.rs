@@ -23,7 +23,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::sync::watch;
 
-use crate::text::Text;
+use crate::text::{Dictionary, Text};
 
 /// An object's key: its namespace ("" for cluster-scoped objects) and name.
 type Key = (Box<str>, Box<str>);
@@ -44,6 +44,8 @@ struct State {
     objects: HashMap<Key, Text>,
     /// The objects of a relist in progress, replacing `objects` at its end.
     relist: Option<HashMap<Key, Text>>,
+    /// What the objects' text is compressed against.
+    dictionary: Dictionary,
 }
 
 impl<K> Clone for Packed<K> {
@@ -67,6 +69,15 @@ impl<K> Default for Packed<K> {
     }
 }
 
+impl State {
+    /// `json` as kept: compressed against the store's dictionary (learning it from the
+    /// first objects).
+    fn keep(&mut self, json: &[u8]) -> Text {
+        let dict = self.dictionary.learn(json);
+        Text::new(json, dict)
+    }
+}
+
 fn key(namespace: Option<&str>, name: &str) -> Key {
     (namespace.unwrap_or_default().into(), name.into())
 }
@@ -77,26 +88,29 @@ where
 {
     /// Applies one watch event.
     pub fn apply(&self, event: &watcher::Event<K>) {
-        let pack = |o: &K| -> Option<(Key, Text)> {
+        // Serialized before the lock is taken; compressed under it (a few microseconds).
+        let json = |o: &K| -> Option<(Key, Vec<u8>)> {
             let meta = o.meta();
             let name = meta.name.as_deref()?;
             match serde_json::to_vec(o) {
-                Ok(text) => Some((key(meta.namespace.as_deref(), name), Text::new(&text))),
+                Ok(json) => Some((key(meta.namespace.as_deref(), name), json)),
                 Err(e) => {
                     tracing::error!(name, error = %e, "cannot keep an object: it does not serialize");
                     None
                 }
             }
         };
-        let mut st = self.inner.state.lock();
         match event {
-            watcher::Event::Init => st.relist = Some(HashMap::new()),
+            watcher::Event::Init => self.inner.state.lock().relist = Some(HashMap::new()),
             watcher::Event::InitApply(o) => {
-                if let Some((k, text)) = pack(o) {
+                if let Some((k, json)) = json(o) {
+                    let mut st = self.inner.state.lock();
+                    let text = st.keep(&json);
                     st.relist.get_or_insert_with(HashMap::new).insert(k, text);
                 }
             }
             watcher::Event::InitDone => {
+                let mut st = self.inner.state.lock();
                 if let Some(listed) = st.relist.take() {
                     st.objects = listed;
                 }
@@ -104,14 +118,17 @@ where
                 self.inner.ready.send_replace(true);
             }
             watcher::Event::Apply(o) => {
-                if let Some((k, text)) = pack(o) {
+                if let Some((k, json)) = json(o) {
+                    let mut st = self.inner.state.lock();
+                    let text = st.keep(&json);
                     st.objects.insert(k, text);
                 }
             }
             watcher::Event::Delete(o) => {
                 let meta = o.meta();
                 if let Some(name) = meta.name.as_deref() {
-                    st.objects.remove(&key(meta.namespace.as_deref(), name));
+                    let k = key(meta.namespace.as_deref(), name);
+                    self.inner.state.lock().objects.remove(&k);
                 }
             }
         }

@@ -18,7 +18,7 @@ use kube::Resource;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::text::Text;
+use crate::text::{Dictionary, Text};
 
 /// An object with its metadata typed (without managedFields) and its other top-level fields
 /// (`apiVersion`, `kind`, `spec`, …) kept as compact, possibly compressed, JSON text.
@@ -31,8 +31,9 @@ pub struct PackedObject {
 
 impl PackedObject {
     /// Packs `o`, leaving out its managedFields and the top-level fields `without` names
-    /// (`status`, for a reader that never looks at it).
-    pub fn pack(o: DynamicObject, without: &[&str]) -> PackedObject {
+    /// (`status`, for a reader that never looks at it), compressed against `dictionary` (kept
+    /// by whoever packs the objects of one kind, learned from the first ones).
+    pub fn pack(o: DynamicObject, without: &[&str], dictionary: &mut Dictionary) -> PackedObject {
         let DynamicObject {
             types,
             mut metadata,
@@ -54,7 +55,7 @@ impl PackedObject {
         let text = serde_json::to_vec(&rest).unwrap_or_default();
         PackedObject {
             metadata,
-            rest: Text::new(&text),
+            rest: Text::new(&text, dictionary.learn(&text)),
         }
     }
 
@@ -71,12 +72,13 @@ impl PackedObject {
     pub fn pack_event(
         event: watcher::Event<DynamicObject>,
         without: &[&str],
+        dictionary: &mut Dictionary,
     ) -> watcher::Event<PackedObject> {
         use watcher::Event::*;
         match event {
-            Apply(o) => Apply(Self::pack(o, without)),
-            Delete(o) => Delete(Self::pack(o, without)),
-            InitApply(o) => InitApply(Self::pack(o, without)),
+            Apply(o) => Apply(Self::pack(o, without, dictionary)),
+            Delete(o) => Delete(Self::pack(o, without, dictionary)),
+            InitApply(o) => InitApply(Self::pack(o, without, dictionary)),
             Init => Init,
             InitDone => InitDone,
         }
@@ -85,7 +87,9 @@ impl PackedObject {
 
 impl<'de> Deserialize<'de> for PackedObject {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        DynamicObject::deserialize(d).map(|o| PackedObject::pack(o, &[]))
+        // One object alone: nothing to learn a dictionary from.
+        DynamicObject::deserialize(d)
+            .map(|o| PackedObject::pack(o, &[], &mut Dictionary::default()))
     }
 }
 

@@ -47,8 +47,9 @@ pub const HISTORY_LEN: usize = 50_000;
 pub const HISTORY_FRESH: Duration = Duration::from_secs(75);
 /// The in-memory history keeps at least this many events, however old.
 pub const HISTORY_MIN: usize = 1_000;
-/// Beyond [`HISTORY_MIN`] events, the in-memory history holds at most about this many bytes
-/// of objects (each change's object and the version it replaced). Most of them are versions
+/// Beyond [`HISTORY_MIN`] events, the in-memory history holds at most about this much memory
+/// of objects (each change's object and the version it replaced, compressed, with what the
+/// cache keeps beside each). Most of them are versions
 /// nothing else holds any more: while 10,000 Deployments propagated, 75 s of changes (50,000
 /// of them, bindings' and Works' status included) kept some 200 MB of superseded versions
 /// alive. A watch resuming from further back is replayed from the store's event log.
@@ -99,9 +100,9 @@ pub struct Change {
 }
 
 impl Change {
-    /// The bytes of the objects this change holds (its object and the one it replaced).
+    /// The memory of the objects this change holds (its object and the one it replaced).
     fn bytes(&self) -> usize {
-        self.object.held_bytes() + self.prev.as_ref().map_or(0, |p| p.held_bytes())
+        self.object.footprint() + self.prev.as_ref().map_or(0, |p| p.footprint())
     }
 }
 

@@ -213,6 +213,20 @@ impl CachedObject {
         }
     }
 
+    /// About how much memory this object takes: its bytes, key and name, and the fixed part.
+    pub fn footprint(&self) -> usize {
+        self.held_bytes()
+            + self.key.len()
+            + self.name.len()
+            + self
+                .labels
+                .iter()
+                .map(|(k, v)| k.len() + v.len() + 32)
+                .sum::<usize>()
+            + std::mem::size_of::<Self>()
+            + 64
+    }
+
     /// The whole object, parsed.
     pub fn value(&self) -> Value {
         // The bytes were parsed once already when the object was indexed, so this cannot fail

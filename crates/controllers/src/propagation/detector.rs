@@ -26,7 +26,7 @@ use flotilla_apis::conditions;
 use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::policy::v1alpha1::{ClusterPropagationPolicy, PropagationPolicy};
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding};
-use flotilla_watch::PackedObject;
+use flotilla_watch::{Dictionary, PackedObject};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
@@ -164,7 +164,10 @@ async fn watch_kind(
     let reader = writer.as_reader();
     let templates = watcher(api, watcher::Config::default())
         .default_backoff()
-        .map_ok(|e| PackedObject::pack_event(e, &["status"]))
+        .map_ok({
+            let mut dictionary = Dictionary::default();
+            move |e| PackedObject::pack_event(e, &["status"], &mut dictionary)
+        })
         .reflect(writer)
         .applied_objects();
     Controller::for_stream_with(templates, reader, ctx.resource.clone())

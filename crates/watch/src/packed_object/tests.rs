@@ -17,7 +17,7 @@ fn deployment() -> Value {
 #[test]
 fn keeps_the_object_but_its_managed_fields_and_what_it_is_told_to_leave_out() {
     let o: DynamicObject = serde_json::from_value(deployment()).expect("an object");
-    let packed = PackedObject::pack(o, &["status"]);
+    let packed = PackedObject::pack(o, &["status"], &mut Dictionary::default());
     assert_eq!(packed.metadata.name.as_deref(), Some("web"));
     let mut want = deployment();
     want["metadata"]
@@ -40,14 +40,18 @@ fn deserializes_whole_but_lean() {
 #[test]
 fn events_are_packed_object_by_object() {
     let o: DynamicObject = serde_json::from_value(deployment()).expect("an object");
-    match PackedObject::pack_event(watcher::Event::Apply(o), &["status"]) {
+    match PackedObject::pack_event(
+        watcher::Event::Apply(o),
+        &["status"],
+        &mut Dictionary::default(),
+    ) {
         watcher::Event::Apply(p) => {
             assert!(p.to_value().expect("parses").get("status").is_none())
         }
         _ => panic!("an Apply stays an Apply"),
     }
     assert!(matches!(
-        PackedObject::pack_event(watcher::Event::InitDone, &[]),
+        PackedObject::pack_event(watcher::Event::InitDone, &[], &mut Dictionary::default()),
         watcher::Event::InitDone
     ));
 }

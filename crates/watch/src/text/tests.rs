@@ -3,7 +3,7 @@ use super::*;
 #[test]
 fn keeps_short_text_as_it_is_and_long_text_smaller() {
     let short = br#"{"a":1}"#;
-    let t = Text::new(short);
+    let t = Text::new(short, None);
     assert_eq!(&*t.json(), short);
     assert_eq!(t.held(), short.len() + 1, "plain, with its tag");
 
@@ -11,7 +11,7 @@ fn keeps_short_text_as_it_is_and_long_text_smaller() {
         "items": (0..100).map(|i| serde_json::json!({"name": format!("web-{i}"), "image": "nginx:1.27"})).collect::<Vec<_>>(),
     }))
     .expect("JSON");
-    let t = Text::new(&long);
+    let t = Text::new(&long, None);
     assert_eq!(&*t.json(), &long[..], "the same text back");
     assert!(
         t.held() * 3 < long.len(),
@@ -33,7 +33,36 @@ fn text_that_does_not_shrink_is_kept_plain() {
             x as u8
         })
         .collect();
-    let t = Text::new(&noise);
+    let t = Text::new(&noise, None);
     assert_eq!(t.held(), noise.len() + 1);
     assert_eq!(&*t.json(), &noise[..]);
+}
+
+#[test]
+fn texts_compress_against_a_dictionary_learned_from_the_first_ones() {
+    let text = |i: usize| {
+        serde_json::to_vec(&serde_json::json!({
+            "metadata": {"name": format!("web-{i}"), "uid": format!("{:032x}", i * 7_919_104_729),
+                "annotations": (0..20).map(|k| (format!("example.com/key-{k}"), serde_json::Value::from(format!("value {k} of {}", k * 31))))
+                    .collect::<serde_json::Map<_, _>>()},
+            "spec": {"containers": (0..4).map(|c| serde_json::json!({"name": format!("c{c}"),
+                "image": "registry.example.com/shop/web:1.27.3", "ports": [{"containerPort": 8080}]}))
+                .collect::<Vec<_>>()},
+        }))
+        .expect("JSON")
+    };
+    let mut dict = Dictionary::default();
+    for i in 0..SAMPLES {
+        assert!(dict.learn(&text(i)).is_none(), "learning");
+    }
+    let d = dict.learn(&text(9)).expect("learned");
+    let with = Text::new(&text(9), Some(d));
+    let without = Text::new(&text(9), None);
+    assert_eq!(&*with.json(), &text(9)[..], "the same text back");
+    assert!(
+        with.held() * 2 < without.held(),
+        "{} bytes with the dictionary, {} without",
+        with.held(),
+        without.held()
+    );
 }
