@@ -27,27 +27,31 @@
 //! The controller keeps stores of what it reads and, after any change, recomputes every
 //! export at once (after a short pause gathering a burst), and every 30 s regardless. Of the
 //! Works it keeps its own and the Services' (the rest of a fleet's Works are not its business)
-//! and of the bindings their placement, so the status writes of thousands of workloads neither
-//! wake it nor take room in its stores.
+//! and reads the bindings from the process's shared informer, woken only when a binding's
+//! placement changes, so the status writes of thousands of workloads neither wake it nor take
+//! room in stores of its own.
 
 pub mod plan;
 mod write;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use flotilla_apis::multicluster::{ServiceExport, ServiceImport, SOURCE_CLUSTER_LABEL};
-use flotilla_apis::work::v1alpha1::{Manifest, ResourceBinding, ResourceBindingSpec, Work};
-use flotilla_watch::{feed, feed_part, Part};
+use flotilla_apis::work::v1alpha1::{Manifest, ResourceBinding, Work};
+use flotilla_watch::{feed, feed_part, Change, Part};
+use futures::stream::BoxStream;
+use futures::StreamExt;
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::watcher;
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 use tokio::sync::Notify;
 
+use crate::propagation::binding::Bindings;
 use crate::propagation::workload::fnv64;
 
 /// Field manager of the MCS controller's writes.
@@ -74,13 +78,14 @@ struct Stores {
     works: Store<Work>,
 }
 
-/// Runs until dropped.
-pub async fn run(hub: Client) {
+/// Runs until dropped; reads the bindings from the process's shared informer.
+pub async fn run(hub: Client, shared: Bindings) {
     let changed = Arc::new(Notify::new());
     let (exports, ew) = reflector::store();
     let (imports, iw) = reflector::store();
     let (services, sw) = reflector::store();
-    let (bindings, bw) = reflector::store();
+    let informer = shared.of::<ResourceBinding>().clone();
+    let bindings = informer.store();
     let (slices, lw) = reflector::store();
     let (works, ww) = reflector::store();
     let all = watcher::Config::default;
@@ -110,47 +115,48 @@ pub async fn run(hub: Client) {
         _ = feed(Api::<ServiceExport>::all(hub.clone()), all(), ew, c()) => {},
         _ = feed(Api::<ServiceImport>::all(hub.clone()), all(), iw, c()) => {},
         _ = feed(Api::<Service>::all(hub.clone()), all(), sw, c()) => {},
-        _ = feed_part(Api::<ResourceBinding>::all(hub.clone()), all(), bw, c(), placements()) => {},
+        _ = wake_on_placements(informer.subscribe(), c()) => {},
         _ = feed(Api::<EndpointSlice>::all(hub.clone()), all().labels(SOURCE_CLUSTER_LABEL), lw, c()) => {},
         _ = feed_part(Api::<Work>::all(hub.clone()), all(), ww, c(), service_works()) => {},
         _ = passes => {},
     }
 }
 
-/// Of the bindings, where each puts its object: which clusters run a Service, and which are
-/// members of a namespace.
-fn placements() -> Part<ResourceBinding> {
-    Part {
-        keep: |_| true,
-        // What `plan` reads: the object, its clusters, and the binding's name and namespace.
-        trim: |b| {
-            b.status = None;
-            let spec = std::mem::take(&mut b.spec);
-            b.spec = ResourceBindingSpec {
-                resource: spec.resource,
-                clusters: spec.clusters,
-                required_by: spec.required_by,
-                graceful_eviction_tasks: spec.graceful_eviction_tasks,
-                ..Default::default()
-            };
-            let meta = std::mem::take(&mut b.metadata);
-            b.metadata = ObjectMeta {
-                name: meta.name,
-                namespace: meta.namespace,
-                resource_version: meta.resource_version,
-                ..Default::default()
-            };
-        },
-        digest: |b| {
-            let r = &b.spec.resource;
-            let clusters = plan::binding_clusters(b);
-            fnv64(
-                json!([r.api_version, r.kind, r.name, clusters])
-                    .to_string()
-                    .as_bytes(),
-            )
-        },
+/// Wakes `changed` when where a binding puts its object changes ([`placement`]), so the
+/// status writes of thousands of workloads do not.
+async fn wake_on_placements(
+    mut changes: BoxStream<'static, Change<ResourceBinding>>,
+    changed: Arc<Notify>,
+) {
+    let mut seen: HashMap<(Option<String>, String), u64> = HashMap::new();
+    while let Some(change) = changes.next().await {
+        let wake = match change {
+            Change::Applied(b) => seen.insert(key(&b), placement(&b)) != Some(placement(&b)),
+            Change::Deleted(b) => {
+                seen.remove(&key(&b));
+                true
+            }
+        };
+        if wake {
+            changed.notify_one();
+        }
     }
+}
+
+fn key(b: &ResourceBinding) -> (Option<String>, String) {
+    (b.namespace(), b.name_any())
+}
+
+/// A digest of where binding `b` puts its object: which clusters run a Service, and which are
+/// members of a namespace.
+fn placement(b: &ResourceBinding) -> u64 {
+    let r = &b.spec.resource;
+    let clusters = plan::binding_clusters(b);
+    fnv64(
+        json!([r.api_version, r.kind, r.name, clusters])
+            .to_string()
+            .as_bytes(),
+    )
 }
 
 /// Of the Works, this controller's own and those of Services (their rendered Services are

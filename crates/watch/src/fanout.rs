@@ -166,20 +166,14 @@ fn params(config: &watcher::Config) -> ListParams {
 }
 
 /// Hands the shared watch's events to the readers of their namespaces.
-async fn dispatch<K, S>(mut events: S, state: Arc<Mutex<State<K>>>)
+async fn dispatch<K, S>(events: S, state: Arc<Mutex<State<K>>>)
 where
     K: Resource + Clone,
     K::DynamicType: Default,
     S: futures::Stream<Item = watcher::Result<Event<K>>> + Unpin,
 {
+    let mut events = std::pin::pin!(crate::ok_events(events, "shared watch"));
     while let Some(event) = events.next().await {
-        let event = match event {
-            Ok(event) => event,
-            Err(e) => {
-                tracing::warn!(kind = %K::kind(&Default::default()), error = %e, "shared watch");
-                continue;
-            }
-        };
         state.lock().take(event);
     }
 }

@@ -186,20 +186,14 @@ where
 }
 
 /// Stores the watch's events and tells every reader.
-async fn dispatch<K, S>(mut events: S, shared: Arc<Mutex<Shared<K>>>, store: Store<K>)
+async fn dispatch<K, S>(events: S, shared: Arc<Mutex<Shared<K>>>, store: Store<K>)
 where
     K: Resource + Clone + 'static,
     K::DynamicType: Default + Eq + Hash + Clone,
     S: futures::Stream<Item = watcher::Result<Event<K>>> + Unpin,
 {
+    let mut events = std::pin::pin!(crate::ok_events(events, "informer"));
     while let Some(event) = events.next().await {
-        let event = match event {
-            Ok(event) => event,
-            Err(e) => {
-                tracing::warn!(kind = %K::kind(&Default::default()), error = %e, "informer watch");
-                continue;
-            }
-        };
         let mut shared = shared.lock();
         shared.writer.apply_watcher_event(&event);
         let changes: Vec<Change<K>> = match event {

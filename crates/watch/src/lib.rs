@@ -70,6 +70,28 @@ where
         .await;
 }
 
+/// The events of `events`, a watch's, with its errors logged (as `watch`'s) and skipped: the
+/// watch's own backoff retries after them.
+pub(crate) fn ok_events<K, S>(
+    events: S,
+    watch: &'static str,
+) -> impl futures::Stream<Item = watcher::Event<K>>
+where
+    K: Resource,
+    K::DynamicType: Default,
+    S: futures::Stream<Item = watcher::Result<watcher::Event<K>>>,
+{
+    events.filter_map(move |event| {
+        futures::future::ready(match event {
+            Ok(event) => Some(event),
+            Err(e) => {
+                tracing::warn!(kind = %K::kind(&Default::default()), error = %e, watch, "a watch failed; retrying");
+                None
+            }
+        })
+    })
+}
+
 /// Drops what no reader of a store needs from an object kept there: its managedFields.
 pub fn lean<K: Resource>(o: &mut K) {
     o.meta_mut().managed_fields = None;

@@ -185,7 +185,9 @@ async fn controllers(
             })
             .boxed(),
         shards
-            .while_owned("mcs", || flotilla_controllers::mcs::run(hub.clone()))
+            .while_owned("mcs", || {
+                flotilla_controllers::mcs::run(hub.clone(), bindings.clone())
+            })
             .boxed(),
         shards
             .while_owned("namespace-defaults", || {
@@ -195,7 +197,7 @@ async fn controllers(
         detector::run(hub.clone(), shards.clone(), bindings.clone()).boxed(),
         scheduling::run(hub.clone(), placement, shards.clone(), bindings.clone()).boxed(),
         works::run(hub.clone(), binding, shards.clone(), bindings.clone()).boxed(),
-        dependencies::run(hub.clone(), shards.clone(), bindings).boxed(),
+        dependencies::run(hub.clone(), shards.clone(), bindings.clone()).boxed(),
         health::run(hub.clone(), grace, shards.clone()).boxed(),
         dns.boxed(),
         push::supervise(
