@@ -131,7 +131,10 @@ async fn wake_on_placements(
     let mut seen: HashMap<(Option<String>, String), u64> = HashMap::new();
     while let Some(change) = changes.next().await {
         let wake = match change {
-            Change::Applied(b) => seen.insert(key(&b), placement(&b)) != Some(placement(&b)),
+            Change::Applied(b) => {
+                let digest = placement(&b);
+                seen.insert(key(&b), digest) != Some(digest)
+            }
             Change::Deleted(b) => {
                 seen.remove(&key(&b));
                 true

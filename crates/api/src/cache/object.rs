@@ -86,14 +86,6 @@ impl Stored {
             None => Stored::Lz4(packed),
         }
     }
-
-    /// The compressed bytes, with the length of the bytes in front (`None`: kept as they are).
-    fn packed(&self) -> Option<&[u8]> {
-        match self {
-            Stored::Plain(_) => None,
-            Stored::Lz4(p) | Stored::Lz4Dict(_, p) => Some(p),
-        }
-    }
 }
 
 #[derive(Deserialize)]
@@ -185,13 +177,12 @@ impl CachedObject {
 
     /// The length of the object's JSON bytes.
     pub fn raw_len(&self) -> usize {
-        match (&self.stored, self.stored.packed()) {
+        match &self.stored {
+            Stored::Plain(b) => b.len(),
             // lz4_flex's size prefix: 4 bytes, little-endian.
-            (_, Some(packed)) => packed
+            Stored::Lz4(packed) | Stored::Lz4Dict(_, packed) => packed
                 .get(..4)
                 .map_or(0, |n| u32::from_le_bytes([n[0], n[1], n[2], n[3]]) as usize),
-            (Stored::Plain(b), None) => b.len(),
-            (_, None) => 0,
         }
     }
 
@@ -206,10 +197,9 @@ impl CachedObject {
 
     /// How many bytes the cache holds for this object's JSON.
     pub fn held_bytes(&self) -> usize {
-        match (&self.stored, self.stored.packed()) {
-            (_, Some(packed)) => packed.len(),
-            (Stored::Plain(b), None) => b.len(),
-            (_, None) => 0,
+        match &self.stored {
+            Stored::Plain(b) => b.len(),
+            Stored::Lz4(packed) | Stored::Lz4Dict(_, packed) => packed.len(),
         }
     }
 
