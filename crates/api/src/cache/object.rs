@@ -69,21 +69,11 @@ impl Stored {
         if raw.len() < COMPRESS_FROM {
             return Stored::Plain(raw);
         }
-        let (packed, dict) = match dict::for_key(key, &raw) {
-            Some(d) => (
-                lz4_flex::block::compress_prepend_size_with_dict(&raw, &d),
-                Some(d),
-            ),
-            None => (lz4_flex::compress_prepend_size(&raw), None),
-        };
-        // JSON that does not shrink by a tenth (already dense) is not worth unpacking per read.
-        if packed.len() * 10 > raw.len() * 9 {
-            return Stored::Plain(raw);
-        }
-        let packed = packed.into_boxed_slice();
-        match dict {
-            Some(d) => Stored::Lz4Dict(d, packed),
-            None => Stored::Lz4(packed),
+        let dict = dict::for_key(key, &raw);
+        match (flotilla_compress::pack(&raw, dict.as_deref()), dict) {
+            (None, _) => Stored::Plain(raw),
+            (Some(packed), Some(d)) => Stored::Lz4Dict(d, packed.into_boxed_slice()),
+            (Some(packed), None) => Stored::Lz4(packed.into_boxed_slice()),
         }
     }
 }
@@ -160,10 +150,8 @@ impl CachedObject {
     pub fn raw(&self) -> Bytes {
         let unpacked = match &self.stored {
             Stored::Plain(b) => return b.clone(),
-            Stored::Lz4(packed) => lz4_flex::decompress_size_prepended(packed),
-            Stored::Lz4Dict(dict, packed) => {
-                lz4_flex::block::decompress_size_prepended_with_dict(packed, dict)
-            }
+            Stored::Lz4(packed) => flotilla_compress::unpack(packed, None),
+            Stored::Lz4Dict(dict, packed) => flotilla_compress::unpack(packed, Some(dict)),
         };
         match unpacked {
             Ok(b) => Bytes::from(b),
@@ -179,10 +167,9 @@ impl CachedObject {
     pub fn raw_len(&self) -> usize {
         match &self.stored {
             Stored::Plain(b) => b.len(),
-            // lz4_flex's size prefix: 4 bytes, little-endian.
-            Stored::Lz4(packed) | Stored::Lz4Dict(_, packed) => packed
-                .get(..4)
-                .map_or(0, |n| u32::from_le_bytes([n[0], n[1], n[2], n[3]]) as usize),
+            Stored::Lz4(packed) | Stored::Lz4Dict(_, packed) => {
+                flotilla_compress::unpacked_len(packed)
+            }
         }
     }
 

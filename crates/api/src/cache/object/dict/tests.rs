@@ -15,15 +15,27 @@ fn a_resource_is_its_keys_first_four_segments_and_secrets_have_no_dictionary() {
 }
 
 #[test]
-fn the_dictionary_is_learned_from_the_first_objects_then_fixed() {
-    let key = |i: usize| format!("/registry/dict.test.flotilla.io/widgets/ns/w-{i}");
-    for i in 0..SAMPLES {
-        assert!(for_key(&key(i), b"{\"sample\":1}").is_none(), "learning");
+fn each_resource_learns_its_own_dictionary() {
+    let key = |r: &str, i: usize| format!("/registry/dict.test.flotilla.io/{r}/ns/w-{i}");
+    for i in 0..flotilla_compress::SAMPLES {
+        assert!(
+            for_key(&key("widgets", i), b"{\"widget\":1}").is_none(),
+            "learning"
+        );
     }
-    let dict = for_key(&key(9), b"{\"other\":2}").expect("learned");
-    assert_eq!(&dict[..], "{\"sample\":1}".repeat(SAMPLES).as_bytes());
-    let again = for_key(&key(10), b"{\"third\":3}").expect("kept");
-    assert!(Arc::ptr_eq(&dict, &again), "fixed once learned");
+    let widgets = for_key(&key("widgets", 9), b"{}").expect("learned");
+    assert_eq!(
+        &widgets[..],
+        "{\"widget\":1}"
+            .repeat(flotilla_compress::SAMPLES)
+            .as_bytes()
+    );
+    assert!(
+        for_key(&key("gadgets", 0), b"{\"gadget\":1}").is_none(),
+        "another resource learns anew"
+    );
+    let again = for_key(&key("widgets", 10), b"{}").expect("kept");
+    assert!(Arc::ptr_eq(&widgets, &again), "fixed once learned");
 }
 
 #[test]
@@ -68,7 +80,9 @@ fn objects_of_a_resource_compress_against_its_first_ones() {
         assert_eq!(o.raw_len(), object(i).len());
         assert!(o.is(&object(i)));
     }
-    let alone = lz4_flex::compress_prepend_size(&object(9)).len();
+    let alone = flotilla_compress::pack(&object(9), None)
+        .expect("shrinks")
+        .len();
     let held = kept[9].held_bytes();
     assert!(
         held * 2 < alone,
