@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use flotilla_apis::multicluster::{ServiceExport, ServiceImport, SOURCE_CLUSTER_LABEL};
 use flotilla_apis::work::v1alpha1::{Manifest, ResourceBinding, Work};
-use flotilla_watch::{feed, feed_part, Change, Part};
+use flotilla_watch::{feed, feed_part, Change, Compact, Informer, Part};
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Service;
@@ -48,10 +48,12 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::watcher;
 use kube::{Api, Client, ResourceExt};
+use parking_lot::Mutex;
 use serde_json::json;
 use tokio::sync::Notify;
 
-use crate::propagation::binding::Bindings;
+use self::plan::Placed;
+use crate::propagation::binding::{unpack, Bindings};
 use crate::propagation::workload::fnv64;
 
 /// Field manager of the MCS controller's writes.
@@ -73,7 +75,7 @@ struct Stores {
     exports: Store<ServiceExport>,
     imports: Store<ServiceImport>,
     services: Store<Service>,
-    bindings: Store<ResourceBinding>,
+    placements: Placements,
     slices: Store<EndpointSlice>,
     works: Store<Work>,
 }
@@ -85,7 +87,7 @@ pub async fn run(hub: Client, shared: Bindings) {
     let (imports, iw) = reflector::store();
     let (services, sw) = reflector::store();
     let informer = shared.of::<ResourceBinding>().clone();
-    let bindings = informer.store();
+    let placements = Placements::default();
     let (slices, lw) = reflector::store();
     let (works, ww) = reflector::store();
     let all = watcher::Config::default;
@@ -93,7 +95,7 @@ pub async fn run(hub: Client, shared: Bindings) {
         exports,
         imports,
         services,
-        bindings,
+        placements: placements.clone(),
         slices,
         works,
     };
@@ -101,7 +103,7 @@ pub async fn run(hub: Client, shared: Bindings) {
         let _ = stores.exports.wait_until_ready().await;
         let _ = stores.imports.wait_until_ready().await;
         let _ = stores.services.wait_until_ready().await;
-        let _ = stores.bindings.wait_until_ready().await;
+        placements.fill(&informer).await;
         let _ = stores.slices.wait_until_ready().await;
         let _ = stores.works.wait_until_ready().await;
         loop {
@@ -115,51 +117,74 @@ pub async fn run(hub: Client, shared: Bindings) {
         _ = feed(Api::<ServiceExport>::all(hub.clone()), all(), ew, c()) => {},
         _ = feed(Api::<ServiceImport>::all(hub.clone()), all(), iw, c()) => {},
         _ = feed(Api::<Service>::all(hub.clone()), all(), sw, c()) => {},
-        _ = wake_on_placements(informer.subscribe(), c()) => {},
+        _ = placements.follow(informer.subscribe(), c()) => {},
         _ = feed(Api::<EndpointSlice>::all(hub.clone()), all().labels(SOURCE_CLUSTER_LABEL), lw, c()) => {},
         _ = feed_part(Api::<Work>::all(hub.clone()), all(), ww, c(), service_works()) => {},
         _ = passes => {},
     }
 }
 
-/// Wakes `changed` when where a binding puts its object changes ([`placement`]), so the
-/// status writes of thousands of workloads do not.
-async fn wake_on_placements(
-    mut changes: BoxStream<'static, Change<ResourceBinding>>,
-    changed: Arc<Notify>,
-) {
-    let mut seen: HashMap<(Option<String>, String), u64> = HashMap::new();
-    while let Some(change) = changes.next().await {
-        let wake = match change {
-            Change::Applied(b) => {
-                let digest = placement(&b);
-                seen.insert(key(&b), digest) != Some(digest)
+/// Where each binding puts its object ([`Placed`]), kept from the shared informer's changes:
+/// a pass reads every binding of a namespace, and parsing each one it is given is the
+/// informer's to do once per change, not the pass's per export. Clones share it.
+#[derive(Clone, Default)]
+struct Placements(Arc<Mutex<HashMap<Key, Placed>>>);
+
+/// A binding's namespace and name.
+type Key = (Option<String>, String);
+
+impl Placements {
+    /// Every binding stored, once the informer has listed them (before the first pass).
+    async fn fill(&self, informer: &Informer<Compact<ResourceBinding>>) {
+        let store = informer.store();
+        let _ = store.wait_until_ready().await;
+        let mut map = self.0.lock();
+        for kept in store.state() {
+            if let Ok(b) = unpack(&kept) {
+                map.insert(key(&b), Placed::of(&b));
             }
-            Change::Deleted(b) => {
-                seen.remove(&key(&b));
-                true
-            }
-        };
-        if wake {
-            changed.notify_one();
         }
+    }
+
+    /// Keeps up with `changes`, waking `changed` when where a binding puts its object
+    /// changes, so the status writes of thousands of workloads do not.
+    async fn follow(
+        &self,
+        mut changes: BoxStream<'static, Change<Compact<ResourceBinding>>>,
+        changed: Arc<Notify>,
+    ) {
+        while let Some(change) = changes.next().await {
+            let wake = match change {
+                Change::Applied(kept) => match unpack(&kept) {
+                    Ok(b) => {
+                        let placed = Placed::of(&b);
+                        let mut map = self.0.lock();
+                        map.get(&key(&b)) != Some(&placed) && {
+                            map.insert(key(&b), placed);
+                            true
+                        }
+                    }
+                    Err(_) => false,
+                },
+                Change::Deleted(kept) => {
+                    let gone = (kept.namespace(), kept.name_any());
+                    self.0.lock().remove(&gone).is_some()
+                }
+            };
+            if wake {
+                changed.notify_one();
+            }
+        }
+    }
+
+    /// Every binding's placement now.
+    fn snapshot(&self) -> Vec<Placed> {
+        self.0.lock().values().cloned().collect()
     }
 }
 
-fn key(b: &ResourceBinding) -> (Option<String>, String) {
+fn key(b: &ResourceBinding) -> Key {
     (b.namespace(), b.name_any())
-}
-
-/// A digest of where binding `b` puts its object: which clusters run a Service, and which are
-/// members of a namespace.
-fn placement(b: &ResourceBinding) -> u64 {
-    let r = &b.spec.resource;
-    let clusters = plan::binding_clusters(b);
-    fnv64(
-        json!([r.api_version, r.kind, r.name, clusters])
-            .to_string()
-            .as_bytes(),
-    )
 }
 
 /// Of the Works, this controller's own and those of Services (their rendered Services are

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use futures::channel::mpsc;
 use futures::stream::BoxStream;
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use kube::runtime::reflector::store::Writer;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher::{self, watcher, Event};
@@ -25,7 +25,11 @@ use kube::runtime::WatchStreamExt;
 use kube::{Api, Resource};
 use parking_lot::Mutex;
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 use tokio::task::JoinHandle;
+
+use crate::compact::Compact;
+use crate::text::Dictionary;
 
 /// What a reader of an [`Informer`] is told.
 pub enum Change<K> {
@@ -67,15 +71,16 @@ where
     }
 }
 
+/// A watch's events, each object as it is stored.
+type Source<K> = Box<dyn Fn() -> BoxStream<'static, watcher::Result<Event<K>>> + Send + Sync>;
+
 struct Inner<K>
 where
     K: Resource + Clone + 'static,
     K::DynamicType: Eq + Hash + Clone,
 {
-    api: Api<K>,
-    config: watcher::Config,
-    /// What is cut off each object before it is stored (at least [`lean`](crate::lean)).
-    trim: fn(&mut K),
+    /// Starts the watch: its events, the objects as they are stored.
+    source: Source<K>,
     store: Store<K>,
     shared: Arc<Mutex<Shared<K>>>,
     task: Mutex<Option<JoinHandle<()>>>,
@@ -117,13 +122,45 @@ where
     /// As [`Informer::new`], storing objects as `trim` leaves them: it must at least make them
     /// [`lean`](crate::lean), and cut off only what none of the informer's readers read.
     pub fn trimmed(api: Api<K>, config: watcher::Config, trim: fn(&mut K)) -> Self {
+        Self::from_source(Box::new(move || {
+            watcher(api.clone(), config.clone())
+                .default_backoff()
+                .modify(trim)
+                .boxed()
+        }))
+    }
+}
+
+impl<K> Informer<Compact<K>>
+where
+    K: Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + Debug + Send + Sync,
+    K: 'static,
+{
+    /// An informer of `api`'s objects that `config` selects, trimmed as with
+    /// [`Informer::trimmed`] and kept [`Compact`].
+    pub fn compact(api: Api<K>, config: watcher::Config, trim: fn(&mut K)) -> Self {
+        Self::from_source(Box::new(move || {
+            let mut dictionary = Dictionary::default();
+            watcher(api.clone(), config.clone())
+                .default_backoff()
+                .modify(trim)
+                .map_ok(move |e| Compact::pack_event(e, &mut dictionary))
+                .boxed()
+        }))
+    }
+}
+
+impl<K> Informer<K>
+where
+    K: Resource + Clone + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone + Send + Sync,
+{
+    fn from_source(source: Source<K>) -> Self {
         let writer = Writer::default();
         let store = writer.as_reader();
         Self {
             inner: Arc::new(Inner {
-                api,
-                config,
-                trim,
+                source,
                 store,
                 shared: Arc::new(Mutex::new(Shared {
                     writer,
@@ -174,10 +211,7 @@ where
     fn start(&self) {
         let mut task = self.inner.task.lock();
         if task.is_none() {
-            let events = watcher(self.inner.api.clone(), self.inner.config.clone())
-                .default_backoff()
-                .modify(self.inner.trim)
-                .boxed();
+            let events = (self.inner.source)();
             let shared = self.inner.shared.clone();
             let store = self.inner.store.clone();
             *task = Some(tokio::spawn(dispatch(events, shared, store)));

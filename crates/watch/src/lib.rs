@@ -6,8 +6,8 @@
 //! reader needs `metadata.managedFields`, and with several field managers per object they are
 //! a large part of what a store holds. [`coalesce`] gathers wake-ups that can wait a moment
 //! (a parent's children reporting status) so one reconcile answers a burst. Large stores read
-//! a few objects at a time keep them as JSON text instead ([`Packed`], and [`PackedObject`] for
-//! objects of any kind in a reflector store).
+//! a few objects at a time keep them as JSON text instead ([`Packed`]; [`Compact`] and
+//! [`PackedObject`] for objects of a typed kind or any kind in a reflector store).
 //!
 //! Between `flotilla-apis` (types, no I/O) and the crates that run loops: the agent and the
 //! controllers both depend on it, neither on the other.
@@ -18,6 +18,7 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 mod coalesce;
+mod compact;
 mod fanout;
 mod informer;
 mod packed;
@@ -26,6 +27,7 @@ mod part;
 mod text;
 
 pub use coalesce::coalesce;
+pub use compact::Compact;
 pub use fanout::{Events, Fanout};
 pub use informer::{Change, Informer};
 pub use packed::Packed;

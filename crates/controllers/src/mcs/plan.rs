@@ -48,31 +48,51 @@ pub fn binding_clusters(b: &ResourceBinding) -> BTreeSet<String> {
         .collect()
 }
 
+/// Where a binding puts its object, as far as multi-cluster services care.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// The binding's namespace.
+    pub namespace: Option<String>,
+    /// The Service's name, when the binding's object is a Service.
+    pub service: Option<String>,
+    /// [`binding_clusters`].
+    pub clusters: BTreeSet<String>,
+}
+
+impl Placed {
+    /// Where `b` puts its object.
+    pub fn of(b: &ResourceBinding) -> Placed {
+        let r = &b.spec.resource;
+        Placed {
+            namespace: b.namespace(),
+            service: r.is_service().then(|| r.name.clone()),
+            clusters: binding_clusters(b),
+        }
+    }
+}
+
 /// The clusters that run Service `ns`/`name`: those of the binding of that Service.
 pub fn exporting_clusters<'a>(
-    bindings: impl IntoIterator<Item = &'a ResourceBinding>,
+    placed: impl IntoIterator<Item = &'a Placed>,
     ns: &str,
     name: &str,
 ) -> BTreeSet<String> {
-    bindings
+    placed
         .into_iter()
-        .filter(|b| {
-            let r = &b.spec.resource;
-            b.namespace().as_deref() == Some(ns) && r.is_service() && r.name == name
-        })
-        .flat_map(binding_clusters)
+        .filter(|p| p.namespace.as_deref() == Some(ns) && p.service.as_deref() == Some(name))
+        .flat_map(|p| p.clusters.iter().cloned())
         .collect()
 }
 
 /// The members of namespace `ns`: every cluster one of its bindings reaches.
 pub fn namespace_clusters<'a>(
-    bindings: impl IntoIterator<Item = &'a ResourceBinding>,
+    placed: impl IntoIterator<Item = &'a Placed>,
     ns: &str,
 ) -> BTreeSet<String> {
-    bindings
+    placed
         .into_iter()
-        .filter(|b| b.namespace().as_deref() == Some(ns))
-        .flat_map(binding_clusters)
+        .filter(|p| p.namespace.as_deref() == Some(ns))
+        .flat_map(|p| p.clusters.iter().cloned())
         .collect()
 }
 

@@ -43,12 +43,12 @@ fn exporting_clusters_are_the_services_binding_and_members_all_of_the_namespace(
         binding("shop", "Service", "db", &["d"]),
         binding("other", "Service", "web", &["e"]),
     ];
+    let placed: Vec<Placed> = bindings.iter().map(Placed::of).collect();
+    assert_eq!(placed[0].service.as_deref(), Some("web"));
+    assert_eq!(placed[1].service, None, "a Deployment of the same name");
+    assert_eq!(exporting_clusters(&placed, "shop", "web"), set(&["a", "b"]));
     assert_eq!(
-        exporting_clusters(&bindings, "shop", "web"),
-        set(&["a", "b"])
-    );
-    assert_eq!(
-        namespace_clusters(&bindings, "shop"),
+        namespace_clusters(&placed, "shop"),
         set(&["a", "b", "c", "d"])
     );
 }

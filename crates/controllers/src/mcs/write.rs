@@ -75,9 +75,9 @@ async fn export_one(
 ) -> Result<BTreeSet<String>> {
     let ns = export.namespace().unwrap_or_default();
     let name = export.name_any();
-    let bindings = stores.bindings.state();
+    let placed = stores.placements.snapshot();
     let service = stores.services.get(&ObjectRef::new(&name).within(&ns));
-    let exporting = exporting_clusters(bindings.iter().map(|b| &**b), &ns, &name);
+    let exporting = exporting_clusters(&placed, &ns, &name);
     let now = Timestamp::now();
     let mut conds = export
         .status
@@ -151,7 +151,7 @@ async fn export_one(
         .filter(|s| exported_slice(s, &ns, &name, &exporting))
         .collect();
     let manifests = import_manifests(&import, &ours);
-    let members = namespace_clusters(bindings.iter().map(|b| &**b), &ns);
+    let members = namespace_clusters(&placed, &ns);
     for member in &members {
         let es = execution_namespace(member);
         let work = import_work_name(&ns, &name);

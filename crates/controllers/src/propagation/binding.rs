@@ -4,11 +4,12 @@
 mod kept;
 
 use std::fmt::Debug;
+use std::sync::Arc;
 
 use flotilla_apis::work::v1alpha1::{
     ClusterResourceBinding, ResourceBinding, ResourceBindingSpec, ResourceBindingStatus,
 };
-use flotilla_watch::Informer;
+use flotilla_watch::{Compact, Informer};
 use kube::runtime::watcher;
 use kube::{Api, Client, Resource};
 use serde::de::DeserializeOwned;
@@ -48,16 +49,17 @@ pub trait BindingObject:
         self.meta().namespace.as_deref()
     }
     /// The process's informer of bindings of this kind.
-    fn informer(bindings: &Bindings) -> &Informer<Self>;
+    fn informer(bindings: &Bindings) -> &Informer<Compact<Self>>;
 }
 
 /// The bindings of both scopes, watched once per process and shared by every propagation
 /// controller (the detector, the scheduler, the binding controller and the dependencies
-/// distributor each kept a copy of every binding before).
+/// distributor each kept a copy of every binding before), kept [`Compact`]: each reader
+/// [`unpack`]s the bindings it reconciles.
 #[derive(Clone)]
 pub struct Bindings {
-    namespaced: Informer<ResourceBinding>,
-    cluster: Informer<ClusterResourceBinding>,
+    namespaced: Informer<Compact<ResourceBinding>>,
+    cluster: Informer<Compact<ClusterResourceBinding>>,
 }
 
 impl Bindings {
@@ -66,19 +68,29 @@ impl Bindings {
     pub fn new(hub: Client) -> Self {
         let config = watcher::Config::default;
         Self {
-            namespaced: Informer::trimmed(Api::all(hub.clone()), config(), |b| {
+            namespaced: Informer::compact(Api::all(hub.clone()), config(), |b| {
                 kept::keep(&mut b.metadata, b.status.as_mut())
             }),
-            cluster: Informer::trimmed(Api::all(hub), config(), |b| {
+            cluster: Informer::compact(Api::all(hub), config(), |b| {
                 kept::keep(&mut b.metadata, b.status.as_mut())
             }),
         }
     }
 
     /// The informer of bindings of kind `B`.
-    pub fn of<B: BindingObject>(&self) -> &Informer<B> {
+    pub fn of<B: BindingObject>(&self) -> &Informer<Compact<B>> {
         B::informer(self)
     }
+}
+
+/// A binding of the shared informer, parsed.
+pub fn unpack<B: BindingObject>(kept: &Compact<B>) -> crate::Result<Arc<B>> {
+    kept.unpack().map(Arc::new).map_err(|e| {
+        crate::Error::Invalid(format!(
+            "binding {} kept by the informer does not parse: {e}",
+            kube::ResourceExt::name_any(kept)
+        ))
+    })
 }
 
 impl BindingObject for ResourceBinding {
@@ -94,7 +106,7 @@ impl BindingObject for ResourceBinding {
         Api::namespaced(client, namespace.unwrap_or("default"))
     }
 
-    fn informer(bindings: &Bindings) -> &Informer<Self> {
+    fn informer(bindings: &Bindings) -> &Informer<Compact<Self>> {
         &bindings.namespaced
     }
 }
@@ -116,7 +128,7 @@ impl BindingObject for ClusterResourceBinding {
         None
     }
 
-    fn informer(bindings: &Bindings) -> &Informer<Self> {
+    fn informer(bindings: &Bindings) -> &Informer<Compact<Self>> {
         &bindings.cluster
     }
 }

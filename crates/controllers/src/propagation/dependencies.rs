@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::work::v1alpha1::ResourceBinding;
-use flotilla_watch::{Change, Informer};
+use flotilla_watch::{Change, Compact, Informer};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, PersistentVolumeClaim, Secret, ServiceAccount};
 use kube::core::PartialObjectMeta;
@@ -49,7 +49,7 @@ use self::plan::{attached_to, follows, forgotten, released, snapshot};
 use self::references::{
     dependencies, Dependency, CONFIG_MAP, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE_ACCOUNT,
 };
-use super::binding::Bindings;
+use super::binding::{unpack, Bindings};
 use super::interpreters::Interpreters;
 use super::workload::{discover, dynamic_api};
 use crate::shards::{binding_key, Shards};
@@ -66,7 +66,7 @@ type Key = (String, String);
 struct Context {
     hub: Client,
     shards: Shards,
-    bindings: Store<ResourceBinding>,
+    bindings: Store<Compact<ResourceBinding>>,
     /// What each workload binding needed when last reconciled; a dependency's event wakes the
     /// workloads that need it.
     needs: Mutex<HashMap<Key, Vec<Dependency>>>,
@@ -83,7 +83,7 @@ pub async fn run(hub: Client, shards: Shards, bindings: Bindings) {
         ri_writer,
         None,
     );
-    let (wake, woken) = unbounded_channel::<ObjectRef<ResourceBinding>>();
+    let (wake, woken) = unbounded_channel::<ObjectRef<Compact<ResourceBinding>>>();
     let ctx = Arc::new(Context {
         hub: hub.clone(),
         shards,
@@ -98,12 +98,16 @@ pub async fn run(hub: Client, shards: Shards, bindings: Bindings) {
     let deletions = informer.subscribe().for_each(move |change| {
         if let Change::Deleted(gone) = change {
             let ns = gone.namespace().unwrap_or_default();
-            for a in attached_to(store.state(), &ns, &gone.name_any()) {
-                let _ = wake_deleted.send(ObjectRef::from_obj(&*a));
+            for a in attached_to(attached_in(&store, &ns), &ns, &gone.name_any()) {
+                let _ = wake_deleted.send(ObjectRef::new(&a.name_any()).within(&ns));
             }
             // An attached binding gone (its object was deleted or re-created): its workloads
             // attach again what exists now.
-            for r in &gone.spec.required_by {
+            let required_by = match unpack(&gone) {
+                Ok(gone) => gone.spec.required_by.clone(),
+                Err(_) => Vec::new(),
+            };
+            for r in &required_by {
                 let wns = r.namespace.as_deref().unwrap_or(&ns);
                 let _ = wake_deleted.send(ObjectRef::new(&r.name).within(wns));
             }
@@ -123,8 +127,8 @@ pub async fn run(hub: Client, shards: Shards, bindings: Bindings) {
 
 async fn controller(
     ctx: Arc<Context>,
-    informer: &Informer<ResourceBinding>,
-    woken: UnboundedReceiverStream<ObjectRef<ResourceBinding>>,
+    informer: &Informer<Compact<ResourceBinding>>,
+    woken: UnboundedReceiverStream<ObjectRef<Compact<ResourceBinding>>>,
 ) {
     let _ = ctx.bindings.wait_until_ready().await;
     ctx.interpreters.ready().await;
@@ -140,7 +144,7 @@ async fn watch_kind<K>(
     hub: Client,
     kind: &'static str,
     ctx: Arc<Context>,
-    wake: UnboundedSender<ObjectRef<ResourceBinding>>,
+    wake: UnboundedSender<ObjectRef<Compact<ResourceBinding>>>,
 ) where
     K: Resource<DynamicType = ()> + Clone + std::fmt::Debug + serde::de::DeserializeOwned,
     K: Send + Sync + 'static,
@@ -167,12 +171,13 @@ async fn watch_kind<K>(
     .await;
 }
 
-fn error_policy(b: Arc<ResourceBinding>, error: &Error, _: Arc<Context>) -> Action {
+fn error_policy(b: Arc<Compact<ResourceBinding>>, error: &Error, _: Arc<Context>) -> Action {
     tracing::warn!(binding = %b.name_any(), namespace = ?b.namespace(), %error, "dependencies distributor");
     Action::requeue(Duration::from_secs(5))
 }
 
-async fn reconcile(b: Arc<ResourceBinding>, ctx: Arc<Context>) -> Result<Action> {
+async fn reconcile(b: Arc<Compact<ResourceBinding>>, ctx: Arc<Context>) -> Result<Action> {
+    let b = unpack(&b)?;
     let key = binding_key(b.metadata.namespace.as_deref(), &b.name_any());
     let shards = ctx.shards.clone();
     shards.reconcile(&key, reconcile_owned(b, ctx)).await
@@ -184,9 +189,7 @@ async fn reconcile_owned(b: Arc<ResourceBinding>, ctx: Arc<Context>) -> Result<A
     // As an attached binding: forget workloads that are gone or stopped propagating their
     // dependencies.
     let gone = forgotten(&b.spec.required_by, &ns, |wns, wname| {
-        ctx.bindings
-            .get(&ObjectRef::new(wname).within(wns))
-            .is_some_and(|w| w.spec.propagate_deps)
+        stored(&ctx.bindings, wns, wname).is_some_and(|w| w.spec.propagate_deps)
     });
     if !gone.is_empty() {
         update(&ctx, &ns, &name, |required| {
@@ -211,7 +214,7 @@ async fn reconcile_owned(b: Arc<ResourceBinding>, ctx: Arc<Context>) -> Result<A
     for d in &wanted {
         attach(&ctx, &ns, d, &snapshot, b.spec.conflict_resolution).await?;
     }
-    let attached = attached_to(ctx.bindings.state(), &ns, &name);
+    let attached = attached_to(attached_in(&ctx.bindings, &ns), &ns, &name);
     for aname in released(&attached, &wanted) {
         update(&ctx, &ns, &aname, |required| {
             required.retain(|r| r.name != name)
@@ -219,6 +222,29 @@ async fn reconcile_owned(b: Arc<ResourceBinding>, ctx: Arc<Context>) -> Result<A
         .await?;
     }
     Ok(Action::await_change())
+}
+
+/// Binding `ns/name` as the informer keeps it, parsed.
+fn stored(
+    bindings: &Store<Compact<ResourceBinding>>,
+    ns: &str,
+    name: &str,
+) -> Option<Arc<ResourceBinding>> {
+    let kept = bindings.get(&ObjectRef::new(name).within(ns))?;
+    unpack(&kept).ok()
+}
+
+/// The bindings in `ns` that may be attached ones, parsed: those with the dependency version
+/// annotation, which [`attach`] writes with every `requiredBy` entry (the others, the
+/// workloads' own, are not parsed).
+fn attached_in(bindings: &Store<Compact<ResourceBinding>>, ns: &str) -> Vec<Arc<ResourceBinding>> {
+    bindings
+        .state()
+        .iter()
+        .filter(|b| b.meta().namespace.as_deref() == Some(ns))
+        .filter(|b| b.annotations().contains_key(DEPENDENCY_VERSION_ANNOTATION))
+        .filter_map(|b| unpack(b).ok())
+        .collect()
 }
 
 /// The dependencies `b` propagates: none unless it asks for them, is scheduled somewhere and

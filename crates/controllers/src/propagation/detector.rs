@@ -26,7 +26,7 @@ use flotilla_apis::conditions;
 use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::policy::v1alpha1::{ClusterPropagationPolicy, PropagationPolicy};
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding};
-use flotilla_watch::{Dictionary, PackedObject};
+use flotilla_watch::{Compact, Dictionary, PackedObject};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
@@ -41,7 +41,7 @@ use tokio::sync::broadcast;
 
 pub use self::desired::{desired, desired_sized, excluded_namespace, kept_by_each_cluster};
 use self::desired::{named_kinds, unwatched, up_to_date};
-use super::binding::{BindingObject, Bindings, DETECTOR_HASH_ANNOTATION};
+use super::binding::{unpack, BindingObject, Bindings, DETECTOR_HASH_ANNOTATION};
 use super::feed::{feed, Changes};
 use super::interpreters::Interpreters;
 use super::select::{choose, Subject};
@@ -58,8 +58,8 @@ struct Shared {
     shards: Shards,
     policies: Store<PropagationPolicy>,
     cluster_policies: Store<ClusterPropagationPolicy>,
-    bindings: Store<ResourceBinding>,
-    cluster_bindings: Store<ClusterResourceBinding>,
+    bindings: Store<Compact<ResourceBinding>>,
+    cluster_bindings: Store<Compact<ClusterResourceBinding>>,
     /// How kinds without compiled rules count their replicas.
     interpreters: Interpreters,
 }
@@ -237,12 +237,12 @@ async fn reconcile_owned(obj: Arc<PackedObject>, ctx: Arc<KindContext>) -> Resul
                     .shared
                     .bindings
                     .get(&ObjectRef::new(&bname).within(ns))
-                    .map(|b| conditions_of(&*b)),
+                    .map(|b| kept_conditions(&b)),
                 None => ctx
                     .shared
                     .cluster_bindings
                     .get(&ObjectRef::new(&bname))
-                    .map(|b| conditions_of(&*b)),
+                    .map(|b| kept_conditions(&b)),
             };
             interpreted(&ctx, ns, &bname, known, Some(&e.to_string())).await?;
             return Ok(Action::requeue(Duration::from_secs(60)));
@@ -254,32 +254,34 @@ async fn reconcile_owned(obj: Arc<PackedObject>, ctx: Arc<KindContext>) -> Resul
         .unwrap_or_default()
         .to_owned();
     let params = PatchParams::apply(MANAGER).force();
-    // The binding's conditions as last seen (`None`: there is no binding).
+    // The binding's conditions as last seen (`None`: there is no binding), when an interpreter
+    // reading the replicas has its say on them.
+    let reads = interpreter.as_ref().is_some_and(|i| i.reads_replicas());
     let known = if ctx.namespaced {
         let ns = ns.unwrap_or_default();
         let current = ctx.shared.bindings.get(&ObjectRef::new(&bname).within(ns));
-        let mut known = current.as_ref().map(|b| conditions_of(&**b));
-        if !up_to_date(current.as_deref(), &hash) {
+        if up_to_date(current.as_deref(), &hash) {
+            current.filter(|_| reads).map(|b| kept_conditions(&b))
+        } else {
             let written = ResourceBinding::api(ctx.shared.hub.clone(), Some(ns))
                 .patch(&bname, &params, &Patch::Apply(&body))
                 .await
                 .map_err(Error::hub(format!("apply binding {ns}/{bname}")))?;
-            known = Some(conditions_of(&written));
+            Some(conditions_of(&written))
         }
-        known
     } else {
         let current = ctx.shared.cluster_bindings.get(&ObjectRef::new(&bname));
-        let mut known = current.as_ref().map(|b| conditions_of(&**b));
-        if !up_to_date(current.as_deref(), &hash) {
+        if up_to_date(current.as_deref(), &hash) {
+            current.filter(|_| reads).map(|b| kept_conditions(&b))
+        } else {
             let written = ClusterResourceBinding::api(ctx.shared.hub.clone(), None)
                 .patch(&bname, &params, &Patch::Apply(&body))
                 .await
                 .map_err(Error::hub(format!("apply cluster binding {bname}")))?;
-            known = Some(conditions_of(&written));
+            Some(conditions_of(&written))
         }
-        known
     };
-    if interpreter.as_ref().is_some_and(|i| i.reads_replicas()) {
+    if reads {
         interpreted(&ctx, ns, &bname, known, None).await?;
     }
     Ok(Action::await_change())
@@ -292,6 +294,11 @@ const INTERPRETED: &str = "Interpreted";
 /// A binding's conditions.
 fn conditions_of<B: BindingObject>(b: &B) -> Vec<Condition> {
     b.status().map(|s| s.conditions.clone()).unwrap_or_default()
+}
+
+/// The conditions of a binding as the informer keeps it.
+fn kept_conditions<B: BindingObject>(kept: &Compact<B>) -> Vec<Condition> {
+    unpack(kept).map(|b| conditions_of(&*b)).unwrap_or_default()
 }
 
 /// Set [`INTERPRETED`] on binding `bname` (in `ns`), whose conditions are `known`, when it

@@ -34,6 +34,7 @@ use flotilla_apis::quantity;
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding, ResourceBindingSpec};
 use flotilla_scheduler::failover::{self, Failback};
 use flotilla_scheduler::{filter, schedule, Eviction, Request};
+use flotilla_watch::Compact;
 use futures::StreamExt;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
@@ -46,7 +47,7 @@ use self::inputs::Inputs;
 use self::plan::{
     failed_over, placement_hash, placement_patch, rebalance, spec_write, status_write,
 };
-use super::binding::{apply_status, BindingObject, Bindings};
+use super::binding::{apply_status, unpack, BindingObject, Bindings};
 use super::feed::{feed_on_change, requeue_at, Changes};
 use super::settled::Settled;
 use super::workload::fnv64;
@@ -169,7 +170,7 @@ async fn scheduler<B: BindingObject>(ctx: Arc<Context>, bindings: &Bindings) {
         .await;
 }
 
-fn error_policy<B: BindingObject>(b: Arc<B>, error: &Error, _: Arc<Context>) -> Action {
+fn error_policy<B: BindingObject>(b: Arc<Compact<B>>, error: &Error, _: Arc<Context>) -> Action {
     tracing::warn!(binding = %b.name_any(), namespace = ?b.namespace(), %error, "scheduler");
     Action::requeue(Duration::from_secs(5))
 }
@@ -210,7 +211,8 @@ pub fn request<'a>(
     })
 }
 
-async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
+async fn reconcile<B: BindingObject>(b: Arc<Compact<B>>, ctx: Arc<Context>) -> Result<Action> {
+    let b = unpack(&b)?;
     let key = binding_key(b.scope_namespace(), &b.name_any());
     let shards = ctx.shards.clone();
     shards

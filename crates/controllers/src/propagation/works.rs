@@ -52,7 +52,7 @@ use flotilla_apis::policy::v1alpha1::{ClusterOverridePolicy, OverridePolicy};
 use flotilla_apis::work::v1alpha1::{
     ClusterResourceBinding, ManifestStatus, ResourceBinding, ResourceBindingSpec, Work,
 };
-use flotilla_watch::Packed;
+use flotilla_watch::{Compact, Packed};
 use futures::StreamExt;
 use k8s_openapi::jiff::Timestamp;
 use kube::discovery::ApiResource;
@@ -71,7 +71,7 @@ use self::refuse::refuse;
 use self::render::{leaving, targets, template, write_works, Template};
 use self::shares::shares;
 use self::status::{status_view, write_status};
-use super::binding::{BindingObject, Bindings, BINDING_FINALIZER};
+use super::binding::{unpack, BindingObject, Bindings, BINDING_FINALIZER};
 use super::feed::{feed, feed_on_change, Changes};
 use super::interpreters::Interpreters;
 use super::scope;
@@ -221,7 +221,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindin
 async fn controller<B: BindingObject>(
     ctx: Arc<Context>,
     bindings: &Bindings,
-    works_changed: tokio::sync::mpsc::UnboundedReceiver<ObjectRef<B>>,
+    works_changed: tokio::sync::mpsc::UnboundedReceiver<ObjectRef<Compact<B>>>,
 ) {
     let _ = ctx.clusters.wait_until_ready().await;
     ctx.works.ready().await;
@@ -236,7 +236,7 @@ async fn controller<B: BindingObject>(
         .await;
 }
 
-fn error_policy<B: BindingObject>(b: Arc<B>, error: &Error, _: Arc<Context>) -> Action {
+fn error_policy<B: BindingObject>(b: Arc<Compact<B>>, error: &Error, _: Arc<Context>) -> Action {
     tracing::warn!(binding = %b.name_any(), namespace = ?b.namespace(), %error, "binding controller");
     Action::requeue(Duration::from_secs(5))
 }
@@ -254,7 +254,8 @@ fn cluster_of(w: &Work) -> &str {
         .unwrap_or_default()
 }
 
-async fn reconcile<B: BindingObject>(b: Arc<B>, ctx: Arc<Context>) -> Result<Action> {
+async fn reconcile<B: BindingObject>(b: Arc<Compact<B>>, ctx: Arc<Context>) -> Result<Action> {
+    let b = unpack(&b)?;
     let key = binding_key(b.scope_namespace(), &b.name_any());
     let shards = ctx.shards.clone();
     shards

@@ -8,7 +8,6 @@ use flotilla_apis::policy::v1alpha1::ConflictResolution;
 use flotilla_apis::work::v1alpha1::{BindingSnapshot, ResourceBinding};
 use k8s_openapi::api::core::v1::{ConfigMap, PersistentVolumeClaim, Secret, ServiceAccount};
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
-use kube::runtime::reflector::ObjectRef;
 use kube::{Api, Resource, ResourceExt};
 
 use super::plan::{attached_binding, list, required_by_write, Write};
@@ -31,7 +30,7 @@ pub(super) async fn attach(
     };
     let bname = binding_name(&d.name, d.kind);
     let api = Api::<ResourceBinding>::namespaced(ctx.hub.clone(), ns);
-    let known = ctx.bindings.get(&ObjectRef::new(&bname).within(ns));
+    let known = super::stored(&ctx.bindings, ns, &bname);
     if let Some(stale) = known.as_ref().and_then(|b| b.spec.resource.uid.as_ref()) {
         if *stale != uid {
             // The object was re-created; the garbage collector removes the old one's binding,
@@ -117,7 +116,7 @@ async fn update_with_version(
     edit: impl Fn(&mut Vec<BindingSnapshot>),
 ) -> Result<()> {
     let api = Api::<ResourceBinding>::namespaced(ctx.hub.clone(), ns);
-    let mut current = ctx.bindings.get(&ObjectRef::new(name).within(ns));
+    let mut current = super::stored(&ctx.bindings, ns, name);
     for _ in 0..4 {
         let b = match current.take() {
             Some(b) => b,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding, Work};
-use flotilla_watch::Packed;
+use flotilla_watch::{Compact, Packed};
 use futures::StreamExt;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{watcher, WatchStreamExt};
@@ -33,8 +33,8 @@ type Kinds = BTreeSet<(String, String)>;
 
 /// Where the Works' events go.
 pub(super) struct Wake {
-    pub namespaced: UnboundedSender<ObjectRef<ResourceBinding>>,
-    pub cluster: UnboundedSender<ObjectRef<ClusterResourceBinding>>,
+    pub namespaced: UnboundedSender<ObjectRef<Compact<ResourceBinding>>>,
+    pub cluster: UnboundedSender<ObjectRef<Compact<ClusterResourceBinding>>>,
 }
 
 /// Keeps `works` and `index` filled with the hub's bound Works, waking their bindings;
@@ -120,12 +120,12 @@ fn take(event: watcher::Event<Work>, works: &Packed<Work>, index: &WorkIndex, wa
             Some(ns) => {
                 let _ = wake
                     .namespaced
-                    .send(ObjectRef::<ResourceBinding>::new(name).within(ns));
+                    .send(ObjectRef::<Compact<ResourceBinding>>::new(name).within(ns));
             }
             None => {
                 let _ = wake
                     .cluster
-                    .send(ObjectRef::<ClusterResourceBinding>::new(name));
+                    .send(ObjectRef::<Compact<ClusterResourceBinding>>::new(name));
             }
         }
     }
