@@ -8,7 +8,7 @@
 //! deletion), and entries for Works deleted while the watch was down are pruned when it has
 //! listed again. An entry whose Work the cache does not hold is simply not found.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use flotilla_apis::work::v1alpha1::Work;
 use flotilla_watch::Packed;
@@ -18,22 +18,27 @@ use parking_lot::Mutex;
 use crate::propagation::binding::BINDING_LABEL;
 
 /// A Work: its execution namespace and name.
-type WorkRef = (String, String);
+type WorkRef = (Box<str>, Box<str>);
 
-/// The binding label's value → its Works.
+/// The binding label's value → its Works, sorted (a vector: a set's node has room for eleven,
+/// and most bindings have a few Works).
 #[derive(Default)]
-pub(super) struct WorkIndex(Mutex<HashMap<String, BTreeSet<WorkRef>>>);
+pub(super) struct WorkIndex(Mutex<HashMap<Box<str>, Vec<WorkRef>>>);
 
-fn entry(w: &Work) -> Option<(String, WorkRef)> {
-    let label = w.labels().get(BINDING_LABEL)?.clone();
-    Some((label, (w.namespace()?, w.name_any())))
+fn entry(w: &Work) -> Option<(Box<str>, WorkRef)> {
+    let label = w.labels().get(BINDING_LABEL)?.as_str().into();
+    Some((label, (w.namespace()?.into(), w.name_any().into())))
 }
 
 impl WorkIndex {
     /// The watch delivered `w` (before the cache stores it).
     pub(super) fn seen(&self, w: &Work) {
         if let Some((label, r)) = entry(w) {
-            self.0.lock().entry(label).or_default().insert(r);
+            let mut map = self.0.lock();
+            let refs = map.entry(label).or_default();
+            if let Err(at) = refs.binary_search(&r) {
+                refs.insert(at, r);
+            }
         }
     }
 
@@ -41,9 +46,11 @@ impl WorkIndex {
     pub(super) fn gone(&self, w: &Work) {
         if let Some((label, r)) = entry(w) {
             let mut map = self.0.lock();
-            if let Some(set) = map.get_mut(&label) {
-                set.remove(&r);
-                if set.is_empty() {
+            if let Some(refs) = map.get_mut(&label) {
+                if let Ok(at) = refs.binary_search(&r) {
+                    refs.remove(at);
+                }
+                if refs.is_empty() {
                     map.remove(&label);
                 }
             }
@@ -52,20 +59,20 @@ impl WorkIndex {
 
     /// After a relist: forget the Works `store` no longer holds.
     pub(super) fn prune(&self, store: &Packed<Work>) {
-        self.0.lock().retain(|_, set| {
-            set.retain(|(ns, name)| store.contains(Some(ns), name));
-            !set.is_empty()
+        self.0.lock().retain(|_, refs| {
+            refs.retain(|(ns, name)| store.contains(Some(&**ns), name));
+            !refs.is_empty()
         });
     }
 
     /// The Works in `store` labelled `label`.
     pub(super) fn works(&self, store: &Packed<Work>, label: &str) -> Vec<std::sync::Arc<Work>> {
         let refs: Vec<WorkRef> = match self.0.lock().get(label) {
-            Some(set) => set.iter().cloned().collect(),
+            Some(refs) => refs.clone(),
             None => return Vec::new(),
         };
         refs.iter()
-            .filter_map(|(ns, name)| store.get(Some(ns), name))
+            .filter_map(|(ns, name)| store.get(Some(&**ns), name))
             .filter(|w| w.labels().get(BINDING_LABEL).map(String::as_str) == Some(label))
             .map(std::sync::Arc::new)
             .collect()
@@ -145,6 +152,6 @@ mod tests {
             names(index.works(&store, "shop.web")),
             ["flotilla-es-m-3/web"]
         );
-        assert_eq!(index.0.lock().values().map(BTreeSet::len).sum::<usize>(), 2);
+        assert_eq!(index.0.lock().values().map(Vec::len).sum::<usize>(), 2);
     }
 }
