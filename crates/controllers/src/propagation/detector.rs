@@ -32,7 +32,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::discovery::ApiResource;
-use kube::runtime::controller::Action;
+use kube::runtime::controller::{self, Action};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{watcher, Controller, WatchStreamExt};
 use kube::{Api, Client};
@@ -171,6 +171,7 @@ async fn watch_kind(
         .reflect(writer)
         .applied_objects();
     Controller::for_stream_with(templates, reader, ctx.resource.clone())
+        .with_config(controller::Config::default().concurrency(super::feed::CONCURRENCY))
         .reconcile_all_on(policies_changed)
         .reconcile_all_on(ctx.shared.shards.gained())
         .run(reconcile, error_policy, ctx)

@@ -22,23 +22,6 @@ fn keeps_short_text_as_it_is_and_long_text_smaller() {
 }
 
 #[test]
-fn text_that_does_not_shrink_is_kept_plain() {
-    // Bytes LZ4 cannot find repeats in.
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let noise: Vec<u8> = (0..4096)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
-    let t = Text::new(&noise, None);
-    assert_eq!(t.held(), noise.len() + 1);
-    assert_eq!(&*t.json(), &noise[..]);
-}
-
-#[test]
 fn a_text_packed_with_a_dictionary_reads_back_with_it() {
     let text = |i: usize| {
         serde_json::to_vec(&serde_json::json!({
