@@ -141,7 +141,7 @@ impl Placements {
         let mut map = self.0.lock();
         for kept in store.state() {
             if let Ok(b) = unpack(&kept) {
-                map.insert(key(&b), Placed::of(&b));
+                map.insert(key(&*b), Placed::of(&b));
             }
         }
     }
@@ -159,17 +159,15 @@ impl Placements {
                     Ok(b) => {
                         let placed = Placed::of(&b);
                         let mut map = self.0.lock();
-                        map.get(&key(&b)) != Some(&placed) && {
-                            map.insert(key(&b), placed);
+                        let key = key(&*b);
+                        map.get(&key) != Some(&placed) && {
+                            map.insert(key, placed);
                             true
                         }
                     }
                     Err(_) => false,
                 },
-                Change::Deleted(kept) => {
-                    let gone = (kept.namespace(), kept.name_any());
-                    self.0.lock().remove(&gone).is_some()
-                }
+                Change::Deleted(kept) => self.0.lock().remove(&key(&*kept)).is_some(),
             };
             if wake {
                 changed.notify_one();
@@ -183,7 +181,7 @@ impl Placements {
     }
 }
 
-fn key(b: &ResourceBinding) -> Key {
+fn key(b: &impl ResourceExt) -> Key {
     (b.namespace(), b.name_any())
 }
 

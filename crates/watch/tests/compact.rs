@@ -5,13 +5,16 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+mod common;
+
+use common::fresh_namespace;
 use flotilla_testkit::Members;
 use flotilla_watch::{Change, Compact, Informer};
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{DeleteParams, ObjectMeta, PostParams};
 use kube::runtime::watcher;
-use kube::{Api, ResourceExt};
+use kube::ResourceExt;
 
 const NS: &str = "watch-compact";
 
@@ -42,19 +45,7 @@ fn trim(cm: &mut ConfigMap) {
 async fn a_compact_informer_keeps_objects_packed_and_hands_them_back_whole() {
     let members = tokio::task::block_in_place(|| Members::shared(1)).expect("a member");
     let client = members.client("member-1").await.expect("member client");
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let namespace = Namespace {
-        metadata: ObjectMeta {
-            name: Some(NS.to_owned()),
-            ..ObjectMeta::default()
-        },
-        ..Namespace::default()
-    };
-    let _ = namespaces.create(&PostParams::default(), &namespace).await;
-    let api: Api<ConfigMap> = Api::namespaced(client.clone(), NS);
-    for cm in api.list(&Default::default()).await.expect("list").items {
-        let _ = api.delete(&cm.name_any(), &DeleteParams::default()).await;
-    }
+    let api = fresh_namespace(&client, NS).await;
     let created = api
         .create(&PostParams::default(), &configmap("web", "1"))
         .await

@@ -4,14 +4,16 @@
 
 use std::time::Duration;
 
+mod common;
+
+use common::fresh_namespace;
 use flotilla_testkit::Members;
 use flotilla_watch::Fanout;
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{DeleteParams, ObjectMeta, PostParams};
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{watcher, WatchStreamExt};
-use kube::{Api, Client};
 
 const LABEL: &str = "watch-fanout";
 
@@ -24,24 +26,6 @@ fn configmap(name: &str, picked: bool) -> ConfigMap {
         },
         ..ConfigMap::default()
     }
-}
-
-async fn namespace(client: &Client, name: &str) -> Api<ConfigMap> {
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let namespace = Namespace {
-        metadata: ObjectMeta {
-            name: Some(name.to_owned()),
-            ..ObjectMeta::default()
-        },
-        ..Namespace::default()
-    };
-    let _ = namespaces.create(&PostParams::default(), &namespace).await;
-    let api: Api<ConfigMap> = Api::namespaced(client.clone(), name);
-    for cm in api.list(&Default::default()).await.expect("list").items {
-        let name = cm.metadata.name.unwrap();
-        let _ = api.delete(&name, &DeleteParams::default()).await;
-    }
-    api
 }
 
 /// A reader of `ns` from `fanout`, kept in a store by a task of its own.
@@ -79,8 +63,8 @@ async fn until(store: &Store<ConfigMap>, want: &[&str]) {
 async fn readers_see_their_namespace_whenever_they_come() {
     let members = tokio::task::block_in_place(|| Members::shared(1)).expect("a member");
     let client = members.client("member-1").await.expect("member client");
-    let a = namespace(&client, "fanout-a").await;
-    let b = namespace(&client, "fanout-b").await;
+    let a = fresh_namespace(&client, "fanout-a").await;
+    let b = fresh_namespace(&client, "fanout-b").await;
     let post = PostParams::default();
     a.create(&post, &configmap("a1", true))
         .await

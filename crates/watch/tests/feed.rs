@@ -4,11 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+mod common;
+
+use common::fresh_namespace;
 use flotilla_testkit::Members;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{DeleteParams, ObjectMeta, PostParams};
 use kube::runtime::{reflector, watcher};
-use kube::Api;
 use tokio::sync::Notify;
 
 fn configmap(name: &str, label: Option<&str>) -> ConfigMap {
@@ -39,19 +41,7 @@ async fn the_store_follows_the_selected_objects_lean_and_wakes_the_listener() {
     let members = tokio::task::block_in_place(|| Members::shared(1)).expect("a member");
     let client = members.client("member-1").await.expect("member client");
     let ns = "watch-feed";
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let namespace = Namespace {
-        metadata: ObjectMeta {
-            name: Some(ns.to_owned()),
-            ..ObjectMeta::default()
-        },
-        ..Namespace::default()
-    };
-    let _ = namespaces.create(&PostParams::default(), &namespace).await;
-    let api: Api<ConfigMap> = Api::namespaced(client, ns);
-    for name in ["picked", "skipped"] {
-        let _ = api.delete(name, &DeleteParams::default()).await;
-    }
+    let api = fresh_namespace(&client, ns).await;
 
     let (store, writer) = reflector::store();
     let changed = Arc::new(Notify::new());

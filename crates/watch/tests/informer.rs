@@ -6,14 +6,17 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod common;
+
+use common::fresh_namespace;
 use flotilla_testkit::Members;
 use flotilla_watch::{Change, Informer};
 use futures::stream::BoxStream;
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{DeleteParams, ObjectMeta, PostParams};
 use kube::runtime::watcher;
-use kube::{Api, Client, ResourceExt};
+use kube::{Api, ResourceExt};
 
 const NS: &str = "watch-informer";
 /// On the test's ConfigMaps (the namespace has the member's own too); the informer selects it.
@@ -29,23 +32,6 @@ fn configmap(name: &str, value: &str) -> ConfigMap {
         data: Some(BTreeMap::from([("v".to_owned(), value.to_owned())])),
         ..ConfigMap::default()
     }
-}
-
-async fn fresh_namespace(client: &Client) -> Api<ConfigMap> {
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let namespace = Namespace {
-        metadata: ObjectMeta {
-            name: Some(NS.to_owned()),
-            ..ObjectMeta::default()
-        },
-        ..Namespace::default()
-    };
-    let _ = namespaces.create(&PostParams::default(), &namespace).await;
-    let api: Api<ConfigMap> = Api::namespaced(client.clone(), NS);
-    for cm in api.list(&Default::default()).await.expect("list").items {
-        let _ = api.delete(&cm.name_any(), &DeleteParams::default()).await;
-    }
-    api
 }
 
 /// The next change of a reader about an object of the test's namespace, named with its
@@ -75,7 +61,7 @@ async fn next(reader: &mut BoxStream<'static, Change<ConfigMap>>) -> (String, Ar
 async fn readers_share_one_store_and_miss_nothing() {
     let members = tokio::task::block_in_place(|| Members::shared(1)).expect("a member");
     let client = members.client("member-1").await.expect("member client");
-    let api = fresh_namespace(&client).await;
+    let api = fresh_namespace(&client, NS).await;
     let post = PostParams::default();
     api.create(&post, &configmap("before", "1"))
         .await

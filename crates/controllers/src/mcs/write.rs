@@ -2,6 +2,7 @@
 //! step: export requests, ServiceImports, the exports' conditions, the members' Works.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use flotilla_apis::conditions::{self, Set};
 use flotilla_apis::multicluster::{
@@ -21,7 +22,7 @@ use serde_json::{json, Value};
 
 use super::plan::{
     conflict, exporting_clusters, import_manifests, invalid, namespace_clusters, service_import,
-    shape, Shape, REASON_NO_CONFLICTS, REASON_NO_SERVICE, REASON_VALID,
+    shape, Placed, Shape, REASON_NO_CONFLICTS, REASON_NO_SERVICE, REASON_VALID,
 };
 use super::{
     import_work_name, Stores, CONTENT_HASH_ANNOTATION, CRD_WORK, IMPORT_WORK_LABEL, MANAGER,
@@ -42,12 +43,16 @@ struct Wanted {
 pub(super) async fn pass(hub: &Client, stores: &Stores) {
     let mut wanted = Wanted::default();
     let mut crd_members = BTreeSet::new();
+    let seen = Seen {
+        placed: stores.placements.snapshot(),
+        slices: stores.slices.state(),
+    };
     for export in stores.exports.state() {
         let ns = export.namespace().unwrap_or_default();
         if is_hub_namespace(&ns) || export.meta().deletion_timestamp.is_some() {
             continue;
         }
-        match export_one(hub, stores, &export, &mut wanted).await {
+        match export_one(hub, stores, &seen, &export, &mut wanted).await {
             Ok(members) => crd_members.extend(members),
             Err(e) => {
                 tracing::warn!(namespace = %ns, export = %export.name_any(), error = %e, "multi-cluster service");
@@ -65,19 +70,28 @@ pub(super) async fn pass(hub: &Client, stores: &Stores) {
     }
 }
 
+/// What one pass reads for every export, taken once at its start.
+struct Seen {
+    /// Every binding's placement.
+    placed: Vec<Placed>,
+    /// The hub's EndpointSlices.
+    slices: Vec<Arc<EndpointSlice>>,
+}
+
 /// Plans one export, writes its ServiceImport and conditions, and adds its requests and Works
 /// to `wanted`; returns the members that receive the import.
 async fn export_one(
     hub: &Client,
     stores: &Stores,
+    seen: &Seen,
     export: &ServiceExport,
     wanted: &mut Wanted,
 ) -> Result<BTreeSet<String>> {
     let ns = export.namespace().unwrap_or_default();
     let name = export.name_any();
-    let placed = stores.placements.snapshot();
+    let placed = &seen.placed;
     let service = stores.services.get(&ObjectRef::new(&name).within(&ns));
-    let exporting = exporting_clusters(&placed, &ns, &name);
+    let exporting = exporting_clusters(placed, &ns, &name);
     let now = Timestamp::now();
     let mut conds = export
         .status
@@ -144,14 +158,14 @@ async fn export_one(
         });
         wanted.requests.insert((es, request), body);
     }
-    let slices = stores.slices.state();
-    let ours: Vec<&EndpointSlice> = slices
+    let ours: Vec<&EndpointSlice> = seen
+        .slices
         .iter()
         .map(|s| &**s)
         .filter(|s| exported_slice(s, &ns, &name, &exporting))
         .collect();
     let manifests = import_manifests(&import, &ours);
-    let members = namespace_clusters(&placed, &ns);
+    let members = namespace_clusters(placed, &ns);
     for member in &members {
         let es = execution_namespace(member);
         let work = import_work_name(&ns, &name);
