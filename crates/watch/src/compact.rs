@@ -18,9 +18,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use crate::meta::{self, Typed};
 use crate::text::{Dictionary, Text};
 
-/// An object of kind `K`: its metadata, and its other top-level fields as JSON text.
+/// An object of kind `K`: its identity and annotations typed (its [`Resource::meta`] has
+/// nothing else), the rest of it — labels, owners, finalizers, spec, status — as JSON text.
 pub struct Compact<K> {
     metadata: ObjectMeta,
     rest: Text,
@@ -53,13 +55,16 @@ where
     /// Packs `o` as it is (make it lean first), compressed against `dictionary` (kept by whoever
     /// packs the objects of one store, learned from the first ones).
     pub fn pack(mut o: K, dictionary: &mut Dictionary) -> Compact<K> {
-        let metadata = std::mem::take(o.meta_mut());
+        let (metadata, more) = meta::split(std::mem::take(o.meta_mut()), Typed::WithAnnotations);
         let mut rest = match serde_json::to_value(&o) {
             Ok(Value::Object(map)) => map,
             // A Kubernetes object serializes to a JSON object.
             _ => serde_json::Map::new(),
         };
         rest.remove("metadata");
+        if !more.is_empty() {
+            rest.insert("metadata".into(), Value::Object(more));
+        }
         // A map of JSON values always serializes.
         let text = serde_json::to_vec(&rest).unwrap_or_default();
         Compact {
@@ -72,7 +77,8 @@ where
     /// The object, parsed again.
     pub fn unpack(&self) -> serde_json::Result<K> {
         let mut rest: serde_json::Map<String, Value> = serde_json::from_slice(&self.rest.json())?;
-        rest.insert("metadata".into(), serde_json::to_value(&self.metadata)?);
+        let metadata = meta::join(&self.metadata, rest.remove("metadata"))?;
+        rest.insert("metadata".into(), metadata);
         serde_json::from_value(Value::Object(rest))
     }
 

@@ -21,6 +21,7 @@ mod coalesce;
 mod compact;
 mod fanout;
 mod informer;
+mod meta;
 mod packed;
 mod packed_object;
 mod part;

@@ -8,6 +8,7 @@
 //! policy names) keeps this instead, and parses the body when it reads it.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::DynamicObject;
@@ -18,13 +19,16 @@ use kube::Resource;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+use crate::meta::{self, Typed};
 use crate::text::{Dictionary, Text};
 
-/// An object with its metadata typed (without managedFields) and its other top-level fields
-/// (`apiVersion`, `kind`, `spec`, …) kept as compact, possibly compressed, JSON text.
+/// An object with its identity typed (name, namespace, uid, resourceVersion, generation,
+/// deletionTimestamp) and the rest of it (labels, annotations, owners, `spec`, …; not its
+/// managedFields) kept as compact, possibly compressed, JSON text: [`PackedObject::to_value`]
+/// has it all.
 #[derive(Clone, Debug)]
 pub struct PackedObject {
-    /// The object's metadata, without managedFields.
+    /// The object's identity; its other metadata is in [`PackedObject::to_value`].
     pub metadata: ObjectMeta,
     rest: Text,
 }
@@ -40,10 +44,15 @@ impl PackedObject {
             mut data,
         } = o;
         metadata.managed_fields = None;
+        let (metadata, more) = meta::split(metadata, Typed::Identity);
         let mut rest = match data.as_object_mut() {
             Some(map) => std::mem::take(map),
             None => serde_json::Map::new(),
         };
+        rest.remove("metadata");
+        if !more.is_empty() {
+            rest.insert("metadata".into(), Value::Object(more));
+        }
         for field in without {
             rest.remove(*field);
         }
@@ -63,7 +72,8 @@ impl PackedObject {
     pub fn to_value(&self) -> serde_json::Result<Value> {
         let mut v: Value = serde_json::from_slice(&self.rest.json())?;
         if let Some(map) = v.as_object_mut() {
-            map.insert("metadata".into(), serde_json::to_value(&self.metadata)?);
+            let metadata = meta::join(&self.metadata, map.remove("metadata"))?;
+            map.insert("metadata".into(), metadata);
         }
         Ok(v)
     }
@@ -93,28 +103,29 @@ impl<'de> Deserialize<'de> for PackedObject {
     }
 }
 
-/// Of whatever kind its [`ApiResource`] says, as a `DynamicObject`.
+/// Of whatever kind its [`ApiResource`] says, as a `DynamicObject` (shared: every key in a
+/// store carries it).
 impl Resource for PackedObject {
-    type DynamicType = ApiResource;
+    type DynamicType = Arc<ApiResource>;
     type Scope = DynamicResourceScope;
 
-    fn group(dt: &ApiResource) -> Cow<'_, str> {
+    fn group(dt: &Arc<ApiResource>) -> Cow<'_, str> {
         dt.group.as_str().into()
     }
 
-    fn version(dt: &ApiResource) -> Cow<'_, str> {
+    fn version(dt: &Arc<ApiResource>) -> Cow<'_, str> {
         dt.version.as_str().into()
     }
 
-    fn kind(dt: &ApiResource) -> Cow<'_, str> {
+    fn kind(dt: &Arc<ApiResource>) -> Cow<'_, str> {
         dt.kind.as_str().into()
     }
 
-    fn api_version(dt: &ApiResource) -> Cow<'_, str> {
+    fn api_version(dt: &Arc<ApiResource>) -> Cow<'_, str> {
         dt.api_version.as_str().into()
     }
 
-    fn plural(dt: &ApiResource) -> Cow<'_, str> {
+    fn plural(dt: &Arc<ApiResource>) -> Cow<'_, str> {
         dt.plural.as_str().into()
     }
 

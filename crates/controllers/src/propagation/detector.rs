@@ -26,6 +26,7 @@ use flotilla_apis::conditions;
 use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::policy::v1alpha1::{ClusterPropagationPolicy, PropagationPolicy};
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding};
+use flotilla_interpreter::Interpreter;
 use flotilla_watch::{Compact, Dictionary, PackedObject};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
@@ -44,7 +45,7 @@ use self::desired::{named_kinds, unwatched, up_to_date};
 use super::binding::{unpack, BindingObject, Bindings, DETECTOR_HASH_ANNOTATION};
 use super::feed::{feed, Changes};
 use super::interpreters::Interpreters;
-use super::select::{choose, Subject};
+use super::select::{choose, Chosen, Subject};
 use super::workload::Sizing;
 use super::workload::{binding_name, discover};
 use crate::shards::{binding_key, Shards};
@@ -66,7 +67,8 @@ struct Shared {
 
 struct KindContext {
     shared: Arc<Shared>,
-    resource: ApiResource,
+    /// Shared by every key of the kind's store and queue (an `ApiResource` is five strings).
+    resource: Arc<ApiResource>,
     namespaced: bool,
 }
 
@@ -128,7 +130,7 @@ async fn supervise(shared: Arc<Shared>, changed: Changes) {
                     started.insert((api_version, kind));
                     let ctx = Arc::new(KindContext {
                         shared: shared.clone(),
-                        resource,
+                        resource: Arc::new(resource),
                         namespaced,
                     });
                     tasks.spawn(watch_kind(ctx, changed.stream()));
@@ -204,22 +206,26 @@ async fn reconcile_owned(obj: Arc<PackedObject>, ctx: Arc<KindContext>) -> Resul
     {
         return Ok(Action::await_change());
     }
-    let empty = BTreeMap::new();
+    let mut template = obj
+        .to_value()
+        .map_err(|e| Error::Invalid(format!("{name}: not JSON: {e}")))?;
+    // Labels are kept in the packed text, with the rest of the object.
+    let labels: BTreeMap<String, String> = template["metadata"]
+        .get("labels")
+        .and_then(|l| serde_json::from_value(l.clone()).ok())
+        .unwrap_or_default();
     let subject = Subject {
         api_version: &ctx.resource.api_version,
         kind: &ctx.resource.kind,
         namespace: ns,
         name,
-        labels: meta.labels.as_ref().unwrap_or(&empty),
+        labels: &labels,
     };
     let policies = ctx.shared.policies.state();
     let cluster_policies = ctx.shared.cluster_policies.state();
     let Some(chosen) = choose(&subject, &policies, &cluster_policies) else {
         return Ok(Action::await_change());
     };
-    let mut template = obj
-        .to_value()
-        .map_err(|e| Error::Invalid(format!("{name}: not JSON: {e}")))?;
     template["apiVersion"] = json!(ctx.resource.api_version);
     template["kind"] = json!(ctx.resource.kind);
     let interpreter = ctx
@@ -227,63 +233,80 @@ async fn reconcile_owned(obj: Arc<PackedObject>, ctx: Arc<KindContext>) -> Resul
         .interpreters
         .for_kind(api_version, &ctx.resource.kind);
     let bname = binding_name(name, &ctx.resource.kind);
-    let sizing = match Sizing::of(&template, interpreter.as_deref()) {
+    let plan = Plan {
+        template: &template,
+        chosen: &chosen,
+        interpreter: interpreter.as_deref(),
+        name: &bname,
+    };
+    if ctx.namespaced {
+        settle(&ctx, &ctx.shared.bindings, ns, plan).await
+    } else {
+        settle(&ctx, &ctx.shared.cluster_bindings, None, plan).await
+    }
+}
+
+/// What the binding of one template is made from.
+struct Plan<'a> {
+    /// The template, with `apiVersion` and `kind` set.
+    template: &'a serde_json::Value,
+    /// The policy that chose it.
+    chosen: &'a Chosen<'a>,
+    /// The kind's ResourceInterpreter, if any.
+    interpreter: Option<&'a Interpreter>,
+    /// The binding's name.
+    name: &'a str,
+}
+
+/// Brings binding `plan.name` of scope `B` (in `ns`, kept in `store`) in step with its
+/// template: applied when its content would change, its [`INTERPRETED`] condition set when an
+/// interpreter has its say.
+async fn settle<B: BindingObject>(
+    ctx: &KindContext,
+    store: &Store<Compact<B>>,
+    ns: Option<&str>,
+    plan: Plan<'_>,
+) -> Result<Action> {
+    let bname = plan.name;
+    let key = ObjectRef::<Compact<B>>::new(bname);
+    let current = store.get(&match ns {
+        Some(ns) => key.within(ns),
+        None => key,
+    });
+    let sizing = match Sizing::of(plan.template, plan.interpreter) {
         Ok(s) => s,
         Err(e) => {
             // The binding keeps what it had; it says why, and the template is looked at
             // again when it or the interpreter changes (or within a minute).
-            tracing::warn!(%name, namespace = ?ns, error = %e, "a ResourceInterpreter rule failed");
-            let known = match ns.filter(|_| ctx.namespaced) {
-                Some(ns) => ctx
-                    .shared
-                    .bindings
-                    .get(&ObjectRef::new(&bname).within(ns))
-                    .map(|b| kept_conditions(&b)),
-                None => ctx
-                    .shared
-                    .cluster_bindings
-                    .get(&ObjectRef::new(&bname))
-                    .map(|b| kept_conditions(&b)),
-            };
-            interpreted(&ctx, ns, &bname, known, Some(&e.to_string())).await?;
+            tracing::warn!(binding = %bname, namespace = ?ns, error = %e, "a ResourceInterpreter rule failed");
+            let known = current.map(|b| kept_conditions(&b));
+            interpreted::<B>(ctx, ns, bname, known, Some(&e.to_string())).await?;
             return Ok(Action::requeue(Duration::from_secs(60)));
         }
     };
-    let body = desired_sized(&template, ctx.namespaced, &chosen, &sizing);
+    let body = desired_sized(plan.template, ctx.namespaced, plan.chosen, &sizing);
     let hash = body["metadata"]["annotations"][DETECTOR_HASH_ANNOTATION]
         .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    let params = PatchParams::apply(MANAGER).force();
+        .unwrap_or_default();
     // The binding's conditions as last seen (`None`: there is no binding), when an interpreter
     // reading the replicas has its say on them.
-    let reads = interpreter.as_ref().is_some_and(|i| i.reads_replicas());
-    let known = if ctx.namespaced {
-        let ns = ns.unwrap_or_default();
-        let current = ctx.shared.bindings.get(&ObjectRef::new(&bname).within(ns));
-        if up_to_date(current.as_deref(), &hash) {
-            current.filter(|_| reads).map(|b| kept_conditions(&b))
-        } else {
-            let written = ResourceBinding::api(ctx.shared.hub.clone(), Some(ns))
-                .patch(&bname, &params, &Patch::Apply(&body))
-                .await
-                .map_err(Error::hub(format!("apply binding {ns}/{bname}")))?;
-            Some(conditions_of(&written))
-        }
+    let reads = plan.interpreter.is_some_and(|i| i.reads_replicas());
+    let known = if up_to_date(current.as_deref(), hash) {
+        current.filter(|_| reads).map(|b| kept_conditions(&b))
     } else {
-        let current = ctx.shared.cluster_bindings.get(&ObjectRef::new(&bname));
-        if up_to_date(current.as_deref(), &hash) {
-            current.filter(|_| reads).map(|b| kept_conditions(&b))
-        } else {
-            let written = ClusterResourceBinding::api(ctx.shared.hub.clone(), None)
-                .patch(&bname, &params, &Patch::Apply(&body))
-                .await
-                .map_err(Error::hub(format!("apply cluster binding {bname}")))?;
-            Some(conditions_of(&written))
-        }
+        let params = PatchParams::apply(MANAGER).force();
+        let written = B::api(ctx.shared.hub.clone(), ns)
+            .patch(bname, &params, &Patch::Apply(&body))
+            .await
+            .map_err(Error::hub(format!(
+                "apply {} {}{bname}",
+                B::kind(&()),
+                ns.map(|ns| format!("{ns}/")).unwrap_or_default()
+            )))?;
+        Some(conditions_of(&written))
     };
     if reads {
-        interpreted(&ctx, ns, &bname, known, None).await?;
+        interpreted::<B>(ctx, ns, bname, known, None).await?;
     }
     Ok(Action::await_change())
 }
@@ -302,9 +325,9 @@ fn kept_conditions<B: BindingObject>(kept: &Compact<B>) -> Vec<Condition> {
     unpack(kept).map(|b| conditions_of(&*b)).unwrap_or_default()
 }
 
-/// Set [`INTERPRETED`] on binding `bname` (in `ns`), whose conditions are `known`, when it
-/// says something else; a binding not there (`known` is `None`) is left alone.
-async fn interpreted(
+/// Set [`INTERPRETED`] on binding `bname` of scope `B` (in `ns`), whose conditions are
+/// `known`, when it says something else; a binding not there (`known` is `None`) is left alone.
+async fn interpreted<B: BindingObject>(
     ctx: &KindContext,
     ns: Option<&str>,
     bname: &str,
@@ -325,7 +348,6 @@ async fn interpreted(
         reason,
         message,
     };
-    let ns = ns.filter(|_| ctx.namespaced);
     let Some(mut list) = known else {
         return Ok(());
     };
@@ -333,29 +355,16 @@ async fn interpreted(
         return Ok(());
     }
     let condition = conditions::find(&list, INTERPRETED).cloned();
-    let (api_version, kind) = (
-        "work.flotilla.io/v1alpha1",
-        match ns {
-            Some(_) => "ResourceBinding",
-            None => "ClusterResourceBinding",
-        },
-    );
-    let body = json!({"apiVersion": api_version, "kind": kind,
+    let body = json!({"apiVersion": B::api_version(&()), "kind": B::kind(&()),
         "status": {"conditions": [condition]}});
     let params = PatchParams::apply(MANAGER).force();
-    let written = match ns {
-        Some(ns) => ResourceBinding::api(ctx.shared.hub.clone(), Some(ns))
-            .patch_status(bname, &params, &Patch::Apply(&body))
-            .await
-            .map(drop),
-        None => ClusterResourceBinding::api(ctx.shared.hub.clone(), None)
-            .patch_status(bname, &params, &Patch::Apply(&body))
-            .await
-            .map(drop),
-    };
-    written.map_err(Error::hub(format!(
-        "write the {INTERPRETED} condition of {bname}"
-    )))
+    B::api(ctx.shared.hub.clone(), ns)
+        .patch_status(bname, &params, &Patch::Apply(&body))
+        .await
+        .map(drop)
+        .map_err(Error::hub(format!(
+            "write the {INTERPRETED} condition of {bname}"
+        )))
 }
 
 #[cfg(test)]

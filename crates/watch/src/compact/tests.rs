@@ -1,5 +1,6 @@
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::runtime::reflector::ObjectRef;
+use kube::ResourceExt;
 
 use super::*;
 
@@ -25,6 +26,8 @@ fn unpacks_to_the_object_packed() {
     let c = Compact::pack(d.clone(), &mut Dictionary::default());
     assert_eq!(c.unpack().expect("unpacks"), d);
     assert_eq!(c.meta().name.as_deref(), Some("web-1"));
+    assert_eq!(c.annotations().len(), 1, "annotations stay typed");
+    assert!(c.meta().labels.is_none(), "labels travel in the text");
     assert_eq!(Compact::<Deployment>::kind(&()), "Deployment");
     assert_eq!(Compact::<Deployment>::plural(&()), "deployments");
     assert_eq!(

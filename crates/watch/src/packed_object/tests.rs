@@ -19,6 +19,10 @@ fn keeps_the_object_but_its_managed_fields_and_what_it_is_told_to_leave_out() {
     let o: DynamicObject = serde_json::from_value(deployment()).expect("an object");
     let packed = PackedObject::pack(o, &["status"], &mut Dictionary::default());
     assert_eq!(packed.metadata.name.as_deref(), Some("web"));
+    assert!(
+        packed.metadata.labels.is_none(),
+        "labels travel in the text"
+    );
     let mut want = deployment();
     want["metadata"]
         .as_object_mut()
