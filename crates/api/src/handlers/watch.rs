@@ -70,9 +70,7 @@ impl Encoder {
                 ))
                 .unwrap_or_default(),
             ),
-            Want::Metadata => Bytes::from(
-                serde_json::to_vec(&partial_metadata(&self.res, &c.object)).unwrap_or_default(),
-            ),
+            Want::Metadata => partial_metadata(&c.object),
         };
         let mut buf = Vec::with_capacity(obj.len() + 32);
         buf.extend_from_slice(b"{\"type\":\"");

@@ -2,7 +2,7 @@
 //! asked for, or cut down to their metadata.
 
 use bytes::Bytes;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::cache::CachedObject;
 use crate::registry::{storage, ResourceInfo};
@@ -89,16 +89,26 @@ pub(crate) fn output_value(res: &ResourceInfo, mut v: Value) -> Value {
     storage::from_storage(res, v)
 }
 
-/// The `PartialObjectMetadata` view of an object.
-pub(crate) fn partial_metadata(res: &ResourceInfo, o: &CachedObject) -> Value {
-    let v = o.value();
-    json!({
-        "kind": "PartialObjectMetadata",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": v.get("metadata").cloned().unwrap_or(json!({})),
-        // Clients use the object's own GVK from the list; keep it on each item too.
-        "__gvk": res.api_version(),
-    })
+/// The `PartialObjectMetadata` view of an object, as JSON: its metadata copied from the stored
+/// bytes (the other fields are skipped, not built, so a metadata LIST of many large objects
+/// holds only what it answers).
+pub(crate) fn partial_metadata(o: &CachedObject) -> Bytes {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        metadata: Option<&'a serde_json::value::RawValue>,
+    }
+    let raw = o.raw();
+    let meta = serde_json::from_slice::<Head<'_>>(&raw)
+        .ok()
+        .and_then(|h| h.metadata)
+        .map_or("{}", |m| m.get());
+    let head = br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":"#;
+    let mut buf = Vec::with_capacity(head.len() + meta.len() + 1);
+    buf.extend_from_slice(head);
+    buf.extend_from_slice(meta.as_bytes());
+    buf.push(b'}');
+    Bytes::from(buf)
 }
 
 #[cfg(test)]

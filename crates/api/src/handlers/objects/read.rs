@@ -43,7 +43,7 @@ pub(super) async fn get(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Result
     Ok(match ctx.want {
         Want::Object => response::raw(200, output(res, &o)),
         Want::Table => response::json(200, &table::table(res, &[o], ctx, None)),
-        Want::Metadata => response::json(200, &partial_metadata(res, &o)),
+        Want::Metadata => response::raw(200, partial_metadata(&o)),
     })
 }
 
@@ -118,23 +118,26 @@ pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resul
     let items = page.items;
     Ok(match ctx.want {
         Want::Table => response::json(200, &table::table(res, &items, ctx, Some(meta))),
-        Want::Metadata => {
-            let items: Vec<Value> = items
-                .iter()
-                .map(|o| {
-                    let mut m = partial_metadata(res, o);
-                    if let Some(obj) = m.as_object_mut() {
-                        obj.remove("__gvk");
-                    }
-                    m
-                })
-                .collect();
-            response::json(
-                200,
-                &json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta, "items": items}),
-            )
-        }
-        Want::Object => response::raw(200, list_bytes(res, &items, meta)),
+        Want::Metadata => response::raw(
+            200,
+            list_bytes(
+                ("PartialObjectMetadataList", "meta.k8s.io/v1"),
+                &items,
+                meta,
+                0,
+                partial_metadata,
+            ),
+        ),
+        Want::Object => response::raw(
+            200,
+            list_bytes(
+                (&format!("{}List", res.kind), &res.api_version()),
+                &items,
+                meta,
+                items.iter().map(|o| o.raw_len() + 1).sum(),
+                |o| output(res, o),
+            ),
+        ),
     })
 }
 
@@ -264,19 +267,26 @@ async fn from_store(
     }
 }
 
-/// `{"kind":"XList",...,"items":[raw,raw,...]}` without re-encoding the items.
-fn list_bytes(res: &ResourceInfo, items: &[Arc<CachedObject>], meta: Value) -> Bytes {
-    let head = json!({"kind": format!("{}List", res.kind), "apiVersion": res.api_version(), "metadata": meta});
+/// `{"kind":…,"apiVersion":…,"metadata":…,"items":[…]}` with each item as `encode` gives it,
+/// without re-encoding the items: (kind, apiVersion) is the list's own; `items_size` what the
+/// items will take, when known.
+fn list_bytes(
+    (kind, api_version): (&str, &str),
+    items: &[Arc<CachedObject>],
+    meta: Value,
+    items_size: usize,
+    encode: impl Fn(&CachedObject) -> Bytes,
+) -> Bytes {
+    let head = json!({"kind": kind, "apiVersion": api_version, "metadata": meta});
     let head = serde_json::to_vec(&head).unwrap_or_default();
-    let size: usize = items.iter().map(|o| o.raw_len() + 1).sum::<usize>() + head.len() + 16;
-    let mut buf = BytesMut::with_capacity(size);
+    let mut buf = BytesMut::with_capacity(head.len() + items_size + 16);
     buf.put_slice(&head[..head.len() - 1]); // drop the closing brace
     buf.put_slice(b",\"items\":[");
     for (i, o) in items.iter().enumerate() {
         if i > 0 {
             buf.put_u8(b',');
         }
-        buf.put_slice(&output(res, o));
+        buf.put_slice(&encode(o));
     }
     buf.put_slice(b"]}");
     buf.freeze()

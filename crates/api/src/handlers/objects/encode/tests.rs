@@ -84,3 +84,19 @@ fn objects_their_read_defaults_do_not_change_are_served_as_stored() {
     let v: Value = serde_json::from_slice(&super::output(&push, &bare)).expect("JSON");
     assert_eq!(v["spec"]["mode"], "Push");
 }
+
+#[test]
+fn the_metadata_view_is_the_stored_metadata_and_nothing_else() {
+    let stored = Bytes::from_static(
+        br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"default","labels":{"a":"1"},"resourceVersion":"7"},"data":{"big":"ignored"}}"#,
+    );
+    let o = crate::cache::CachedObject::new("/registry/configmaps/default/x".into(), stored, 7)
+        .expect("a cached object");
+    let view: Value = serde_json::from_slice(&super::partial_metadata(&o)).expect("JSON");
+    assert_eq!(
+        view,
+        json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+            "metadata": {"name": "x", "namespace": "default", "labels": {"a": "1"},
+                         "resourceVersion": "7"}})
+    );
+}
