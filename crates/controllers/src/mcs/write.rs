@@ -43,11 +43,20 @@ struct Wanted {
 pub(super) async fn pass(hub: &Client, stores: &Stores) {
     let mut wanted = Wanted::default();
     let mut crd_members = BTreeSet::new();
+    let exports = stores.exports.state();
+    // Read only when there is something to plan: most passes of a fleet without exports
+    // would copy every binding's placement for nothing.
     let seen = Seen {
-        placed: stores.placements.snapshot(),
-        slices: stores.slices.state(),
+        placed: match exports.is_empty() {
+            true => Vec::new(),
+            false => stores.placements.snapshot(),
+        },
+        slices: match exports.is_empty() {
+            true => Vec::new(),
+            false => stores.slices.state(),
+        },
     };
-    for export in stores.exports.state() {
+    for export in exports {
         let ns = export.namespace().unwrap_or_default();
         if is_hub_namespace(&ns) || export.meta().deletion_timestamp.is_some() {
             continue;
