@@ -55,16 +55,13 @@ where
     /// Packs `o` as it is (make it lean first), compressed against `dictionary` (kept by whoever
     /// packs the objects of one store, learned from the first ones).
     pub fn pack(mut o: K, dictionary: &mut Dictionary) -> Compact<K> {
-        let (metadata, more) = meta::split(std::mem::take(o.meta_mut()), Typed::WithAnnotations);
+        let whole = std::mem::take(o.meta_mut());
         let mut rest = match serde_json::to_value(&o) {
             Ok(Value::Object(map)) => map,
             // A Kubernetes object serializes to a JSON object.
             _ => serde_json::Map::new(),
         };
-        rest.remove("metadata");
-        if !more.is_empty() {
-            rest.insert("metadata".into(), Value::Object(more));
-        }
+        let metadata = meta::split(whole, Typed::WithAnnotations, &mut rest);
         // A map of JSON values always serializes.
         let text = serde_json::to_vec(&rest).unwrap_or_default();
         Compact {
@@ -77,8 +74,7 @@ where
     /// The object, parsed again.
     pub fn unpack(&self) -> serde_json::Result<K> {
         let mut rest: serde_json::Map<String, Value> = serde_json::from_slice(&self.rest.json())?;
-        let metadata = meta::join(&self.metadata, rest.remove("metadata"))?;
-        rest.insert("metadata".into(), metadata);
+        meta::join(&self.metadata, &mut rest)?;
         serde_json::from_value(Value::Object(rest))
     }
 

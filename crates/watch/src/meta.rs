@@ -21,9 +21,34 @@ pub(crate) enum Typed {
     WithAnnotations,
 }
 
-/// Splits `meta` into its typed part, as `typed` says, and the rest as the JSON fields of a
-/// `metadata` object (empty when nothing is left).
-pub(crate) fn split(mut meta: ObjectMeta, typed: Typed) -> (ObjectMeta, Map<String, Value>) {
+/// Splits `meta` into its typed part, as `typed` says, which it returns, and the rest, which
+/// becomes the `metadata` field of the object's other fields `packed` (none when nothing is
+/// left).
+pub(crate) fn split(meta: ObjectMeta, typed: Typed, packed: &mut Map<String, Value>) -> ObjectMeta {
+    let (kept, rest) = divide(meta, typed);
+    packed.remove("metadata");
+    if !rest.is_empty() {
+        packed.insert("metadata".into(), Value::Object(rest));
+    }
+    kept
+}
+
+/// Puts the whole metadata back into `packed` (what [`split`] left there): `typed` with the
+/// `metadata` field merged in.
+pub(crate) fn join(typed: &ObjectMeta, packed: &mut Map<String, Value>) -> serde_json::Result<()> {
+    let mut meta = match serde_json::to_value(typed)? {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    if let Some(Value::Object(rest)) = packed.remove("metadata") {
+        meta.extend(rest);
+    }
+    packed.insert("metadata".into(), Value::Object(meta));
+    Ok(())
+}
+
+/// `meta`'s typed part, as `typed` says, and the rest as JSON fields.
+fn divide(mut meta: ObjectMeta, typed: Typed) -> (ObjectMeta, Map<String, Value>) {
     let kept = ObjectMeta {
         name: meta.name.take(),
         namespace: meta.namespace.take(),
@@ -43,18 +68,6 @@ pub(crate) fn split(mut meta: ObjectMeta, typed: Typed) -> (ObjectMeta, Map<Stri
         _ => Map::new(),
     };
     (kept, rest)
-}
-
-/// The whole metadata as JSON: `typed` with `rest` (what [`split`] left) merged in.
-pub(crate) fn join(typed: &ObjectMeta, rest: Option<Value>) -> serde_json::Result<Value> {
-    let mut meta = match serde_json::to_value(typed)? {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    if let Some(Value::Object(rest)) = rest {
-        meta.extend(rest);
-    }
-    Ok(Value::Object(meta))
 }
 
 #[cfg(test)]
@@ -89,7 +102,9 @@ mod tests {
     #[test]
     fn identity_stays_typed_and_the_rest_joins_back_whole() {
         for typed in [Typed::Identity, Typed::WithAnnotations] {
-            let (kept, rest) = split(meta(), typed);
+            let mut packed = Map::new();
+            packed.insert("spec".into(), Value::from(1));
+            let kept = split(meta(), typed, &mut packed);
             assert_eq!(kept.name.as_deref(), Some("web"));
             assert_eq!(kept.namespace.as_deref(), Some("shop"));
             assert_eq!(kept.resource_version.as_deref(), Some("42"));
@@ -101,9 +116,11 @@ mod tests {
                 typed == Typed::WithAnnotations,
                 "{typed:?}"
             );
-            assert!(rest.contains_key("labels") && !rest.contains_key("name"));
-            let whole: ObjectMeta =
-                serde_json::from_value(join(&kept, Some(Value::Object(rest))).unwrap()).unwrap();
+            let rest = &packed["metadata"];
+            assert!(rest.get("labels").is_some() && rest.get("name").is_none());
+            join(&kept, &mut packed).unwrap();
+            assert_eq!(packed["spec"], Value::from(1), "{typed:?}");
+            let whole: ObjectMeta = serde_json::from_value(packed["metadata"].clone()).unwrap();
             assert_eq!(whole, meta(), "{typed:?}");
         }
     }

@@ -44,15 +44,11 @@ impl PackedObject {
             mut data,
         } = o;
         metadata.managed_fields = None;
-        let (metadata, more) = meta::split(metadata, Typed::Identity);
         let mut rest = match data.as_object_mut() {
             Some(map) => std::mem::take(map),
             None => serde_json::Map::new(),
         };
-        rest.remove("metadata");
-        if !more.is_empty() {
-            rest.insert("metadata".into(), Value::Object(more));
-        }
+        let metadata = meta::split(metadata, Typed::Identity, &mut rest);
         for field in without {
             rest.remove(*field);
         }
@@ -72,8 +68,7 @@ impl PackedObject {
     pub fn to_value(&self) -> serde_json::Result<Value> {
         let mut v: Value = serde_json::from_slice(&self.rest.json())?;
         if let Some(map) = v.as_object_mut() {
-            let metadata = meta::join(&self.metadata, map.remove("metadata"))?;
-            map.insert("metadata".into(), metadata);
+            meta::join(&self.metadata, map)?;
         }
         Ok(v)
     }

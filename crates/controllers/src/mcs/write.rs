@@ -46,14 +46,11 @@ pub(super) async fn pass(hub: &Client, stores: &Stores) {
     let exports = stores.exports.state();
     // Read only when there is something to plan: most passes of a fleet without exports
     // would copy every binding's placement for nothing.
-    let seen = Seen {
-        placed: match exports.is_empty() {
-            true => Vec::new(),
-            false => stores.placements.snapshot(),
-        },
-        slices: match exports.is_empty() {
-            true => Vec::new(),
-            false => stores.slices.state(),
+    let seen = match exports.is_empty() {
+        true => Seen::default(),
+        false => Seen {
+            placed: stores.placements.snapshot(),
+            slices: stores.slices.state(),
         },
     };
     for export in exports {
@@ -80,6 +77,7 @@ pub(super) async fn pass(hub: &Client, stores: &Stores) {
 }
 
 /// What one pass reads for every export, taken once at its start.
+#[derive(Default)]
 struct Seen {
     /// Every binding's placement.
     placed: Vec<Placed>,

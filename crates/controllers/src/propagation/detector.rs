@@ -37,6 +37,7 @@ use kube::runtime::controller::{self, Action};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{watcher, Controller, WatchStreamExt};
 use kube::{Api, Client};
+use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast;
 
@@ -210,9 +211,9 @@ async fn reconcile_owned(obj: Arc<PackedObject>, ctx: Arc<KindContext>) -> Resul
         .to_value()
         .map_err(|e| Error::Invalid(format!("{name}: not JSON: {e}")))?;
     // Labels are kept in the packed text, with the rest of the object.
-    let labels: BTreeMap<String, String> = template["metadata"]
+    let labels = template["metadata"]
         .get("labels")
-        .and_then(|l| serde_json::from_value(l.clone()).ok())
+        .and_then(|l| BTreeMap::<String, String>::deserialize(l).ok())
         .unwrap_or_default();
     let subject = Subject {
         api_version: &ctx.resource.api_version,
