@@ -63,6 +63,11 @@ pub struct ScaleArgs {
     #[arg(long, value_name = "PER_SECOND", default_value_t = 50,
           value_parser = clap::value_parser!(u64).range(1..))]
     rate: u64,
+    /// Changes per second of a lighter change phase, run before the main one on other
+    /// templates for as long: the latency of a change when the hub keeps up, beside the one at
+    /// `--rate`, where a backlog may form (0: no light phase).
+    #[arg(long, value_name = "PER_SECOND", default_value_t = 10)]
+    light_rate: u64,
     /// How the simulated clusters join the hub (pull: an agent per cluster in the simulator).
     #[arg(long, value_enum, default_value_t = Mode::Push)]
     mode: Mode,
@@ -93,6 +98,8 @@ pub struct Plan {
     pub load: Option<(usize, i32)>,
     /// Templates, changes and their rate.
     pub changes: (usize, usize, u64),
+    /// The light change phase's changes and rate, if there is one.
+    pub light: Option<(usize, u64)>,
     /// The hub's cluster grace period and failover toleration.
     pub timings: (Duration, Duration),
     /// How the clusters join.
@@ -134,6 +141,7 @@ impl Plan {
             pick(a.changes, 50, 1_000),
             a.rate,
         );
+        let light = light_phase(changes, a.light_rate);
         if a.quick {
             Plan {
                 clusters: a.clusters.min(20),
@@ -142,6 +150,7 @@ impl Plan {
                 ready_timeout: a.ready_timeout,
                 load,
                 changes,
+                light,
                 timings: (Duration::from_secs(10), Duration::from_secs(5)),
                 mode,
             }
@@ -153,12 +162,27 @@ impl Plan {
                 ready_timeout: a.ready_timeout,
                 load,
                 changes,
+                light,
                 // `flotilla serve`'s defaults.
                 timings: (Duration::from_secs(40), Duration::from_secs(60)),
                 mode,
             }
         }
     }
+}
+
+/// The light change phase for the main one's `(templates, changes, rate)` at `light_rate`:
+/// as long as the main phase, every template changed at least once; none at rate 0 or at a
+/// rate not below the main one.
+fn light_phase(
+    (templates, changes, rate): (usize, usize, u64),
+    light_rate: u64,
+) -> Option<(usize, u64)> {
+    if light_rate == 0 || light_rate >= rate {
+        return None;
+    }
+    let count = (changes as u64 * light_rate / rate) as usize;
+    Some((count.max(templates), light_rate))
 }
 
 /// Run the benchmark.
@@ -206,6 +230,8 @@ pub async fn run(a: ScaleArgs) -> Result<()> {
 pub struct Loaded {
     /// The Divided Deployments.
     pub load: Result<divided::Load, String>,
+    /// Template changes at the light rate, if that phase ran.
+    pub light: Option<Result<changes::Changes, String>>,
     /// Template changes.
     pub changes: Result<changes::Changes, String>,
     /// One cluster's failover.
@@ -233,8 +259,29 @@ async fn loaded(
         Err("not run: the load phase failed".to_string())
     }
     let (templates, count, rate) = plan.changes;
+    // The light phase changes templates of its own (after the main phase's), so that each
+    // phase's sequence numbers start from the template as the load phase left it.
+    let light = match (&load, plan.light) {
+        (Ok(l), Some((count, rate))) => Some(
+            changes::run(
+                set,
+                run,
+                &ns,
+                l,
+                (templates, templates),
+                count,
+                rate,
+                progress,
+            )
+            .await
+            .map_err(text),
+        ),
+        (Err(_), Some(_)) => Some(skipped()),
+        (_, None) => None,
+    };
+    set.check_alive()?;
     let changes = match &load {
-        Ok(l) => changes::run(set, run, &ns, l, templates, count, rate, progress)
+        Ok(l) => changes::run(set, run, &ns, l, (0, templates), count, rate, progress)
             .await
             .map_err(text),
         Err(_) => skipped(),
@@ -250,6 +297,7 @@ async fn loaded(
     let cleanup = cleanup::run(set, &ns, progress).await.map_err(text);
     Ok(Loaded {
         load,
+        light,
         changes,
         failover,
         cleanup,
@@ -305,4 +353,21 @@ fn open_fds(pid: u32) -> Option<usize> {
     std::fs::read_dir(format!("/proc/{pid}/fd"))
         .ok()
         .map(|d| d.count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::light_phase;
+
+    #[test]
+    fn the_light_phase_lasts_as_long_as_the_main_one_and_changes_every_template() {
+        // 1,000 changes at 50/s take 20 s; at 10/s that is 200 changes.
+        assert_eq!(light_phase((50, 1_000, 50), 10), Some((200, 10)));
+        // Fewer changes than templates would leave some unchanged.
+        assert_eq!(light_phase((50, 100, 50), 10), Some((50, 10)));
+        // None when switched off, or when it would not be lighter.
+        assert_eq!(light_phase((50, 1_000, 50), 0), None);
+        assert_eq!(light_phase((50, 1_000, 50), 50), None);
+        assert_eq!(light_phase((50, 1_000, 10), 20), None);
+    }
 }

@@ -58,20 +58,21 @@ struct Written {
 }
 
 /// Run the phase on the Deployments of `load` in `ns`: `changes` changes at `rate` per second
-/// over `templates` templates.
+/// over `templates` templates, after skipping `skip` of those the phase would take first.
 #[allow(clippy::too_many_arguments)]
 pub async fn run(
     set: &mut SimFleet,
     run: &str,
     ns: &str,
     load: &Load,
-    templates: usize,
+    (skip, templates): (usize, usize),
     changes: usize,
     rate: u64,
     progress: &Progress,
 ) -> Result<Changes> {
     let chosen: Vec<(Key, Vec<String>)> = (0..load.deployments)
         .filter(|i| i % load.groups < GROUPS)
+        .skip(skip)
         .take(templates)
         .filter_map(|i| {
             let key = format!("{ns}/{}", divided::name(run, i));

@@ -154,3 +154,6 @@ pub fn check(idle: &Idle, loaded: Option<&Loaded>, plan: &Plan) -> Result<()> {
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -70,34 +70,9 @@ pub fn render(plan: &Plan, l: &Loaded) -> String {
         }
         Err(e) => rows.push(("load phase", format!("failed: {e}"), String::new(), None)),
     }
-    match &l.changes {
-        Ok(c) => {
-            let target = change_p99(plan.clusters);
-            rows.push((
-                "template change → applied in all its clusters, p50 / p99 / max",
-                c.all.as_ref().map_or("–".into(), |s| {
-                    format!(
-                        "{} / {} / {} ({} changes at {}/s to {} templates in {} clusters)",
-                        stats::ms(s.p50),
-                        stats::ms(s.p99),
-                        stats::ms(s.max),
-                        c.changes,
-                        c.rate,
-                        c.templates,
-                        c.clusters
-                    )
-                }),
-                format!("p99 ≤ {}", stats::ms(target)),
-                Some(c.all.as_ref().is_some_and(|s| s.p99 <= target)),
-            ));
-            rows.push((
-                "changes failed or not seen everywhere within 30 s",
-                format!("{} + {}", c.write_errors.0, c.not_seen),
-                "0".into(),
-                Some(c.write_errors.0 + c.not_seen == 0),
-            ));
-        }
-        Err(e) => rows.push(("change phase", format!("failed: {e}"), String::new(), None)),
+    rows.extend(change_rows(plan, &l.changes, MAIN));
+    if let Some(light) = &l.light {
+        rows.extend(change_rows(plan, light, LIGHT));
     }
     match &l.failover {
         Ok(f) => {
@@ -152,11 +127,65 @@ pub fn render(plan: &Plan, l: &Loaded) -> String {
     s
 }
 
+/// The figure names of one change phase's rows: its latency, its misses, its failure.
+type ChangeFigures = (&'static str, &'static str, &'static str);
+
+const MAIN: ChangeFigures = (
+    "template change → applied in all its clusters, p50 / p99 / max",
+    "changes failed or not seen everywhere within 30 s",
+    "change phase",
+);
+const LIGHT: ChangeFigures = (
+    "… the same at a light load (other templates, changed before), p50 / p99 / max",
+    "… of those, changes failed or not seen everywhere within 30 s",
+    "light change phase",
+);
+
+/// The rows of one change phase.
+fn change_rows(
+    plan: &Plan,
+    c: &Result<changes::Changes, String>,
+    (latency, misses, phase): ChangeFigures,
+) -> Vec<Row> {
+    let c = match c {
+        Ok(c) => c,
+        Err(e) => return vec![(phase, format!("failed: {e}"), String::new(), None)],
+    };
+    let target = change_p99(plan.clusters);
+    vec![
+        (
+            latency,
+            c.all.as_ref().map_or("–".into(), |s| {
+                format!(
+                    "{} / {} / {} ({} changes at {}/s to {} templates in {} clusters)",
+                    stats::ms(s.p50),
+                    stats::ms(s.p99),
+                    stats::ms(s.max),
+                    c.changes,
+                    c.rate,
+                    c.templates,
+                    c.clusters
+                )
+            }),
+            format!("p99 ≤ {}", stats::ms(target)),
+            Some(c.all.as_ref().is_some_and(|s| s.p99 <= target)),
+        ),
+        (
+            misses,
+            format!("{} + {}", c.write_errors.0, c.not_seen),
+            "0".into(),
+            Some(c.write_errors.0 + c.not_seen == 0),
+        ),
+    ]
+}
+
 /// An error naming what did not complete.
 pub fn check(l: &Loaded) -> Result<()> {
     let mut problems = Vec::new();
+    let light = l.light.as_ref();
     for (phase, e) in [
         ("load", l.load.as_ref().err()),
+        ("light change", light.and_then(|c| c.as_ref().err())),
         ("change", l.changes.as_ref().err()),
         ("failover", l.failover.as_ref().err()),
         ("cleanup", l.cleanup.as_ref().err()),
@@ -174,11 +203,13 @@ pub fn check(l: &Loaded) -> Result<()> {
             ));
         }
     }
-    if let Ok(c) = &l.changes {
+    let phases = [light.and_then(|c| c.as_ref().ok()), l.changes.as_ref().ok()];
+    for c in phases.into_iter().flatten() {
         if c.write_errors.0 + c.not_seen > 0 {
             problems.push(format!(
-                "{} changes failed and {} were not seen in all their clusters within {} s{}",
+                "{} changes at {}/s failed and {} were not seen in all their clusters within {} s{}",
                 c.write_errors.0,
+                c.rate,
                 c.not_seen,
                 changes::TIMEOUT.as_secs(),
                 c.write_errors
