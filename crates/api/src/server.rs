@@ -4,7 +4,8 @@
 //! Before a request is authenticated, a client can only hold what this module gives it: one of
 //! [`Limits::max_connections`] slots (more connections wait in the kernel's listen backlog until
 //! one closes), for at most the TLS handshake timeout, then [`Limits::header_read_timeout`] to
-//! send whole request headers, and [`IDLE_TIMEOUT`] between requests; an HTTP/2 connection
+//! send its first request's whole headers, and [`IDLE_TIMEOUT`] between requests (a later
+//! HTTP/1.1 request's headers included); an HTTP/2 connection
 //! carries at most [`Limits::http2_max_streams`] requests at once. These are kube-apiserver's
 //! `ReadHeaderTimeout` (32 s), `IdleTimeout` (90 s) and `--http2-max-streams-per-connection`,
 //! plus a connection limit Go's server does not have.
@@ -45,8 +46,9 @@ const CLOSE_GRACE: Duration = Duration::from_secs(5);
 pub struct Limits {
     /// Connections served at once; more wait, unanswered, until one closes.
     pub max_connections: usize,
-    /// How long a client has to send whole request headers: from the end of the TLS handshake
-    /// for its first request, from the previous response for later HTTP/1.1 requests.
+    /// How long a client has to send whole request headers after the TLS handshake, for its
+    /// first request. Later HTTP/1.1 requests have [`IDLE_TIMEOUT`] from the previous response
+    /// to arrive whole (hyper cannot time headers from their first byte).
     pub header_read_timeout: Duration,
     /// Requests (streams) one HTTP/2 connection may have open at once.
     pub http2_max_streams: u32,
@@ -117,10 +119,16 @@ pub async fn serve_routed(
     tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     let acceptor = TlsAcceptor::from(Arc::new(tls));
     let mut builder = auto::Builder::new(TokioExecutor::new());
+    // hyper starts its header timer when it waits for a request's head, not at the head's
+    // first byte as Go's server does: on a kept-alive HTTP/1.1 connection it runs through the
+    // idle time between requests. Set to the header timeout, it closed connections idle for
+    // 32 s that clients' pools keep for 90 s (kube-rs', client-go's), and a request sent on one
+    // as the hub closed it was reset. So hyper's timer is the idle bound; the first request's
+    // headers are bounded by `header_read_timeout` through `Activity::expired`.
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+        .header_read_timeout(limits.header_read_timeout.max(IDLE_TIMEOUT));
     builder
         .http2()
         .timer(TokioTimer::new())

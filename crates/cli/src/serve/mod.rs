@@ -87,9 +87,10 @@ pub struct ServeArgs {
     /// fleet (each pull agent holds one connection) and the process's open-file limit.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
-    /// A client must send whole request headers this long after its TLS handshake (or, on
-    /// HTTP/1.1, after its previous response), or its connection is closed; it also bounds
-    /// the TLS handshake (at most 10s). Connections without a request for 90s are closed too.
+    /// A client must send its first request's whole headers this long after its TLS
+    /// handshake, or its connection is closed; it also bounds the TLS handshake (at most 10s).
+    /// Connections without a request for 90s are closed too (on HTTP/1.1, a later request's
+    /// headers must be whole within 90s of the previous response).
     #[arg(long, default_value = "32s", value_parser = parse_header_read_timeout)]
     header_read_timeout: std::time::Duration,
     /// Read-only requests (get, list) served at once, as kube-apiserver's flag; more wait in

@@ -2,12 +2,12 @@
 //! made-up methods, connections it never finishes a request on, more connections than the hub
 //! serves at once, and the HTTP/2 streams each connection may carry.
 
-use std::io::Write;
-use std::time::Duration;
+use std::io::{ErrorKind, Read, Write};
+use std::time::{Duration, Instant};
 
 use rand::Rng;
 
-use super::raw::{closes_within, Target};
+use super::raw::{closed, closes_within, Target};
 use crate::common::Hub;
 
 /// The distinct `verb` labels of `apiserver_request_total` in a `/metrics` page.
@@ -85,6 +85,51 @@ fn slow_and_silent_connections_are_cut_off() {
 
     // Requests that arrive whole are served as before.
     assert_eq!(hub_api.get("/api/v1/namespaces").status, 200);
+}
+
+/// A kept-alive HTTP/1.1 connection idle for longer than the header timeout is still open
+/// and serves the next request: clients' pools keep idle connections 90 s, and one the hub
+/// closed as a request went out on it was a reset request.
+#[test]
+fn kept_alive_connections_outlive_the_header_timeout() {
+    let hub = Hub::start_with(&["--header-read-timeout", "2s"]);
+    let hub_api = Target::of(&hub);
+    let mut tls = hub_api.tls();
+    tls.sock
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .expect("timeout");
+    let request = b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n";
+    tls.write_all(request).expect("the first request");
+    assert!(
+        answer(&mut tls).starts_with("HTTP/1.1 200"),
+        "the first request"
+    );
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(
+        !closed(&mut tls),
+        "the hub closed a kept-alive connection idle for twice the header timeout"
+    );
+    tls.write_all(request).expect("the second request");
+    assert!(
+        answer(&mut tls).starts_with("HTTP/1.1 200"),
+        "the second request"
+    );
+}
+
+/// What the hub answered on `tls` within 10 s, up to the end of its headers.
+fn answer(tls: &mut super::raw::Tls) -> String {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline && !got.windows(4).any(|w| w == b"\r\n\r\n") {
+        match tls.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(_) => break,
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
 }
 
 #[test]
