@@ -42,22 +42,23 @@ fn loaded(light: Option<Result<Changes, String>>, main: Result<Changes, String>)
     }
 }
 
+/// The report's row containing `needle`.
+fn row<'a>(text: &'a str, needle: &str) -> &'a str {
+    text.lines()
+        .find(|r| r.contains(needle))
+        .unwrap_or_else(|| panic!("no row with {needle:?} in:\n{text}"))
+}
+
 #[test]
 fn both_change_phases_are_reported_and_judged_against_the_clusters_target() {
     let l = loaded(Some(Ok(changes(10, 60, 0))), Ok(changes(50, 1_800, 0)));
     let text = load::render(&plan(1_000), &l);
-    let light = text
-        .lines()
-        .find(|r| r.contains("at a light load"))
-        .expect("a row for the light phase");
+    let light = row(&text, "at a light load");
     assert!(
         light.contains("at 10/s") && light.ends_with("| yes |"),
         "{light}"
     );
-    let main = text
-        .lines()
-        .find(|r| r.starts_with("| template change"))
-        .expect("a row for the main phase");
+    let main = row(&text, "| template change");
     assert!(
         main.contains("at 50/s") && main.ends_with("| **no** |"),
         "{main}"
@@ -67,10 +68,7 @@ fn both_change_phases_are_reported_and_judged_against_the_clusters_target() {
         &plan(100),
         &loaded(Some(Ok(changes(10, 600, 0))), not_run()),
     );
-    let light = text
-        .lines()
-        .find(|r| r.contains("at a light load"))
-        .unwrap();
+    let light = row(&text, "at a light load");
     assert!(
         light.contains("p99 ≤ 500") && light.ends_with("| **no** |"),
         "{light}"
