@@ -1,7 +1,10 @@
 //! The [`Applier`]: writes one Work's manifests into a member.
 //!
 //! Level-triggered and idempotent: applying the same Work twice leaves the member as once. Each
-//! manifest gets its own [`ManifestResult`]; one failing does not stop the others.
+//! manifest gets its own [`ManifestResult`]; one failing does not stop the others. An object the
+//! member still has as this applier left it is read, not written again ([`unchanged`]).
+
+pub(crate) mod unchanged;
 
 use std::collections::HashSet;
 
@@ -28,6 +31,25 @@ pub struct Applier {
     /// namespace again (one member round trip less per reconcile). A namespace is forgotten
     /// when a write into it fails, so one deleted in the member is created again on the retry.
     namespaces: parking_lot::Mutex<HashSet<String>>,
+    /// What was last written of each object ([`unchanged`]).
+    written: unchanged::Written,
+}
+
+/// What the caller knows of the member's objects: whether the one of a resource, namespace and
+/// name is known to be as this applier last wrote it, nothing having changed it since (a
+/// member watch that saw no other change). Such an object is written without being read first.
+pub trait Fresh: Sync {
+    /// Whether the object is known unchanged since the last write.
+    fn fresh(&self, resource: &str, namespace: Option<&str>, name: &str) -> bool;
+}
+
+/// Knows nothing: every object is read before it is written.
+pub struct Unknown;
+
+impl Fresh for Unknown {
+    fn fresh(&self, _: &str, _: Option<&str>, _: &str) -> bool {
+        false
+    }
 }
 
 /// Where one manifest goes in the member, once discovery has answered.
@@ -69,6 +91,7 @@ impl Applier {
             client,
             resolver: Resolver::default(),
             namespaces: parking_lot::Mutex::new(HashSet::new()),
+            written: unchanged::Written::default(),
         }
     }
 
@@ -83,6 +106,11 @@ impl Applier {
 
     /// Applies every manifest of `work`; returns one result per manifest, in manifest order.
     pub async fn apply(&self, work: &Work) -> Vec<ManifestResult> {
+        self.apply_knowing(work, &Unknown).await
+    }
+
+    /// [`Applier::apply`], skipping the read before writing an object `fresh` knows unchanged.
+    pub async fn apply_knowing(&self, work: &Work, fresh: &dyn Fresh) -> Vec<ManifestResult> {
         let manifests = &work.spec.manifests;
         let has_crd = manifests
             .iter()
@@ -91,7 +119,9 @@ impl Applier {
         let mut ensured = self.namespaces.lock().clone();
         let mut results = Vec::with_capacity(manifests.len());
         for i in manifest::apply_order(manifests) {
-            let result = self.apply_one(work, i, &owner, has_crd, &mut ensured).await;
+            let result = self
+                .apply_one(work, i, (&owner, fresh), has_crd, &mut ensured)
+                .await;
             if !result.applied {
                 if let Some(ns) = &result.identifier.namespace {
                     ensured.remove(ns);
@@ -117,7 +147,7 @@ impl Applier {
         &self,
         work: &Work,
         ordinal: usize,
-        owner: &str,
+        (owner, fresh): (&str, &dyn Fresh),
         patient: bool,
         ensured: &mut HashSet<String>,
     ) -> ManifestResult {
@@ -148,16 +178,15 @@ impl Applier {
         let mut object = raw.clone();
         manifest::strip_hub_fields(&mut object);
         manifest::mark(&mut object, target.identifier.namespace.as_deref(), owner);
-        let written = self
-            .write(
-                &target,
-                &mref.name,
-                object,
-                strategy,
-                work.spec.conflict_policy,
-                owner,
-            )
-            .await;
+        let id = &target.identifier;
+        let how = How {
+            strategy,
+            policy: work.spec.conflict_policy,
+            owner,
+            work_generation: work.metadata.generation,
+            fresh: fresh.fresh(&id.resource, id.namespace.as_deref(), &id.name),
+        };
+        let written = self.write(&target, &mref.name, object, how).await;
         match written {
             Ok(Written::Applied(obj, message)) => ManifestResult {
                 identifier: target.identifier,
@@ -208,6 +237,12 @@ impl Applier {
         })
     }
 
+    /// Forget what was written of `id`'s object: it left the member.
+    pub(crate) fn forget(&self, id: &ResourceIdentifier) {
+        let key = unchanged::key(&id.resource, id.namespace.as_deref(), &id.name);
+        self.written.forget(&key);
+    }
+
     /// Creates `namespace` (a bare Namespace, server-side applied) if the member lacks it.
     async fn ensure_namespace(&self, namespace: &str) -> Result<()> {
         let ar = ApiResource::erase::<k8s_openapi::api::core::v1::Namespace>(&());
@@ -236,10 +271,15 @@ impl Applier {
         target: &Target,
         name: &str,
         object: Value,
-        strategy: ApplyStrategy,
-        policy: ConflictPolicy,
-        owner: &str,
+        how: How<'_>,
     ) -> Result<Written> {
+        let How {
+            strategy,
+            policy,
+            owner,
+            work_generation,
+            fresh,
+        } = how;
         let read_err = |source| Error::Read {
             object: target.describe.clone(),
             source,
@@ -248,10 +288,18 @@ impl Applier {
             object: target.describe.clone(),
             source,
         };
-        let existing = target.api.get_opt(name).await.map_err(read_err)?;
-        let ours = existing
-            .as_ref()
-            .is_some_and(|e| manifest::owner_of(e.metadata.annotations.as_ref()) == Some(owner));
+        let id = &target.identifier;
+        let key = unchanged::key(&id.resource, id.namespace.as_deref(), name);
+        // Known to be ours and unchanged since it was applied: apply again without reading.
+        let skip_read = fresh && strategy == ApplyStrategy::ServerSideApply;
+        let existing = match skip_read {
+            true => None,
+            false => target.api.get_opt(name).await.map_err(read_err)?,
+        };
+        let ours = skip_read
+            || existing.as_ref().is_some_and(|e| {
+                manifest::owner_of(e.metadata.annotations.as_ref()) == Some(owner)
+            });
         let foreign = existing.is_some() && !ours;
         let conflict = || {
             Written::Conflict(format!(
@@ -299,6 +347,12 @@ impl Applier {
                 ))
             }
             ApplyStrategy::ServerSideApply => {
+                if let Some(current) = existing
+                    .filter(|e| ours && self.written.unchanged(&key, work_generation, e, &object))
+                {
+                    // The same message as a write: the Work's status must not change for it.
+                    return Ok(Written::Applied(current.into(), APPLIED));
+                }
                 let mut params = PatchParams::apply(FIELD_MANAGER);
                 if ours || policy == ConflictPolicy::Overwrite {
                     params = params.force();
@@ -308,7 +362,10 @@ impl Applier {
                     .patch(name, &params, &Patch::Apply(&object))
                     .await
                 {
-                    Ok(obj) => Ok(Written::Applied(obj.into(), "server-side applied")),
+                    Ok(obj) => {
+                        self.written.wrote(key, work_generation, &obj);
+                        Ok(Written::Applied(obj.into(), APPLIED))
+                    }
                     Err(kube::Error::Api(status)) if status.code == 409 => Ok(Written::Conflict(
                         format!("{}: {}", target.describe, status.message),
                     )),
@@ -317,6 +374,20 @@ impl Applier {
             }
         }
     }
+}
+
+/// The message of a manifest server-side applied (or found as it was applied).
+const APPLIED: &str = "server-side applied";
+
+/// How one manifest is written.
+struct How<'a> {
+    strategy: ApplyStrategy,
+    policy: ConflictPolicy,
+    owner: &'a str,
+    /// The Work's generation.
+    work_generation: Option<i64>,
+    /// Whether the caller knows the object unchanged since this applier wrote it.
+    fresh: bool,
 }
 
 fn post_params() -> PostParams {

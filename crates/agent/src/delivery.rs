@@ -4,7 +4,10 @@
 //! hub's push workers (dialling in to the member); only the clients differ.
 //!
 //! * A watch on the hub's Works in `flotilla-es-<cluster>` (and nothing else) feeds a
-//!   de-duplicating [`Queue`]; workers reconcile one Work at a time each ([`reconcile`]).
+//!   de-duplicating [`Queue`]; workers reconcile one Work at a time each ([`reconcile`]). A
+//!   Work is queued when it is new or its spec, deletion or finalizers changed ([`triggers`]),
+//!   not for a change of its status: the status is this loop's own writing, and answering each
+//!   of its writes with a reconcile applied every Work several times over.
 //! * Watches on the member, one per resource flotilla wrote there and filtered by flotilla's
 //!   managed label, queue the owning Work whenever one of its objects changes ([`watches`]).
 //!   A status change so reaches the Work's status within moments, and a change someone made to a
@@ -15,6 +18,7 @@
 //! (kube-runtime's watcher); a reconcile that fails is retried with exponential backoff.
 
 mod reconcile;
+mod triggers;
 mod watches;
 
 use std::sync::Arc;
@@ -24,12 +28,13 @@ use flotilla_apis::names::execution_namespace;
 use flotilla_apis::work::v1alpha1::Work;
 use flotilla_watch::Packed;
 use futures::StreamExt;
-use kube::runtime::{watcher, WatchStreamExt};
+use kube::runtime::WatchStreamExt;
 use kube::Client;
 
 use crate::hub_watch::HubWatches;
 use crate::queue::Queue;
 use crate::Applier;
+use triggers::Triggers;
 
 /// How a [`Delivery`] runs.
 #[derive(Clone, Debug)]
@@ -64,6 +69,8 @@ pub struct Delivery {
     pub(crate) options: Options,
     pub(crate) watches: watches::Watches,
     pub(crate) failures: parking_lot::Mutex<std::collections::HashMap<String, u32>>,
+    /// What each Work was last queued for, and whether a reconcile has anything to do.
+    pub(crate) triggers: Triggers,
 }
 
 // === impl Delivery ===
@@ -89,6 +96,7 @@ impl Delivery {
             works: Packed::default(),
             options,
             failures: Default::default(),
+            triggers: Default::default(),
         });
         let feed = {
             let d = delivery.clone();
@@ -101,11 +109,8 @@ impl Delivery {
                     match event {
                         Ok(event) => {
                             d.works.apply(&event);
-                            if let watcher::Event::Apply(w) | watcher::Event::InitApply(w) = &event
-                            {
-                                if let Some(name) = &w.metadata.name {
-                                    d.queue.add(name);
-                                }
+                            if let Some(name) = d.triggers.triggered(&event) {
+                                d.queue.add(&name);
                             }
                         }
                         Err(e) => tracing::warn!(error = %e, "watching Works on the hub"),
@@ -121,6 +126,7 @@ impl Delivery {
                 loop {
                     tick.tick().await;
                     for (_, name) in d.works.keys() {
+                        d.triggers.force(&name);
                         d.queue.add(&name);
                     }
                 }

@@ -60,6 +60,12 @@ impl Applier {
         let mut results = Vec::new();
         for id in previous.iter().filter(|id| !kept.contains(&key(id))) {
             let outcome = self.prune_one(id, &owner, current.spec.delete_policy).await;
+            if matches!(
+                outcome,
+                Ok(PruneAction::Deleted | PruneAction::Gone | PruneAction::Orphaned)
+            ) {
+                self.forget(id);
+            }
             results.push(PruneResult {
                 identifier: id.clone(),
                 outcome,

@@ -346,3 +346,78 @@ async fn create_only_update_and_read_only_strategies() -> Result<()> {
     assert_eq!(results[0].reason, "Conflict");
     Ok(())
 }
+
+/// Knows every object unchanged since it was written (as a member watch that saw nothing).
+struct AllFresh;
+
+impl flotilla_agent::apply::Fresh for AllFresh {
+    fn fresh(&self, _: &str, _: Option<&str>, _: &str) -> bool {
+        true
+    }
+}
+
+/// A Work at a generation lets the applier read, not write, an object the member still has as
+/// it was applied; whatever changed a field the manifest sets (the spec, a label) is still put
+/// back, and an object known unchanged but deleted meanwhile is created again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn objects_left_alone_are_read_and_changed_ones_put_back() -> Result<()> {
+    let client = member().await?;
+    let ns = "agent-unchanged";
+    let mut w = work(
+        "unchanged",
+        vec![json!({"apiVersion": "apps/v1", "kind": "Deployment",
+               "metadata": {"name": "web", "namespace": ns, "labels": {"tier": "front"}},
+               "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                        "template": {"metadata": {"labels": {"app": "web"}},
+                                     "spec": {"containers": [{"name": "web", "image": "registry.k8s.io/pause:3.10"}]}}}})],
+        ConflictPolicy::Abort,
+        DeletePolicy::Delete,
+    );
+    w.metadata.generation = Some(1);
+    let applier = Applier::new(client.clone());
+    let deployments = Api::<Deployment>::namespaced(client.clone(), ns);
+    let first = applier.apply(&w).await;
+    assert_applied(&first)?;
+
+    let again = applier.apply(&w).await;
+    assert_applied(&again)?;
+    assert_eq!(
+        again[0].message, first[0].message,
+        "the status must not change"
+    );
+
+    // Someone scales it by hand: the generation moves, and the next apply puts it back.
+    let patch = kube::api::Patch::Merge(json!({"spec": {"replicas": 5}}));
+    deployments
+        .patch("web", &kube::api::PatchParams::default(), &patch)
+        .await?;
+    assert_applied(&applier.apply(&w).await)?;
+    let replicas = deployments.get("web").await?.spec.and_then(|s| s.replicas);
+    assert_eq!(replicas, Some(2), "spec drift not undone");
+
+    // Someone relabels it: no generation moves, the label is still put back.
+    let patch = kube::api::Patch::Merge(json!({"metadata": {"labels": {"tier": "back"}}}));
+    deployments
+        .patch("web", &kube::api::PatchParams::default(), &patch)
+        .await?;
+    assert_applied(&applier.apply(&w).await)?;
+    let labels = deployments
+        .get("web")
+        .await?
+        .metadata
+        .labels
+        .unwrap_or_default();
+    assert_eq!(labels.get("tier").map(String::as_str), Some("front"));
+
+    // Deleted behind a watch's back: written unread, so created again.
+    deployments
+        .delete("web", &kube::api::DeleteParams::default())
+        .await?;
+    let recreated = applier.apply_knowing(&w, &AllFresh).await;
+    assert_applied(&recreated)?;
+    ensure!(
+        deployments.get_opt("web").await?.is_some(),
+        "not created again"
+    );
+    Ok(())
+}

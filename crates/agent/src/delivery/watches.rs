@@ -9,18 +9,22 @@
 //!
 //! The echo of the agent's own write is not queued: [`Watches::ensure`] remembers the
 //! resourceVersion each write returned, and an event carrying that version is skipped. Any
-//! later change (the member's controllers writing status, someone else's edit) is queued.
+//! later change (the member's controllers writing status, someone else's edit) is queued, and
+//! marks the object as moved: until the next write, the applier reads it before writing
+//! ([`crate::apply::Fresh`]); an object no event moved since the write is written unread.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use flotilla_apis::names::{MANAGED_LABEL, OWNER_ANNOTATION};
+use flotilla_apis::work::v1alpha1::ResourceIdentifier;
 use futures::StreamExt;
 use kube::api::{DynamicObject, PartialObjectMeta};
 use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client};
 use parking_lot::Mutex;
 
+use crate::apply::unchanged::key as written_key;
 use crate::queue::Queue;
 use crate::ManifestResult;
 
@@ -30,15 +34,20 @@ pub(crate) struct Watches {
     namespace: String,
     queue: Queue,
     started: Arc<Mutex<HashSet<(String, String, String)>>>,
-    /// The resourceVersion the last write returned, by `resource/namespace/name`.
+    /// The resourceVersion the last write returned, by `resource/namespace/name`, and whether
+    /// an event showed another change since.
     written: Written,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
-type Written = Arc<Mutex<HashMap<String, String>>>;
+type Written = Arc<Mutex<HashMap<String, Seen>>>;
 
-fn written_key(resource: &str, namespace: Option<&str>, name: &str) -> String {
-    format!("{resource}/{}/{name}", namespace.unwrap_or_default())
+/// What the watch knows of one object flotilla wrote.
+struct Seen {
+    /// The resourceVersion the last write (or read) returned.
+    resource_version: String,
+    /// Whether an event showed a change after it.
+    moved: bool,
 }
 
 // === impl Watches ===
@@ -65,7 +74,11 @@ impl Watches {
             }
             if let Some(rv) = &r.resource_version {
                 let key = written_key(&id.resource, id.namespace.as_deref(), &id.name);
-                self.written.lock().insert(key, rv.clone());
+                let seen = Seen {
+                    resource_version: rv.clone(),
+                    moved: false,
+                };
+                self.written.lock().insert(key, seen);
             }
             let key = (id.group.clone(), id.version.clone(), id.resource.clone());
             if !self.started.lock().insert(key) {
@@ -81,6 +94,23 @@ impl Watches {
             ));
             self.tasks.lock().push(task);
         }
+    }
+}
+
+impl Watches {
+    /// Whether every one of `objects` is as it was last written: no event moved it since.
+    pub(crate) fn untouched(&self, objects: &[ResourceIdentifier]) -> bool {
+        use crate::apply::Fresh;
+        objects
+            .iter()
+            .all(|id| self.fresh(&id.resource, id.namespace.as_deref(), &id.name))
+    }
+}
+
+impl crate::apply::Fresh for Watches {
+    fn fresh(&self, resource: &str, namespace: Option<&str>, name: &str) -> bool {
+        let key = written_key(resource, namespace, name);
+        self.written.lock().get(&key).is_some_and(|s| !s.moved)
     }
 }
 
@@ -120,12 +150,22 @@ async fn watch(
                 meta.metadata.namespace.as_deref(),
                 meta.metadata.name.as_deref().unwrap_or_default(),
             );
-            let echo = if deleted {
-                written.lock().remove(&key);
-                false
-            } else {
-                meta.metadata.resource_version.is_some()
-                    && written.lock().get(&key) == meta.metadata.resource_version.as_ref()
+            let echo = {
+                let mut written = written.lock();
+                if deleted {
+                    written.remove(&key);
+                    false
+                } else {
+                    let rv = meta.metadata.resource_version.as_deref();
+                    match written.get_mut(&key) {
+                        Some(seen) if rv == Some(seen.resource_version.as_str()) => true,
+                        Some(seen) => {
+                            seen.moved = true;
+                            false
+                        }
+                        None => false,
+                    }
+                }
             };
             let owner = meta
                 .metadata
