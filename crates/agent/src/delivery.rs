@@ -69,8 +69,8 @@ pub struct Delivery {
     pub(crate) options: Options,
     pub(crate) watches: watches::Watches,
     pub(crate) failures: parking_lot::Mutex<std::collections::HashMap<String, u32>>,
-    /// What each Work was last queued for, and whether a reconcile has anything to do.
-    pub(crate) triggers: Triggers,
+    /// What each Work was last queued for.
+    triggers: Triggers,
 }
 
 // === impl Delivery ===
@@ -126,7 +126,6 @@ impl Delivery {
                 loop {
                     tick.tick().await;
                     for (_, name) in d.works.keys() {
-                        d.triggers.force(&name);
                         d.queue.add(&name);
                     }
                 }

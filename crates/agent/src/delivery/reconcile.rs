@@ -56,14 +56,7 @@ impl Delivery {
             return Ok(Next::Idle);
         }
 
-        let generation = work.metadata.generation;
-        let untouched = |objects: &[ResourceIdentifier]| self.watches.untouched(objects);
-        if self.triggers.nothing_to_do(name, generation, untouched) {
-            return Ok(Next::Idle);
-        }
         let results = self.applier.apply_knowing(&work, &self.watches).await;
-        // Until this reconcile ends well, the next one is not skipped.
-        self.triggers.applied(name, None);
         self.watches.ensure(&results);
         let previous = identifiers(&work);
         let pruned = self.applier.prune(&previous, &work).await;
@@ -106,9 +99,6 @@ impl Delivery {
         if results.iter().any(|r| !r.applied) {
             return Ok(Next::After(RECHECK));
         }
-        let written = results.iter().map(|r| r.identifier.clone()).collect();
-        self.triggers
-            .applied(name, generation.map(|g| (g, written)));
         Ok(Next::Idle)
     }
 

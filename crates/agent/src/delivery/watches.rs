@@ -17,7 +17,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use flotilla_apis::names::{MANAGED_LABEL, OWNER_ANNOTATION};
-use flotilla_apis::work::v1alpha1::ResourceIdentifier;
 use futures::StreamExt;
 use kube::api::{DynamicObject, PartialObjectMeta};
 use kube::runtime::{watcher, WatchStreamExt};
@@ -94,16 +93,6 @@ impl Watches {
             ));
             self.tasks.lock().push(task);
         }
-    }
-}
-
-impl Watches {
-    /// Whether every one of `objects` is as it was last written: no event moved it since.
-    pub(crate) fn untouched(&self, objects: &[ResourceIdentifier]) -> bool {
-        use crate::apply::Fresh;
-        objects
-            .iter()
-            .all(|id| self.fresh(&id.resource, id.namespace.as_deref(), &id.name))
     }
 }
 

@@ -1,4 +1,4 @@
-use flotilla_apis::work::v1alpha1::{ResourceIdentifier, Work, WorkSpec, WorkStatus};
+use flotilla_apis::work::v1alpha1::{Work, WorkSpec, WorkStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::watcher::Event;
@@ -45,57 +45,5 @@ fn a_deleted_work_is_forgotten() {
     assert!(
         t.triggered(&Event::Apply(work(1))).is_some(),
         "created again"
-    );
-}
-
-fn deployment() -> ResourceIdentifier {
-    ResourceIdentifier {
-        group: "apps".into(),
-        version: "v1".into(),
-        kind: "Deployment".into(),
-        resource: "deployments".into(),
-        namespace: Some("shop".into()),
-        name: "web".into(),
-        ordinal: 0,
-    }
-}
-
-#[test]
-fn a_work_applied_at_its_generation_with_its_objects_untouched_needs_nothing() {
-    let t = Triggers::default();
-    let untouched = |_: &[ResourceIdentifier]| true;
-    assert!(!t.nothing_to_do("web", Some(1), untouched), "never applied");
-    t.applied("web", Some((1, vec![deployment()])));
-    assert!(
-        t.nothing_to_do("web", Some(1), |objects: &[ResourceIdentifier]| {
-            objects == [deployment()]
-        })
-    );
-    assert!(
-        !t.nothing_to_do("web", Some(1), |_: &[ResourceIdentifier]| false),
-        "a member event moved one"
-    );
-    assert!(!t.nothing_to_do("web", Some(2), untouched), "a new spec");
-    assert!(!t.nothing_to_do("web", None, untouched));
-}
-
-#[test]
-fn the_resync_and_a_failed_apply_are_never_skipped() {
-    let t = Triggers::default();
-    let untouched = |_: &[ResourceIdentifier]| true;
-    t.applied("web", Some((1, vec![deployment()])));
-    t.force("web");
-    assert!(!t.nothing_to_do("web", Some(1), untouched), "forced");
-    assert!(t.nothing_to_do("web", Some(1), untouched), "forced once");
-    t.applied("web", None);
-    assert!(
-        !t.nothing_to_do("web", Some(1), untouched),
-        "the last apply failed"
-    );
-    t.applied("web", Some((1, vec![deployment()])));
-    t.triggered(&Event::Delete(work(1)));
-    assert!(
-        !t.nothing_to_do("web", Some(1), untouched),
-        "deleted and created again"
     );
 }
