@@ -35,7 +35,7 @@ pub(crate) struct Triggers {
 
 impl Triggers {
     /// The Work `event` calls for reconciling, if any. After a watch restart every Work is
-    /// (what changed meanwhile is not known).
+    /// reconciled (what changed meanwhile is not known).
     pub(crate) fn triggered(&self, event: &watcher::Event<Work>) -> Option<String> {
         let (work, always) = match event {
             watcher::Event::InitApply(w) => (w, true),
