@@ -18,6 +18,7 @@
 //! (kube-runtime's watcher); a reconcile that fails is retried with exponential backoff.
 
 mod reconcile;
+mod reported;
 mod triggers;
 mod watches;
 
@@ -71,6 +72,8 @@ pub struct Delivery {
     pub(crate) failures: parking_lot::Mutex<std::collections::HashMap<String, u32>>,
     /// What each Work was last queued for.
     triggers: Triggers,
+    /// The status last written to each Work, until the watch shows it.
+    reported: reported::Reported,
 }
 
 // === impl Delivery ===
@@ -97,6 +100,7 @@ impl Delivery {
             options,
             failures: Default::default(),
             triggers: Default::default(),
+            reported: Default::default(),
         });
         let feed = {
             let d = delivery.clone();
@@ -109,6 +113,7 @@ impl Delivery {
                     match event {
                         Ok(event) => {
                             d.works.apply(&event);
+                            d.saw(&event);
                             if let Some(name) = d.triggers.triggered(&event) {
                                 d.queue.add(&name);
                             }
@@ -164,6 +169,22 @@ impl Delivery {
                     self.queue.add_after(&name, delay);
                 }
             }
+        }
+    }
+
+    /// Tells [`reported`] what the watch of Works shows.
+    fn saw(&self, event: &kube::runtime::watcher::Event<Work>) {
+        use kube::runtime::watcher::Event;
+        match event {
+            Event::Apply(w) | Event::InitApply(w) => self.reported.seen(
+                w.metadata.name.as_deref().unwrap_or_default(),
+                w.metadata.resource_version.as_deref(),
+            ),
+            Event::Delete(w) => self
+                .reported
+                .seen(w.metadata.name.as_deref().unwrap_or_default(), None),
+            Event::Init => self.reported.relisted(),
+            Event::InitDone => {}
         }
     }
 

@@ -25,6 +25,7 @@ mod meta;
 mod packed;
 mod packed_object;
 mod part;
+pub mod quiet;
 mod text;
 
 pub use coalesce::coalesce;

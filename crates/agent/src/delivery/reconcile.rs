@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use flotilla_apis::names::WORK_FINALIZER;
-use flotilla_apis::work::v1alpha1::{ResourceIdentifier, Work, REASON_CONFLICT};
+use flotilla_apis::work::v1alpha1::{ResourceIdentifier, Work, WorkStatus, REASON_CONFLICT};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
@@ -56,9 +56,12 @@ impl Delivery {
             return Ok(Next::Idle);
         }
 
+        // The status to build on: the watch's copy may not show this loop's last write yet.
+        let reported = self.reported.newer_than(&work);
+        let current = reported.as_deref().or(work.status.as_ref());
         let results = self.applier.apply_knowing(&work, &self.watches).await;
         self.watches.ensure(&results);
-        let previous = identifiers(&work);
+        let previous = identifiers(current);
         let pruned = self.applier.prune(&previous, &work).await;
         let mut failed_prunes = Vec::new();
         for p in &pruned {
@@ -75,14 +78,14 @@ impl Delivery {
         }
 
         let next = status::work_status(
-            work.status.as_ref(),
+            current,
             &results,
             &work.spec.status_feedback,
             work.metadata.generation,
             Time(Timestamp::now()),
         );
-        if work.status.as_ref() != Some(&next) {
-            self.write_status(name, &next).await?;
+        if current != Some(&next) {
+            self.write_status(name, next).await?;
         }
         let unsettled = results
             .iter()
@@ -106,7 +109,10 @@ impl Delivery {
     async fn clean_up(&self, work: &Work, finalizers: Vec<String>) -> Result<()> {
         let mut empty = work.clone();
         empty.spec.manifests.clear();
-        let pruned = self.applier.prune(&identifiers(work), &empty).await;
+        let pruned = self
+            .applier
+            .prune(&identifiers(work.status.as_ref()), &empty)
+            .await;
         let errors: Vec<String> = pruned
             .iter()
             .filter_map(|p| p.outcome.as_ref().err().map(ToString::to_string))
@@ -144,39 +150,36 @@ impl Delivery {
         }
     }
 
-    async fn write_status(
-        &self,
-        name: &str,
-        status: &flotilla_apis::work::v1alpha1::WorkStatus,
-    ) -> Result<()> {
+    /// Replaces the Work's status (a JSON patch: a merge patch would keep fields the new
+    /// status leaves out, e.g. feedback that no longer applies), reading back only its
+    /// resourceVersion.
+    async fn write_status(&self, name: &str, status: WorkStatus) -> Result<()> {
         let api: Api<Work> = Api::namespaced(self.hub.clone(), &self.namespace);
-        // A JSON patch replacing the whole status: a merge patch would keep fields the new
-        // status leaves out (e.g. feedback that no longer applies).
-        let patch: json_patch::Patch = serde_json::from_value(json!([
-            {"op": "add", "path": "/status", "value": status}
-        ]))
-        .map_err(|source| Error::Encode {
-            object: format!("the status of Work {name}"),
-            source,
-        })?;
-        match api
-            .patch_status(name, &PatchParams::default(), &Patch::Json::<()>(patch))
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
-            Err(source) => Err(Error::Hub {
-                action: format!("writing the status of Work {name}"),
-                source,
-            }),
+        self.reported.writing(name);
+        let outcome = flotilla_watch::quiet::replace_status(&api, name, &status).await;
+        match outcome {
+            Ok(written) => {
+                self.reported
+                    .wrote(name, Some(status), written.resource_version);
+                Ok(())
+            }
+            Err(e) => {
+                self.reported.wrote(name, None, None);
+                match e {
+                    kube::Error::Api(s) if s.code == 404 => Ok(()),
+                    source => Err(Error::Hub {
+                        action: format!("writing the status of Work {name}"),
+                        source,
+                    }),
+                }
+            }
         }
     }
 }
 
 /// What the Work's status says was applied: the objects the next prune compares against.
-fn identifiers(work: &Work) -> Vec<ResourceIdentifier> {
-    work.status
-        .as_ref()
+fn identifiers(status: Option<&WorkStatus>) -> Vec<ResourceIdentifier> {
+    status
         .map(|s| {
             s.manifest_statuses
                 .iter()

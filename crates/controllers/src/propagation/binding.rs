@@ -153,8 +153,11 @@ pub async fn apply_status<B: BindingObject>(
     if let Some(ns) = b.scope_namespace() {
         body["metadata"]["namespace"] = serde_json::json!(ns);
     }
-    api.patch_status(
+    // The answer (the whole binding) is not read.
+    flotilla_watch::quiet::patch(
+        api,
         &name,
+        Some("status"),
         &kube::api::PatchParams::apply(manager).force(),
         &kube::api::Patch::Apply(&body),
     )

@@ -223,14 +223,17 @@ const CONCURRENT_WRITES: usize = 16;
 async fn apply_work(ctx: &Context, cluster: String, body: Value) -> Result<()> {
     let wname = body["metadata"]["name"].as_str().unwrap_or_default();
     let es = execution_namespace(&cluster);
-    Api::<Work>::namespaced(ctx.hub.clone(), &es)
-        .patch(
-            wname,
-            &PatchParams::apply(MANAGER).force(),
-            &Patch::Apply(&body),
-        )
-        .await
-        .map_err(Error::hub(format!("apply Work {es}/{wname}")))?;
+    // The answer (the whole Work) is not read: the watch brings it.
+    let api = Api::<Work>::namespaced(ctx.hub.clone(), &es);
+    flotilla_watch::quiet::patch(
+        &api,
+        wname,
+        None,
+        &PatchParams::apply(MANAGER).force(),
+        &Patch::Apply(&body),
+    )
+    .await
+    .map_err(Error::hub(format!("apply Work {es}/{wname}")))?;
     Ok(())
 }
 

@@ -12,7 +12,6 @@ use flotilla_apis::work::v1alpha1::{
     REASON_NOT_FULLY_APPLIED,
 };
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Patch, PatchParams};
 use kube::Api;
 use serde_json::{json, Value};
 
@@ -288,13 +287,8 @@ async fn write_template_status<B: BindingObject>(
         namespaced,
         r.namespace.as_deref(),
     );
-    let patch: json_patch::Patch =
-        serde_json::from_value(json!([{"op": "add", "path": "/status", "value": status}]))
-            .map_err(|e| Error::Invalid(format!("status patch: {e}")))?;
-    match api
-        .patch_status(&r.name, &PatchParams::default(), &Patch::<()>::Json(patch))
-        .await
-    {
+    // A JSON patch replacing the whole status; its answer (the template) is not read.
+    match flotilla_watch::quiet::replace_status(&api, &r.name, &status).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
         Err(e) => Err(Error::hub(format!(

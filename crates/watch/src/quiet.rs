@@ -1,0 +1,105 @@
+//! Writes whose answer the writer does not read.
+//!
+//! kube's `Api::patch` parses the object the server sends back, and a status writer throws
+//! it away: for a Work that is its whole manifest parsed, once per status report, on both
+//! the hub's push workers and its binding controller. These send the same requests and read
+//! only the new `resourceVersion` from the answer (serde skips the rest without building it).
+
+use kube::api::{Patch, PatchParams};
+use kube::Api;
+use serde::{Deserialize, Serialize};
+
+/// What a quiet write learns from the server's answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Written {
+    /// The object's resourceVersion after the write, when the answer names one.
+    pub resource_version: Option<String>,
+}
+
+/// PATCH object `name` (or its `subresource`) as `Api::patch` / `Api::patch_subresource`
+/// would, without parsing the object that comes back.
+pub async fn patch<K: kube::Resource + Clone, P: Serialize>(
+    api: &Api<K>,
+    name: &str,
+    subresource: Option<&str>,
+    params: &PatchParams,
+    patch: &Patch<P>,
+) -> kube::Result<Written> {
+    let request = kube::core::Request::new(api.resource_url());
+    let built = match subresource {
+        Some(sub) => request.patch_subresource(sub, name, params, patch),
+        None => request.patch(name, params, patch),
+    };
+    send(api, built.map_err(kube::Error::BuildRequest)?).await
+}
+
+/// Replace object `name`'s status with `status` through a JSON patch on its `status`
+/// subresource (`[{"op": "add", "path": "/status", "value": …}]`): unlike a merge patch, it
+/// drops the fields the new status leaves out.
+pub async fn replace_status<K: kube::Resource + Clone, S: Serialize>(
+    api: &Api<K>,
+    name: &str,
+    status: &S,
+) -> kube::Result<Written> {
+    #[derive(Serialize)]
+    struct Add<'a, S> {
+        op: &'static str,
+        path: &'static str,
+        value: &'a S,
+    }
+    let body = serde_json::to_vec(&[Add {
+        op: "add",
+        path: "/status",
+        value: status,
+    }])
+    .map_err(kube::Error::SerdeError)?;
+    let url = format!("{}/{}/status", api.resource_url(), name);
+    let request = http::Request::patch(url)
+        .header(http::header::ACCEPT, "application/json")
+        .header(http::header::CONTENT_TYPE, "application/json-patch+json")
+        .body(body)
+        .map_err(|e| kube::Error::BuildRequest(kube::core::request::Error::BuildRequest(e)))?;
+    send(api, request).await
+}
+
+async fn send<K: kube::Resource + Clone>(
+    api: &Api<K>,
+    request: http::Request<Vec<u8>>,
+) -> kube::Result<Written> {
+    let text = api.clone().into_client().request_text(request).await?;
+    Ok(resource_version(&text))
+}
+
+/// The `metadata.resourceVersion` of a JSON object, reading nothing else into memory.
+fn resource_version(text: &str) -> Written {
+    #[derive(Deserialize)]
+    struct Object {
+        #[serde(default)]
+        metadata: Meta,
+    }
+    #[derive(Deserialize, Default)]
+    struct Meta {
+        #[serde(rename = "resourceVersion")]
+        resource_version: Option<String>,
+    }
+    let resource_version = serde_json::from_str::<Object>(text)
+        .ok()
+        .and_then(|o| o.metadata.resource_version);
+    Written { resource_version }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_resource_version_is_read_from_the_answer() {
+        let text = r#"{"kind":"Work","metadata":{"name":"w","resourceVersion":"42","labels":{"a":"b"}},"spec":{"manifests":[{"big":[1,2,3]}]}}"#;
+        assert_eq!(
+            resource_version(text).resource_version.as_deref(),
+            Some("42")
+        );
+        assert_eq!(resource_version("{}").resource_version, None);
+        assert_eq!(resource_version("not json").resource_version, None);
+    }
+}
