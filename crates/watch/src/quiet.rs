@@ -47,18 +47,20 @@ pub async fn replace_status<K: kube::Resource + Clone, S: Serialize>(
         path: &'static str,
         value: &'a S,
     }
-    let body = serde_json::to_vec(&[Add {
+    let add = [Add {
         op: "add",
         path: "/status",
         value: status,
-    }])
-    .map_err(kube::Error::SerdeError)?;
-    let url = format!("{}/{}/status", api.resource_url(), name);
-    let request = http::Request::patch(url)
-        .header(http::header::ACCEPT, "application/json")
-        .header(http::header::CONTENT_TYPE, "application/json-patch+json")
-        .body(body)
-        .map_err(|e| kube::Error::BuildRequest(kube::core::request::Error::BuildRequest(e)))?;
+    }];
+    // kube builds the request (URL, name check, body); only the content type differs from
+    // the merge patch it is built as, so that no json_patch document has to be made of it.
+    let mut request = kube::core::Request::new(api.resource_url())
+        .patch_subresource("status", name, &PatchParams::default(), &Patch::Merge(&add))
+        .map_err(kube::Error::BuildRequest)?;
+    request.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json-patch+json"),
+    );
     send(api, request).await
 }
 

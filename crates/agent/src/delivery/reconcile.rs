@@ -157,22 +157,19 @@ impl Delivery {
         let api: Api<Work> = Api::namespaced(self.hub.clone(), &self.namespace);
         self.reported.writing(name);
         let outcome = flotilla_watch::quiet::replace_status(&api, name, &status).await;
+        let version = outcome
+            .as_ref()
+            .ok()
+            .and_then(|w| w.resource_version.clone());
+        self.reported
+            .wrote(name, outcome.is_ok().then_some(status), version);
         match outcome {
-            Ok(written) => {
-                self.reported
-                    .wrote(name, Some(status), written.resource_version);
-                Ok(())
-            }
-            Err(e) => {
-                self.reported.wrote(name, None, None);
-                match e {
-                    kube::Error::Api(s) if s.code == 404 => Ok(()),
-                    source => Err(Error::Hub {
-                        action: format!("writing the status of Work {name}"),
-                        source,
-                    }),
-                }
-            }
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+            Err(source) => Err(Error::Hub {
+                action: format!("writing the status of Work {name}"),
+                source,
+            }),
         }
     }
 }
