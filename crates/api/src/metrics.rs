@@ -50,6 +50,7 @@ struct StoreMetrics {
     committed_writes: Counter,
     handed_on: Counter,
     writer_of_record: Gauge,
+    runs_loops: Gauge,
 }
 
 impl Default for Metrics {
@@ -102,6 +103,12 @@ impl Default for Metrics {
             "1 if this replica commits the writes of every replica (HA mode)",
             store.writer_of_record.clone(),
         );
+        registry.register(
+            "flotilla_store_runs_loops",
+            "1 if this process runs the server's own loops: garbage collection, namespace \
+             deletion, quota and budget status (in HA mode one replica at a time does)",
+            store.runs_loops.clone(),
+        );
         Metrics {
             store,
             registry: Mutex::new(registry),
@@ -141,6 +148,9 @@ impl Metrics {
             .committed_writes
             .inner()
             .store(commits.writes, Ordering::Relaxed);
+        self.store
+            .runs_loops
+            .set(i64::from(*store.runs_loops().borrow()));
         if let Some(replica) = store.replica_stats() {
             self.store
                 .handed_on

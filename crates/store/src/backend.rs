@@ -54,6 +54,11 @@ pub(crate) trait Backend: Send + Sync + 'static {
         None
     }
 
+    /// For a replica of several: whether it runs the server's own loops, as it changes.
+    fn runs_loops(&self) -> Option<watch::Receiver<bool>> {
+        None
+    }
+
     /// The latest revision committed by anyone sharing the database.
     async fn current_revision(&self) -> Result<Revision> {
         Ok(self.shared().revision())

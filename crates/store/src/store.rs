@@ -88,6 +88,17 @@ impl Store {
         self.inner.replica_stats()
     }
 
+    /// Whether this process should run the server's own loops, the ones that follow every
+    /// write and write on their own (garbage collection, namespace deletion, status of quotas
+    /// and budgets): always for a store of one process; for a replica of several (opened with
+    /// [`OpenOptions::nats`]), while the replicas have elected it to (one at a time, another
+    /// within seconds of its death; every replica where the database cannot elect one).
+    pub fn runs_loops(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.inner
+            .runs_loops()
+            .unwrap_or_else(|| tokio::sync::watch::channel(true).1)
+    }
+
     /// The current record of `key`, if present.
     pub async fn get(&self, key: &str) -> Result<Option<Record>> {
         self.inner.shared().check_open()?;
@@ -247,6 +258,8 @@ pub struct ReplicaStats {
     pub writer_of_record: bool,
     /// This replica's writes that the writer of record committed.
     pub handed_on: u64,
+    /// This replica runs the server's own loops (see [`Store::runs_loops`]).
+    pub runs_loops: bool,
 }
 
 /// Options of [`Store::open_with`].

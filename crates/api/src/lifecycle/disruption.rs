@@ -19,7 +19,10 @@ use crate::selector::LabelSelector;
 use crate::Api;
 
 pub(super) async fn run(api: Arc<Api>) {
+    // The worker ends with the loop.
+    let mut tasks = tokio::task::JoinSet::new();
     let tx = super::namespace_queue::start(
+        &mut tasks,
         api.clone(),
         "PodDisruptionBudget status",
         |api, ns| async move { sync(&api, &ns).await },

@@ -105,7 +105,9 @@ pub(super) async fn run(api: Arc<Api>) {
     let worker_api = api.clone();
     let worker_index = index.clone();
     let retry = tx.clone();
-    tokio::spawn(async move {
+    // The worker ends with the loop.
+    let mut tasks = tokio::task::JoinSet::new();
+    tasks.spawn(async move {
         while let Some(job) = rx.recv().await {
             if let Err(again) = work(&worker_api, &worker_index, job).await {
                 let retry = retry.clone();

@@ -4,6 +4,12 @@
 //!
 //! Each is level-triggered: it follows the watch cache from its current state, and on every
 //! change re-reads what it needs and acts, so running twice or after a crash is safe.
+//!
+//! Of several replicas, every one runs the loops that keep what it serves itself (CRDs, the
+//! policies' status, the Service `default/kubernetes`, the system PriorityClasses), but only
+//! the one the store elects ([`flotilla_store::Store::runs_loops`]) runs those that follow
+//! every write and write on their own: garbage collection, namespace deletion, quota and budget
+//! status. Started afresh wherever the lead goes, they need no hand-over.
 
 mod bootstrap;
 mod crd;
@@ -23,14 +29,48 @@ pub use crd::CRD_CLEANUP_FINALIZER;
 
 /// Start every loop.
 pub fn start(api: &Arc<Api>) {
-    tokio::spawn(namespace::run(api.clone()));
-    tokio::spawn(gc::run(api.clone()));
     tokio::spawn(crd::run(api.clone()));
     tokio::spawn(crate::admission::policy::status::run(api.clone()));
     tokio::spawn(bootstrap::run(api.clone()));
-    tokio::spawn(quota::run(api.clone()));
-    tokio::spawn(disruption::run(api.clone()));
     tokio::spawn(priority_classes::run(api.clone()));
+    led(api, "namespace deletion", namespace::run);
+    led(api, "garbage collector", gc::run);
+    led(api, "quota status", quota::run);
+    led(api, "budget status", disruption::run);
+}
+
+/// Run the loop `run` while this process leads the loops, from scratch each time it comes to
+/// lead; its tasks end when the lead goes elsewhere.
+fn led<F, Fut>(api: &Arc<Api>, what: &'static str, run: F)
+where
+    F: Fn(Arc<Api>) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let api = api.clone();
+    tokio::spawn(async move {
+        let mut leads = api.store.runs_loops();
+        loop {
+            if leads.wait_for(|l| *l).await.is_err() {
+                // The store closed without this process leading.
+                return;
+            }
+            tracing::debug!(what, "loop starting on this replica");
+            let mut task = tokio::spawn(run(api.clone()));
+            let lost = async {
+                // A closed channel keeps its last value: leading for good.
+                if leads.wait_for(|l| !*l).await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            };
+            tokio::select! {
+                _ = &mut task => return,
+                () = lost => {
+                    task.abort();
+                    tracing::debug!(what, "loop stopped: another replica runs it");
+                }
+            }
+        }
+    });
 }
 
 /// Follow every change in the cache (starting with the current state as additions), calling

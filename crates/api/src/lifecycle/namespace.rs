@@ -19,7 +19,9 @@ use conditions::Remaining;
 pub(super) async fn run(api: Arc<Api>) {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     let worker_api = api.clone();
-    tokio::spawn(async move {
+    // The worker ends with the loop.
+    let mut tasks = tokio::task::JoinSet::new();
+    tasks.spawn(async move {
         while let Some(name) = rx.recv().await {
             // Retry until the namespace is empty or gone; content may still be arriving.
             while let Err(e) = finalize(&worker_api, &name).await {

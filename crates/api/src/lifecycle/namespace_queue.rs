@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::task::JoinSet;
 
 use crate::objects::{guaranteed_update, Writer};
 use crate::registry::ResourceInfo;
@@ -18,16 +19,21 @@ use crate::Api;
 /// How soon a namespace whose work failed is tried again.
 const RETRY: Duration = Duration::from_millis(200);
 
-/// Starts a worker calling `work(api, namespace)` for each namespace sent to the returned
-/// sender; `what` names the work in logs.
-pub(super) fn start<F, Fut>(api: Arc<Api>, what: &'static str, work: F) -> UnboundedSender<String>
+/// Starts a worker (in `tasks`, ending with them) calling `work(api, namespace)` for each
+/// namespace sent to the returned sender; `what` names the work in logs.
+pub(super) fn start<F, Fut>(
+    tasks: &mut JoinSet<()>,
+    api: Arc<Api>,
+    what: &'static str,
+    work: F,
+) -> UnboundedSender<String>
 where
     F: Fn(Arc<Api>, String) -> Fut + Send + 'static,
     Fut: Future<Output = crate::error::Result<()>> + Send,
 {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     let retry = tx.clone();
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         while let Some(ns) = rx.recv().await {
             let mut pending = BTreeSet::from([ns]);
             while let Ok(more) = rx.try_recv() {

@@ -18,12 +18,17 @@ use crate::Api;
 const RESYNC: Duration = Duration::from_secs(30);
 
 pub(super) async fn run(api: Arc<Api>) {
-    let tx = super::namespace_queue::start(api.clone(), "quota status", |api, ns| async move {
-        recount(&api, &ns).await
-    });
+    // The worker and the ticker end with the loop.
+    let mut tasks = tokio::task::JoinSet::new();
+    let tx = super::namespace_queue::start(
+        &mut tasks,
+        api.clone(),
+        "quota status",
+        |api, ns| async move { recount(&api, &ns).await },
+    );
     let ticker_api = api.clone();
     let ticker = tx.clone();
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         let mut tick = tokio::time::interval(RESYNC);
         loop {
             tick.tick().await;

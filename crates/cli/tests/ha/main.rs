@@ -14,6 +14,9 @@
 //!   with SIGKILL during writes through the others: they go on, a survivor takes over, and
 //!   nothing acknowledged is lost.
 //!
+//! * [`loops`]: the server's own loops (garbage collection among them) run on one replica;
+//!   when it is killed with SIGKILL a survivor takes them over.
+//!
 //! * [`shards`]: the replicas' controllers split the 16 shard Leases; the survivors of a SIGKILL
 //!   take the dead replica's shards over, and it takes a share back when started again.
 //!
@@ -28,6 +31,7 @@ mod controllers;
 mod crash;
 mod cross;
 mod feed;
+mod loops;
 mod set;
 mod shards;
 mod writer;
@@ -71,6 +75,14 @@ fn kill_9_of_the_writer_of_record_loses_no_acknowledged_write() {
     run(async {
         let set = HaSet::up(3, "writer");
         writer::kill_the_writer_of_record(&set).await;
+    });
+}
+
+#[test]
+fn the_servers_own_loops_run_on_one_replica_and_move_when_it_dies() {
+    run(async {
+        let set = HaSet::up(3, "loops");
+        loops::one_replica_runs_them_and_a_survivor_takes_over(&set).await;
     });
 }
 

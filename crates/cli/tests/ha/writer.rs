@@ -17,6 +17,8 @@ use crate::set::HaSet;
 const NS: &str = "ha-writer";
 const SELECTOR: &str = "ha-e2e=writer";
 const WRITERS: u64 = 8;
+/// The gauge that is 1 on the writer of record.
+const WRITER: &str = "flotilla_store_writer_of_record";
 /// Writes per second asked of each writer.
 const PER_WRITER: u64 = 25;
 const BEFORE_KILL: Duration = Duration::from_secs(3);
@@ -33,29 +35,29 @@ async fn metric(client: &Client, name: &str) -> Option<f64> {
         .find_map(|v| v.trim().parse().ok())
 }
 
-/// The replicas among `among` that say they are the writer of record.
-async fn holders(set: &HaSet, among: &[usize]) -> Vec<usize> {
+/// The replicas among `among` whose gauge `role` is 1.
+async fn holders(set: &HaSet, among: &[usize], role: &str) -> Vec<usize> {
     let mut out = Vec::new();
     for k in among {
         let client = set.client(*k).await;
-        if metric(&client, "flotilla_store_writer_of_record").await == Some(1.0) {
+        if metric(&client, role).await == Some(1.0) {
             out.push(*k);
         }
     }
     out
 }
 
-/// Wait until exactly one of `among` is the writer of record.
-async fn one_holder(set: &HaSet, among: &[usize], within: Duration) -> usize {
+/// Wait until exactly one of `among` holds `role` (a gauge of `/metrics`, 1 on the holder).
+pub async fn one_holder(set: &HaSet, among: &[usize], within: Duration, role: &str) -> usize {
     let deadline = Instant::now() + within;
     loop {
-        let h = holders(set, among).await;
+        let h = holders(set, among, role).await;
         if h.len() == 1 {
             return h[0];
         }
         assert!(
             Instant::now() < deadline,
-            "after {within:?} the writers of record among replicas {among:?} are {h:?}\n{}",
+            "after {within:?} the holders of {role} among replicas {among:?} are {h:?}\n{}",
             set.log_tails(20)
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -65,7 +67,7 @@ async fn one_holder(set: &HaSet, among: &[usize], within: Duration) -> usize {
 pub async fn kill_the_writer_of_record(set: &HaSet) {
     set.namespace(NS).await;
     let all: Vec<usize> = (1..=set.replicas).collect();
-    let holder = one_holder(set, &all, Duration::from_secs(20)).await;
+    let holder = one_holder(set, &all, Duration::from_secs(20), WRITER).await;
     let others: Vec<usize> = all.iter().copied().filter(|k| *k != holder).collect();
     let mut apis = Vec::new();
     for k in &others {
@@ -121,7 +123,7 @@ pub async fn kill_the_writer_of_record(set: &HaSet) {
     for t in tasks {
         t.await.expect("a writer task");
     }
-    let successor = one_holder(set, &others, Duration::from_secs(10)).await;
+    let successor = one_holder(set, &others, Duration::from_secs(10), WRITER).await;
 
     let acked = std::mem::take(&mut *acked.lock().unwrap());
     let failed = std::mem::take(&mut *failed.lock().unwrap());

@@ -36,6 +36,7 @@ use bytes::Bytes;
 use futures::StreamExt;
 use tokio::sync::{mpsc, oneshot};
 
+use super::advisory::{self, Try};
 use super::conn::{PgConn, Target};
 use crate::backend::Shared;
 use crate::batch::{self, Op};
@@ -133,6 +134,7 @@ impl Forwarder {
         crate::ReplicaStats {
             writer_of_record: self.holder.load(Ordering::Acquire),
             handed_on: self.handed.load(Ordering::Relaxed),
+            runs_loops: false,
         }
     }
 
@@ -262,15 +264,15 @@ async fn elect(
         if shared.upgrade().is_none_or(|s| s.is_closed()) {
             return;
         }
-        match try_lock(&target, &mut session).await {
-            Ok(None) => {
+        match advisory::try_lock(&target, &mut session, LOCK_KEY).await {
+            Ok(Try::NotExclusive) => {
                 tracing::info!(
                     "the database's advisory locks are not exclusive (CockroachDB): no replica \
                      commits for the others; each commits its own writes"
                 );
                 return;
             }
-            Ok(Some(true)) => {
+            Ok(Try::Held) => {
                 refused = false;
                 let conn = session.take().expect("a session that took the lock");
                 match client.queue_subscribe(subject.clone(), QUEUE.into()).await {
@@ -293,7 +295,7 @@ async fn elect(
                 // Dropping the connection ends its session, which releases the lock.
                 drop(conn);
             }
-            Ok(Some(false)) => {}
+            Ok(Try::Taken) => {}
             Err(e) => {
                 session = None;
                 if !refused {
@@ -308,37 +310,6 @@ async fn elect(
         }
         tokio::time::sleep(ELECT_EVERY).await;
     }
-}
-
-/// Ask for the advisory lock on `session` (connected first if need be): whether it was
-/// granted, or `None` if the database cannot grant it to one alone (CockroachDB's session
-/// advisory locks are stubs that grant every caller, so there no replica takes the lock).
-async fn try_lock(target: &Target, session: &mut Option<PgConn>) -> Result<Option<bool>> {
-    let query_err = |e| Error::Query {
-        source: Error::source_of(e),
-    };
-    let conn = match session {
-        Some(conn) => conn,
-        None => {
-            let conn = PgConn::connect(target).await?;
-            let version: String = conn
-                .client
-                .query_one("SELECT version()", &[])
-                .await
-                .map_err(query_err)?
-                .get(0);
-            if version.contains("CockroachDB") {
-                return Ok(None);
-            }
-            session.insert(conn)
-        }
-    };
-    let row = conn
-        .client
-        .query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK_KEY])
-        .await
-        .map_err(query_err)?;
-    Ok(Some(row.get::<_, bool>(0)))
 }
 
 /// Take handed-on writes until the lock's session fails or the store closes.
@@ -359,7 +330,7 @@ async fn serve(
                 if shared.upgrade().is_none_or(|s| s.is_closed()) {
                     return;
                 }
-                if let Err(e) = lock.client.simple_query("SELECT 1").await {
+                if let Err(e) = advisory::alive(lock).await {
                     tracing::warn!(error = %e, "lost the writer-of-record lock's session");
                     return;
                 }

@@ -5,8 +5,10 @@
 //! settled by reading the database again ([`settle`]), so callers get the truth when it can be
 //! learned and watchers get every committed revision either way.
 
+mod advisory;
 mod conn;
 mod forward;
+mod lead;
 mod peers;
 mod read;
 mod settle;
@@ -37,6 +39,8 @@ pub(crate) struct Postgres {
     replica: bool,
     /// Where writes go, for a replica of several.
     forward: Option<forward::Forwarder>,
+    /// Whether this replica of several runs the server's own loops ([`lead`]).
+    leads: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 impl Postgres {
@@ -60,6 +64,7 @@ impl Postgres {
         }
         let (shared, end) = Shared::new(revision, compacted, nats.is_some());
         let mut forward = None;
+        let mut leads = None;
         let announcer = match nats {
             Some(url) => {
                 let client = peers::connect(url).await?;
@@ -77,6 +82,7 @@ impl Postgres {
                     &uid,
                     target.clone(),
                 ));
+                leads = Some(lead::start(Arc::downgrade(&shared), target.clone()));
                 Some(peers::Announcer::new(client, &uid))
             }
             None => None,
@@ -96,6 +102,7 @@ impl Postgres {
             readers: Pool::new(readers),
             replica,
             forward,
+            leads,
         })
     }
 
@@ -141,7 +148,13 @@ impl Backend for Postgres {
     }
 
     fn replica_stats(&self) -> Option<crate::ReplicaStats> {
-        self.forward.as_ref().map(forward::Forwarder::stats)
+        let mut stats = self.forward.as_ref().map(forward::Forwarder::stats)?;
+        stats.runs_loops = self.leads.as_ref().is_some_and(|l| *l.borrow());
+        Some(stats)
+    }
+
+    fn runs_loops(&self) -> Option<tokio::sync::watch::Receiver<bool>> {
+        self.leads.clone()
     }
 
     async fn current_revision(&self) -> Result<Revision> {
