@@ -250,14 +250,16 @@ async fn report(
     }
     let now = Timestamp::now();
     status.last_heartbeat_time = Some(Time(now));
-    clusters
-        .patch_status(
-            cluster,
-            &PatchParams::default(),
-            &Patch::Merge(&json!({ "status": changed(&status, &previous) })),
-        )
-        .await
-        .map_err(|e| hub_error(format!("writing the status of Cluster {cluster}"), e))?;
+    // Every member's heartbeat: the Cluster sent back is not read.
+    flotilla_watch::quiet::patch(
+        clusters,
+        cluster,
+        Some("status"),
+        &PatchParams::default(),
+        &Patch::Merge(&json!({ "status": changed(&status, &previous) })),
+    )
+    .await
+    .map_err(|e| hub_error(format!("writing the status of Cluster {cluster}"), e))?;
     known.written = Some(Instant::now());
     known.last = Some(status);
     Ok(())

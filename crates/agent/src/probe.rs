@@ -234,8 +234,11 @@ async fn write(api: &Api<HealthReport>, tracked: &BTreeMap<Key, Tracked>) -> kub
         "down": down,
         "results": results,
     }});
-    api.patch_status(
+    // The report sent back (every result again) is not read.
+    flotilla_watch::quiet::patch(
+        api,
         HEALTH_REPORT_NAME,
+        Some("status"),
         &PatchParams {
             field_manager: Some("flotilla-agent".into()),
             ..PatchParams::default()
@@ -243,7 +246,7 @@ async fn write(api: &Api<HealthReport>, tracked: &BTreeMap<Key, Tracked>) -> kub
         &Patch::Merge(&patch),
     )
     .await
-    .map(|_| ())
+    .map(drop)
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);

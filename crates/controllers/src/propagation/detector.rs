@@ -359,8 +359,9 @@ async fn interpreted<B: BindingObject>(
     let body = json!({"apiVersion": B::api_version(&()), "kind": B::kind(&()),
         "status": {"conditions": [condition]}});
     let params = PatchParams::apply(MANAGER).force();
-    B::api(ctx.shared.hub.clone(), ns)
-        .patch_status(bname, &params, &Patch::Apply(&body))
+    let api = B::api(ctx.shared.hub.clone(), ns);
+    // The answer (the binding with its whole status) is not read.
+    flotilla_watch::quiet::patch(&api, bname, Some("status"), &params, &Patch::Apply(&body))
         .await
         .map(drop)
         .map_err(Error::hub(format!(

@@ -57,13 +57,15 @@ pub(super) async fn refuse<B: BindingObject>(
     if let Some(ns) = b.scope_namespace() {
         body["metadata"]["namespace"] = json!(ns);
     }
-    B::api(hub.clone(), b.scope_namespace())
-        .patch_status(
-            &name,
-            &PatchParams::apply(MANAGER).force(),
-            &Patch::Apply(&body),
-        )
-        .await
-        .map_err(Error::hub(format!("write the status of binding {name}")))?;
+    // The answer (the binding with its whole status) is not read.
+    flotilla_watch::quiet::patch(
+        &B::api(hub.clone(), b.scope_namespace()),
+        &name,
+        Some("status"),
+        &PatchParams::apply(MANAGER).force(),
+        &Patch::Apply(&body),
+    )
+    .await
+    .map_err(Error::hub(format!("write the status of binding {name}")))?;
     Ok(())
 }
