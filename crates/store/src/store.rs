@@ -258,8 +258,6 @@ pub struct ReplicaStats {
     pub writer_of_record: bool,
     /// This replica's writes that the writer of record committed.
     pub handed_on: u64,
-    /// This replica runs the server's own loops (see [`Store::runs_loops`]).
-    pub runs_loops: bool,
 }
 
 /// Options of [`Store::open_with`].

@@ -134,7 +134,6 @@ impl Forwarder {
         crate::ReplicaStats {
             writer_of_record: self.holder.load(Ordering::Acquire),
             handed_on: self.handed.load(Ordering::Relaxed),
-            runs_loops: false,
         }
     }
 

@@ -61,12 +61,8 @@ async fn elect(shared: Weak<Shared>, target: Target, leads: watch::Sender<bool>)
                         "the database's advisory locks are not exclusive (CockroachDB): every \
                          replica runs the server's own loops"
                     );
+                    // Dropping the sender leaves the receivers this value for good.
                     leads.send_replace(true);
-                    // Hold the value until the store closes.
-                    while shared.upgrade().is_some_and(|s| !s.is_closed()) {
-                        tokio::time::sleep(ELECT_EVERY).await;
-                    }
-                    leads.send_replace(false);
                     return;
                 }
                 Err(e) => {

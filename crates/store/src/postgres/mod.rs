@@ -148,9 +148,7 @@ impl Backend for Postgres {
     }
 
     fn replica_stats(&self) -> Option<crate::ReplicaStats> {
-        let mut stats = self.forward.as_ref().map(forward::Forwarder::stats)?;
-        stats.runs_loops = self.leads.as_ref().is_some_and(|l| *l.borrow());
-        Some(stats)
+        self.forward.as_ref().map(forward::Forwarder::stats)
     }
 
     fn runs_loops(&self) -> Option<tokio::sync::watch::Receiver<bool>> {
