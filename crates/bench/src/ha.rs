@@ -1,11 +1,14 @@
 //! `flotilla bench ha`: the active-active hub of issue 14 — replicas of this binary sharing one
 //! PostgreSQL and one nats-server, started with the checkout's `scripts/ha` ([`set`]).
 //!
-//! In order, on one set of 3 replicas running the API plane only (`--no-controllers`):
-//! 1. creates/s of 16 closed-loop clients against replica-1 alone (the other two stopped),
-//!    then spread over all 3, and where the CPU went ([`load`], [`cpu`]); in alternating
-//!    rounds, since one pair of runs on a small shared machine moves by more than the
-//!    difference it is meant to show: the ratio reported is the median round's;
+//! In order, with replicas running the API plane only (`--no-controllers`):
+//! 1. creates/s of 16 closed-loop clients against one replica, then spread over three, and
+//!    where the CPU went ([`load`], [`cpu`]); each run on a set of its own started empty
+//!    (`scripts/ha up 1`, `up 3`), in alternating rounds, since one pair of runs on a small
+//!    shared machine moves by more than the difference it is meant to show: the ratio
+//!    reported is the median round's;
+//!
+//! then on one set of 3:
 //! 2. cross-replica watch delivery: creates through replica-2 and -3, a watch on replica-1
 //!    ([`delivery`], [`watch`]);
 //! 3. and 4. replica-2 killed under its watchers and a writer: time to every watcher resumed
@@ -13,7 +16,7 @@
 //! 5. controller takeover between two `flotilla controllers` processes, when this build has
 //!    that command ([`takeover`]).
 //!
-//! The set is taken down (`scripts/ha down`) at the end, on error and on Ctrl-C; the replicas'
+//! Each set is taken down (`scripts/ha down`) at its end, on error and on Ctrl-C; the replicas'
 //! logs are kept when the run fails or with `--keep`. The figures are printed and appended to
 //! BENCHMARKS.md ([`report`]).
 
@@ -200,26 +203,23 @@ pub async fn run(a: HaArgs) -> Result<()> {
     Ok(())
 }
 
-/// Start the set, run the phases, take it down.
+/// The throughput rounds, each run on a fresh set; then the other phases on one set of 3.
 async fn measure(plan: &Plan, script: &Path, base: &Path) -> Result<report::Measured> {
     let progress = Progress::new("ha");
-    let logs = base.join("logs");
-    let phase = progress.phase("scripts/ha up 3 (PostgreSQL, nats-server, 3 replicas)", 1);
-    let (script_owned, dir, logs_owned) = (script.to_path_buf(), base.join("set"), logs.clone());
-    let mut set =
-        tokio::task::spawn_blocking(move || HaSet::up(&script_owned, &dir, &logs_owned, 3, true))
-            .await
-            .context("starting the replica set")??;
-    phase.done(&format!(
-        "replica pids {}",
-        set.replicas
-            .iter()
-            .map(|r| r.pid.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
     let run = format!("ha-{:08x}", rand::random::<u32>());
-    let measured = phases(&mut set, plan, &run, &progress).await;
+    let text = |e: anyhow::Error| format!("{e:#}");
+    let mut rounds = Vec::with_capacity(plan.rounds);
+    for i in 1..=plan.rounds {
+        let mut pair = [1, 3].into_iter().map(|n| {
+            let name = format!("{}-{i}", if n == 1 { "one" } else { "three" });
+            fresh_throughput(plan, script, base, n, name, &run, &progress)
+        });
+        let one = pair.next().expect("two runs").await.map_err(text);
+        let three = pair.next().expect("two runs").await.map_err(text);
+        rounds.push(report::Round { one, three });
+    }
+    let mut set = up(script, base, "set", 3, &progress).await?;
+    let measured = phases(&mut set, plan, &run, &progress, rounds).await;
     let down = tokio::task::spawn_blocking(move || set.down())
         .await
         .context("taking the replica set down")?;
@@ -228,25 +228,71 @@ async fn measure(plan: &Plan, script: &Path, base: &Path) -> Result<report::Meas
     Ok(measured)
 }
 
-/// The phases in order; a failed phase is reported and the next one runs.
+/// `scripts/ha up N` in `BASE/NAME`, its logs kept in `BASE/logs/NAME`.
+async fn up(
+    script: &Path,
+    base: &Path,
+    name: &str,
+    n: usize,
+    progress: &Progress,
+) -> Result<HaSet> {
+    let phase = progress.phase(
+        &format!("scripts/ha up {n} (PostgreSQL, nats-server, {n} replica(s))"),
+        1,
+    );
+    let (script, dir, logs) = (
+        script.to_path_buf(),
+        base.join(name),
+        base.join("logs").join(name),
+    );
+    let set = tokio::task::spawn_blocking(move || HaSet::up(&script, &dir, &logs, n, true))
+        .await
+        .context("starting the replica set")??;
+    phase.done(&format!(
+        "replica pids {}",
+        set.replicas
+            .iter()
+            .map(|r| r.pid.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    Ok(set)
+}
+
+/// One throughput run on a set of `n` replicas of its own, started empty for it and taken
+/// down after it: every run starts from the same state (an empty database, replicas that have
+/// just started), which a set reused across runs, holding every earlier run's objects and with
+/// replicas restarted between runs, does not give.
+async fn fresh_throughput(
+    plan: &Plan,
+    script: &Path,
+    base: &Path,
+    n: usize,
+    name: String,
+    run: &str,
+    progress: &Progress,
+) -> Result<report::Run> {
+    let mut set = up(script, base, &name, n, progress).await?;
+    let on: Vec<usize> = (1..=n).collect();
+    let r = measure_throughput(&set, plan, &on, &format!("{run}-{name}"), progress).await;
+    let down = tokio::task::spawn_blocking(move || set.down())
+        .await
+        .context("taking the replica set down")?;
+    let r = r?;
+    down?;
+    Ok(r)
+}
+
+/// The phases after the throughput rounds, in order; a failed phase is reported and the next
+/// one runs.
 async fn phases(
     set: &mut HaSet,
     plan: &Plan,
     run: &str,
     progress: &Progress,
+    rounds: Vec<report::Round>,
 ) -> Result<report::Measured> {
     let text = |e: anyhow::Error| format!("{e:#}");
-    let mut rounds = Vec::with_capacity(plan.rounds);
-    for i in 1..=plan.rounds {
-        let one = throughput(set, plan, &[1], &format!("{run}-one-{i}"), progress)
-            .await
-            .map_err(text);
-        let three = throughput(set, plan, &[1, 2, 3], &format!("{run}-three-{i}"), progress)
-            .await
-            .map_err(text);
-        rounds.push(report::Round { one, three });
-    }
-
     let clients: Vec<Client> = set.replicas.iter().map(|r| r.client.clone()).collect();
     let ns = format!("{run}-watch");
     let phase = progress.phase(
@@ -302,28 +348,6 @@ async fn phases(
         failover,
         takeover,
     })
-}
-
-/// One throughput run: only the replicas `on` (1-based) run — the others are stopped first and
-/// started again after — with the clients spread over them; a warm-up, then the measured run
-/// with the CPU each part used.
-async fn throughput(
-    set: &mut HaSet,
-    plan: &Plan,
-    on: &[usize],
-    ns: &str,
-    progress: &Progress,
-) -> Result<report::Run> {
-    let all: Vec<usize> = (1..=set.replicas.len()).collect();
-    let off: Vec<usize> = all.iter().copied().filter(|k| !on.contains(k)).collect();
-    for k in &off {
-        set.stop(*k).await?;
-    }
-    let r = measure_throughput(set, plan, on, ns, progress).await;
-    for k in &off {
-        set.start(*k).await?;
-    }
-    r
 }
 
 async fn measure_throughput(

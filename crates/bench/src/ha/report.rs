@@ -108,11 +108,11 @@ pub fn render(s: &Section) -> String {
         "- Set: `scripts/ha up 3` — one PostgreSQL (fsync on), one nats-server (JetStream), 3 \
          `flotilla serve --store postgres://… --nats …` replicas with `--no-controllers` \
          (HA_NO_CONTROLLERS=1; the API plane is measured, controllers run as separate \
-         processes in the last row), all on 127.0.0.1 with the load generator.\n- Load: \
-         {} closed-loop clients creating 1 KiB ConfigMaps for {} (after a {} warm-up), first \
-         with replica-2 and -3 stopped, then spread over all 3, {} time(s) in turn; then {}/s \
-         open-loop creates for the watch and failover phases; {} watchers in the \
-         failover.\n\n",
+         processes in the last row), all on 127.0.0.1 with the load generator; each \
+         throughput run on a set of its own, started empty (`up 1`, `up 3`).\n- Load: \
+         {} closed-loop clients creating 1 KiB ConfigMaps for {} (after a {} warm-up), on one \
+         replica, then spread over three, {} time(s) in turn; then {}/s open-loop creates for \
+         the watch and failover phases; {} watchers in the failover.\n\n",
         p.clients,
         secs(p.throughput),
         secs(p.warmup),
