@@ -110,8 +110,15 @@ fn check_values(schemas: &Schemas, res: &ResourceInfo, root: &str, obj: &mut Val
     let Some(schema) = snapshot.definition(root) else {
         return Ok(());
     };
+    let ruled = snapshot.derived("rules", root, rules::present).is_some();
     let mut causes = values::default_and_check(schema, obj);
-    causes.extend(rules::check(schema, obj, None, rules::Rules::Create));
+    causes.extend(rules::check_if(
+        ruled,
+        schema,
+        obj,
+        None,
+        rules::Rules::Create,
+    ));
     refuse(res, obj, causes)
 }
 
@@ -131,7 +138,8 @@ pub(crate) fn update(
     let Some(schema) = snapshot.definition(&root) else {
         return Ok(());
     };
-    let causes = ratchet::causes(schema, old, new);
+    let ruled = snapshot.derived("rules", &root, rules::present).is_some();
+    let causes = ratchet::causes(schema, ruled, old, new);
     refuse(res, new, causes)
 }
 

@@ -77,6 +77,21 @@ impl FieldSet {
         out
     }
 
+    /// Whether a path is in both sets, as [`FieldSet::difference`] judges it (member by
+    /// member): when not, the difference is `self` and need not be built.
+    pub fn meets(&self, other: &FieldSet) -> bool {
+        let (small, large) = if self.members.len() <= other.members.len() {
+            (&self.members, &other.members)
+        } else {
+            (&other.members, &self.members)
+        };
+        small.iter().any(|m| large.contains(m))
+            || self
+                .children
+                .iter()
+                .any(|(pe, c)| other.children.get(pe).is_some_and(|o| c.meets(o)))
+    }
+
     /// The paths of `self` that are not paths of `other` (member by member: removing `.a`
     /// leaves `.a.b` in place).
     pub fn difference(&self, other: &FieldSet) -> FieldSet {

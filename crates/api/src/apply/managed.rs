@@ -174,8 +174,22 @@ pub(crate) fn decode(list: &Value) -> Result<Vec<ManagedEntry>, ApplyError> {
 
 /// Encodes entries as a managedFields list, sorted, skipping entries that own nothing.
 pub(crate) fn encode(entries: &[ManagedEntry]) -> Value {
-    let mut sorted: Vec<&ManagedEntry> = entries.iter().filter(|e| !e.fields.is_empty()).collect();
-    sorted.sort_by(|p, q| {
+    encode_keeping(entries, |_| None)
+}
+
+/// [`encode`], taking entry `i`'s `fieldsV1` from `kept(i)` where that gives it: the entry's
+/// fields as read, when they did not change (encoding a large set again costs more than
+/// copying what was read).
+pub(crate) fn encode_keeping<'a>(
+    entries: &[ManagedEntry],
+    kept: impl Fn(usize) -> Option<&'a Value>,
+) -> Value {
+    let mut sorted: Vec<(usize, &ManagedEntry)> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.fields.is_empty())
+        .collect();
+    sorted.sort_by(|(_, p), (_, q)| {
         (
             p.operation,
             &p.time,
@@ -193,7 +207,7 @@ pub(crate) fn encode(entries: &[ManagedEntry]) -> Value {
     });
     let list = sorted
         .into_iter()
-        .map(|e| {
+        .map(|(i, e)| {
             let mut m = Map::new();
             m.insert("manager".into(), e.manager.clone().into());
             m.insert("operation".into(), e.operation.as_str().into());
@@ -202,7 +216,11 @@ pub(crate) fn encode(entries: &[ManagedEntry]) -> Value {
                 m.insert("time".into(), t.clone().into());
             }
             m.insert("fieldsType".into(), "FieldsV1".into());
-            m.insert("fieldsV1".into(), e.fields.to_fields_v1());
+            let fields = kept(i).cloned();
+            m.insert(
+                "fieldsV1".into(),
+                fields.unwrap_or_else(|| e.fields.to_fields_v1()),
+            );
             if let Some(s) = &e.subresource {
                 m.insert("subresource".into(), s.clone().into());
             }
@@ -222,7 +240,19 @@ pub(crate) fn remove(obj: &mut Value) {
 /// Stores entries as the object's `metadata.managedFields` (removing it when none own
 /// anything), keeping the key's position when it was already there.
 pub(crate) fn write(obj: &mut Value, entries: &[ManagedEntry]) {
-    let encoded = encode(entries);
+    put(obj, encode(entries));
+}
+
+/// [`write`] with [`encode_keeping`].
+pub(crate) fn write_keeping<'a>(
+    obj: &mut Value,
+    entries: &[ManagedEntry],
+    kept: impl Fn(usize) -> Option<&'a Value>,
+) {
+    put(obj, encode_keeping(entries, kept));
+}
+
+fn put(obj: &mut Value, encoded: Value) {
     let empty = encoded.as_array().is_some_and(Vec::is_empty);
     let Some(root) = obj.as_object_mut() else {
         return;

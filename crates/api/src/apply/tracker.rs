@@ -34,17 +34,36 @@ pub(crate) fn track_update(
         None => Vec::new(),
     };
     let sent = managed::raw(new).filter(|l| l.as_array().is_some_and(|a| !a.is_empty()));
-    let mut entries = match sent {
+    let (mut entries, from_stored) = match sent {
         // Subresources never rewrite ownership: their requests carry someone else's view.
-        Some(list) if subresource.is_none() => {
+        // A list sent back as it is stored (a patch's, or a read-modify-write's) is the
+        // stored one.
+        Some(list) if subresource.is_none() && old.and_then(managed::raw) != Some(list) => {
             if managed::is_reset(list) {
-                Vec::new()
+                (Vec::new(), false)
             } else {
-                managed::decode(list).unwrap_or(stored)
+                match managed::decode(list) {
+                    Ok(sent) => (sent, false),
+                    Err(_) => (stored, true),
+                }
             }
         }
-        _ => stored,
+        _ => (stored, true),
     };
+    // The stored entries as read, one per decoded entry (none folded into another), whose
+    // `fieldsV1` is written back as it was where an entry's fields do not change.
+    let read: &[Value] = old
+        .filter(|_| from_stored)
+        .and_then(managed::raw)
+        .and_then(Value::as_array)
+        .filter(|items| {
+            items.len() == entries.len()
+                && items.iter().zip(&entries).all(|(item, e)| {
+                    item.get("manager").and_then(Value::as_str) == Some(e.manager.as_str())
+                })
+        })
+        .map_or(&[], Vec::as_slice);
+    let mut kept = vec![!read.is_empty(); entries.len()];
     managed::remove(new);
 
     let empty = Value::Object(Map::new());
@@ -56,10 +75,14 @@ pub(crate) fn track_update(
         .iter()
         .position(|e| e.is(manager, Operation::Update, subresource));
     for (i, e) in entries.iter_mut().enumerate() {
-        if Some(i) != mine {
+        if Some(i) != mine && e.fields.meets(&taken) {
             e.fields = e.fields.difference(&taken);
+            kept[i] = false;
         }
-        e.fields = e.fields.difference(&removed);
+        if e.fields.meets(&removed) {
+            e.fields = e.fields.difference(&removed);
+            kept[i] = false;
+        }
     }
     if !taken.is_empty() {
         let api_version = new
@@ -68,6 +91,7 @@ pub(crate) fn track_update(
             .unwrap_or_default();
         match mine {
             Some(i) => {
+                kept[i] = false;
                 let e = &mut entries[i];
                 e.fields = e.fields.union(&taken);
                 e.time = Some(now.to_string());
@@ -83,6 +107,10 @@ pub(crate) fn track_update(
             }),
         }
     }
-    managed::write(new, &entries);
+    managed::write_keeping(new, &entries, |i| {
+        kept.get(i)
+            .filter(|k| **k)
+            .and_then(|_| read[i].get("fieldsV1"))
+    });
     Ok(())
 }

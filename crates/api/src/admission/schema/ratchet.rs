@@ -10,14 +10,22 @@ use serde_json::Value;
 use super::keywords::Causes;
 use super::{rules, values};
 
-/// The causes of `new` against `schema`, an update from `old`. The defaults of what the update
-/// changes were filled in on the request's body; the walk fills in any still missing.
-pub fn causes(schema: &Value, old: &Value, new: &mut Value) -> Causes {
+/// The causes of `new` against `schema`, an update from `old`; `ruled` says whether the schema
+/// has rules ([`rules::present`]). The defaults of what the update changes were filled in on
+/// the request's body; the walk fills in any still missing.
+pub fn causes(schema: &Value, ruled: bool, old: &Value, new: &mut Value) -> Causes {
     let mut causes = values::changed_causes(schema, new, old);
     let new = &*new;
-    causes.extend(rules::check(schema, new, None, rules::Rules::Plain));
+    causes.extend(rules::check_if(
+        ruled,
+        schema,
+        new,
+        None,
+        rules::Rules::Plain,
+    ));
     causes.retain(|(field, _)| at(new, field) != at(old, field));
-    causes.extend(rules::check(
+    causes.extend(rules::check_if(
+        ruled,
         schema,
         new,
         Some(old),

@@ -38,9 +38,28 @@ pub enum Rules {
 
 /// The causes of the rules under `schema` that `new` breaks (against `old`, for transitions).
 pub fn check(schema: &Value, new: &Value, old: Option<&Value>, which: Rules) -> Causes {
+    check_if(has_rules(schema), schema, new, old, which)
+}
+
+/// A marker derived from a schema when it has rules ([`Snapshot::derived`]), so that whether
+/// it does is learned once per schema snapshot, not walked for on every write of its kind.
+///
+/// [`Snapshot::derived`]: crate::schema::Snapshot::derived
+pub fn present(schema: &Value) -> Option<Value> {
+    has_rules(schema).then_some(Value::Bool(true))
+}
+
+/// [`check`] of a schema that `ruled` says has rules or not ([`present`]).
+pub fn check_if(
+    ruled: bool,
+    schema: &Value,
+    new: &Value,
+    old: Option<&Value>,
+    which: Rules,
+) -> Causes {
     let mut causes = Vec::new();
     // Most schemas have no rules (Works, bindings): their objects are not walked at all.
-    if !has_rules(schema) {
+    if !ruled {
         return causes;
     }
     walk(

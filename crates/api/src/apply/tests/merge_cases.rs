@@ -138,6 +138,17 @@ fn set_algebra() {
         assert_eq!(got, want, "{name}");
     }
     assert!(set(&[".a.b"]).difference(&set(&[".a.b"])).is_empty());
+    // `meets` says whether `difference` removes anything, in both directions.
+    for (a, b, meet) in [
+        (&[".a", ".a.b"][..], &[".a"][..], true),
+        (&[".a.b"], &[".a"], false),
+        (&[".a.b", ".c"], &[".x", ".a.b"], true),
+        (&[".a.b.c"], &[".a.b.d", ".a.c"], false),
+    ] {
+        assert_eq!(set(a).meets(&set(b)), meet, "{a:?} meets {b:?}");
+        assert_eq!(set(b).meets(&set(a)), meet, "{b:?} meets {a:?}");
+        assert_eq!(set(a).difference(&set(b)) != set(a), meet, "{a:?} - {b:?}");
+    }
     assert!(set(&[".a.b"]).contains(&Path::parse(".a.b").unwrap().0));
     assert!(!set(&[".a.b"]).contains(&Path::parse(".a").unwrap().0));
 }

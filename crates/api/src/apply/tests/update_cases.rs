@@ -266,6 +266,63 @@ fn update_scenarios() {
 }
 
 #[test]
+fn an_entry_whose_fields_do_not_change_keeps_its_fields_v1_as_stored() {
+    let schema = schema();
+    let mut old = deploy(json!({"replicas": 1}));
+    // Another manager's entry, its keys in an order the encoder would not write.
+    let theirs = json!({"f:spec": {"f:replicas": {}}, "f:metadata": {"f:labels": {"f:app": {}}}});
+    old["metadata"]["labels"] = json!({"app": "web"});
+    old["metadata"]["managedFields"] = json!([{"manager": "them", "operation": "Update",
+        "apiVersion": "apps/v1", "time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1",
+        "fieldsV1": theirs}]);
+    let mut new = old.clone();
+    new["metadata"]["labels"]["tier"] = json!("front");
+    crate::apply::track_update(
+        Some(&old),
+        &mut new,
+        "me",
+        None,
+        &schema,
+        "Deployment",
+        &at(1),
+    )
+    .unwrap();
+    let fields = |obj: &serde_json::Value, who: &str| {
+        let list = obj["metadata"]["managedFields"].as_array().unwrap();
+        assert_eq!(list.len(), 2, "{list:?}");
+        list.iter().find(|e| e["manager"] == who).unwrap()["fieldsV1"].clone()
+    };
+    let kept: Vec<String> = fields(&new, "them")
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(kept, ["f:spec", "f:metadata"], "written back as stored");
+    assert_eq!(
+        fields(&new, "me"),
+        json!({"f:metadata": {"f:labels": {"f:tier": {}}}})
+    );
+    // Taking one of their fields re-encodes their entry without it.
+    let mut newer = new.clone();
+    newer["spec"]["replicas"] = json!(3);
+    crate::apply::track_update(
+        Some(&new),
+        &mut newer,
+        "me",
+        None,
+        &schema,
+        "Deployment",
+        &at(2),
+    )
+    .unwrap();
+    assert_eq!(
+        fields(&newer, "them"),
+        json!({"f:metadata": {"f:labels": {"f:app": {}}}})
+    );
+}
+
+#[test]
 fn broken_stored_managed_fields_fail_and_are_dropped() {
     let schema = schema();
     let mut old = deploy(json!({"replicas": 1}));

@@ -55,7 +55,7 @@ fn unchanged_values_ratchet_and_transitions_do_not() {
         ),
     ];
     for (name, old, new, want) in cases {
-        let got: Vec<String> = causes(&schema(), old, &mut new.clone())
+        let got: Vec<String> = causes(&schema(), true, old, &mut new.clone())
             .into_iter()
             .map(|(f, _)| f)
             .collect();
