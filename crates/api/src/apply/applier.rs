@@ -129,6 +129,9 @@ impl Applier<'_> {
             (None, Some(sub)) => return Err(ApplyError::SubresourceOfMissingObject(sub.into())),
             (None, None) => Vec::new(),
         };
+        // Entries whose fields do not change keep their `fieldsV1` as stored.
+        let read = managed::as_read(live, &entries);
+        let mut kept = managed::unchanged(read, &entries);
         let mut base = live.cloned().unwrap_or_else(|| Value::Object(Map::new()));
         managed::remove(&mut base);
         if live.is_some() && entries.is_empty() {
@@ -148,6 +151,8 @@ impl Applier<'_> {
                 });
             }
         }
+
+        kept.resize(entries.len(), false);
 
         // 2. Merge what this scope may write.
         let mut config = applied.clone();
@@ -190,6 +195,7 @@ impl Applier<'_> {
         }
         for (i, lost) in &taken {
             entries[*i].fields = entries[*i].fields.difference(lost);
+            kept[*i] = false;
         }
 
         // 5. The applier's entry.
@@ -201,6 +207,7 @@ impl Applier<'_> {
                 if object_changed || e.fields.clone().normalized() != applied_set {
                     e.time = Some(now.to_string());
                 }
+                kept[i] &= e.fields == applied_set;
                 e.fields = applied_set;
                 e.api_version = api_version.to_string();
             }
@@ -213,10 +220,13 @@ impl Applier<'_> {
                 fields: applied_set,
             }),
         }
-        for e in &mut entries {
-            e.fields = e.fields.difference(&diff.removed);
+        for (e, kept) in entries.iter_mut().zip(kept.iter_mut()) {
+            if e.fields.meets(&diff.removed) {
+                e.fields = e.fields.difference(&diff.removed);
+                *kept = false;
+            }
         }
-        managed::write(&mut result, &entries);
+        managed::write_unchanged(&mut result, &entries, read, &kept);
         Ok(result)
     }
 }

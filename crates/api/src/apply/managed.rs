@@ -172,14 +172,9 @@ pub(crate) fn decode(list: &Value) -> Result<Vec<ManagedEntry>, ApplyError> {
     Ok(out)
 }
 
-/// Encodes entries as a managedFields list, sorted, skipping entries that own nothing.
-pub(crate) fn encode(entries: &[ManagedEntry]) -> Value {
-    encode_keeping(entries, |_| None)
-}
-
-/// [`encode`], taking entry `i`'s `fieldsV1` from `kept(i)` where that gives it: the entry's
-/// fields as read, when they did not change (encoding a large set again costs more than
-/// copying what was read).
+/// Encodes entries as a managedFields list, sorted, skipping entries that own nothing; entry
+/// `i`'s `fieldsV1` is `kept(i)` where that gives it: the entry's fields as read, when they did
+/// not change (encoding a large set again costs more than copying what was read).
 pub(crate) fn encode_keeping<'a>(
     entries: &[ManagedEntry],
     kept: impl Fn(usize) -> Option<&'a Value>,
@@ -237,14 +232,44 @@ pub(crate) fn remove(obj: &mut Value) {
     }
 }
 
-/// Stores entries as the object's `metadata.managedFields` (removing it when none own
-/// anything), keeping the key's position when it was already there.
-pub(crate) fn write(obj: &mut Value, entries: &[ManagedEntry]) {
-    put(obj, encode(entries));
+/// The stored entries of `obj` as read, when `entries` were decoded from them one for one (none
+/// folded into another); empty otherwise. Where an entry's fields do not change, its
+/// `fieldsV1` can be written back as read ([`write_keeping`]).
+pub(crate) fn as_read<'a>(obj: Option<&'a Value>, entries: &[ManagedEntry]) -> &'a [Value] {
+    obj.and_then(raw)
+        .and_then(Value::as_array)
+        .filter(|items| {
+            items.len() == entries.len()
+                && items.iter().zip(entries).all(|(item, e)| {
+                    item.get("manager").and_then(Value::as_str) == Some(e.manager.as_str())
+                })
+        })
+        .map_or(&[], Vec::as_slice)
 }
 
-/// [`write`] with [`encode_keeping`].
-pub(crate) fn write_keeping<'a>(
+/// Which entries are still as read: all of them when `read` has them, none otherwise.
+pub(crate) fn unchanged(read: &[Value], entries: &[ManagedEntry]) -> Vec<bool> {
+    vec![!read.is_empty(); entries.len()]
+}
+
+/// [`write_keeping`] of the entries `unchanged` marks, from `read` ([`as_read`]).
+pub(crate) fn write_unchanged(
+    obj: &mut Value,
+    entries: &[ManagedEntry],
+    read: &[Value],
+    unchanged: &[bool],
+) {
+    write_keeping(obj, entries, |i| {
+        unchanged
+            .get(i)
+            .filter(|k| **k)
+            .and_then(|_| read.get(i)?.get("fieldsV1"))
+    });
+}
+
+/// Stores entries as the object's `metadata.managedFields` ([`encode_keeping`]; removed when
+/// none own anything), keeping the key's position when it was already there.
+fn write_keeping<'a>(
     obj: &mut Value,
     entries: &[ManagedEntry],
     kept: impl Fn(usize) -> Option<&'a Value>,

@@ -50,20 +50,9 @@ pub(crate) fn track_update(
         }
         _ => (stored, true),
     };
-    // The stored entries as read, one per decoded entry (none folded into another), whose
-    // `fieldsV1` is written back as it was where an entry's fields do not change.
-    let read: &[Value] = old
-        .filter(|_| from_stored)
-        .and_then(managed::raw)
-        .and_then(Value::as_array)
-        .filter(|items| {
-            items.len() == entries.len()
-                && items.iter().zip(&entries).all(|(item, e)| {
-                    item.get("manager").and_then(Value::as_str) == Some(e.manager.as_str())
-                })
-        })
-        .map_or(&[], Vec::as_slice);
-    let mut kept = vec![!read.is_empty(); entries.len()];
+    // Entries whose fields do not change keep their `fieldsV1` as stored.
+    let read = managed::as_read(old.filter(|_| from_stored), &entries);
+    let mut kept = managed::unchanged(read, &entries);
     managed::remove(new);
 
     let empty = Value::Object(Map::new());
@@ -107,10 +96,6 @@ pub(crate) fn track_update(
             }),
         }
     }
-    managed::write_keeping(new, &entries, |i| {
-        kept.get(i)
-            .filter(|k| **k)
-            .and_then(|_| read[i].get("fieldsV1"))
-    });
+    managed::write_unchanged(new, &entries, read, &kept);
     Ok(())
 }

@@ -366,3 +366,54 @@ fn apply_refuses_broken_stored_managed_fields() {
     .unwrap_err();
     assert!(err.to_string().contains("invalid fieldsV1"), "{err}");
 }
+
+#[test]
+fn an_apply_keeps_the_fields_v1_of_entries_it_does_not_change_as_stored() {
+    let schema = schema();
+    let mut live = deploy(json!({"replicas": 1}));
+    live["metadata"]["labels"] = json!({"app": "web"});
+    // Key orders the encoder would not write, in both entries.
+    live["metadata"]["managedFields"] = json!([
+        {"manager": "them", "operation": "Update", "apiVersion": "apps/v1",
+         "time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:spec": {"f:replicas": {}}, "f:metadata": {"f:labels": {"f:app": {}}}}},
+        {"manager": "me", "operation": "Apply", "apiVersion": "apps/v1",
+         "time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:spec": {"f:paused": {}}, "f:metadata": {"f:labels": {"f:tier": {}}}}}
+    ]);
+    live["metadata"]["labels"]["tier"] = json!("front");
+    live["spec"]["paused"] = json!(false);
+    let mut config = deploy(json!({"paused": false}));
+    config["metadata"]["labels"] = json!({"tier": "front"});
+    let keys = |obj: &serde_json::Value, who: &str| -> Vec<String> {
+        let list = obj["metadata"]["managedFields"].as_array().unwrap();
+        let e = list.iter().find(|e| e["manager"] == who).unwrap();
+        e["fieldsV1"].as_object().unwrap().keys().cloned().collect()
+    };
+    let same = crate::apply::apply(
+        Some(&live),
+        &config,
+        "me",
+        false,
+        &schema,
+        "Deployment",
+        &at(1),
+    )
+    .unwrap();
+    assert_eq!(keys(&same, "them"), ["f:spec", "f:metadata"]);
+    assert_eq!(keys(&same, "me"), ["f:spec", "f:metadata"]);
+    // Applying more re-encodes the applier's entry; theirs stays as stored.
+    config["spec"]["minReadySeconds"] = json!(5);
+    let more = crate::apply::apply(
+        Some(&live),
+        &config,
+        "me",
+        false,
+        &schema,
+        "Deployment",
+        &at(2),
+    )
+    .unwrap();
+    assert_eq!(keys(&more, "them"), ["f:spec", "f:metadata"]);
+    assert_eq!(keys(&more, "me"), ["f:metadata", "f:spec"]);
+}
