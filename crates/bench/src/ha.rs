@@ -220,12 +220,17 @@ async fn measure(plan: &Plan, script: &Path, base: &Path) -> Result<report::Meas
     }
     let mut set = up(script, base, "set", 3, &progress).await?;
     let measured = phases(&mut set, plan, &run, &progress, rounds).await;
+    down(set, measured).await
+}
+
+/// Take `set` down, then give `result` (its error first, then the take-down's).
+async fn down<T>(mut set: HaSet, result: Result<T>) -> Result<T> {
     let down = tokio::task::spawn_blocking(move || set.down())
         .await
         .context("taking the replica set down")?;
-    let measured = measured?;
+    let result = result?;
     down?;
-    Ok(measured)
+    Ok(result)
 }
 
 /// `scripts/ha up N` in `BASE/NAME`, its logs kept in `BASE/logs/NAME`.
@@ -272,15 +277,10 @@ async fn fresh_throughput(
     run: &str,
     progress: &Progress,
 ) -> Result<report::Run> {
-    let mut set = up(script, base, &name, n, progress).await?;
+    let set = up(script, base, &name, n, progress).await?;
     let on: Vec<usize> = (1..=n).collect();
     let r = measure_throughput(&set, plan, &on, &format!("{run}-{name}"), progress).await;
-    let down = tokio::task::spawn_blocking(move || set.down())
-        .await
-        .context("taking the replica set down")?;
-    let r = r?;
-    down?;
-    Ok(r)
+    down(set, r).await
 }
 
 /// The phases after the throughput rounds, in order; a failed phase is reported and the next

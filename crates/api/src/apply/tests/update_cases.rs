@@ -390,30 +390,24 @@ fn an_apply_keeps_the_fields_v1_of_entries_it_does_not_change_as_stored() {
         let e = list.iter().find(|e| e["manager"] == who).unwrap();
         e["fieldsV1"].as_object().unwrap().keys().cloned().collect()
     };
-    let same = crate::apply::apply(
-        Some(&live),
-        &config,
-        "me",
-        false,
-        &schema,
-        "Deployment",
-        &at(1),
-    )
-    .unwrap();
+    let apply = |config: &serde_json::Value, when: usize| {
+        crate::apply::apply(
+            Some(&live),
+            config,
+            "me",
+            false,
+            &schema,
+            "Deployment",
+            &at(when),
+        )
+        .unwrap()
+    };
+    let same = apply(&config, 1);
     assert_eq!(keys(&same, "them"), ["f:spec", "f:metadata"]);
     assert_eq!(keys(&same, "me"), ["f:spec", "f:metadata"]);
     // Applying more re-encodes the applier's entry; theirs stays as stored.
     config["spec"]["minReadySeconds"] = json!(5);
-    let more = crate::apply::apply(
-        Some(&live),
-        &config,
-        "me",
-        false,
-        &schema,
-        "Deployment",
-        &at(2),
-    )
-    .unwrap();
+    let more = apply(&config, 2);
     assert_eq!(keys(&more, "them"), ["f:spec", "f:metadata"]);
     assert_eq!(keys(&more, "me"), ["f:metadata", "f:spec"]);
 }
