@@ -210,12 +210,12 @@ async fn measure(plan: &Plan, script: &Path, base: &Path) -> Result<report::Meas
     let text = |e: anyhow::Error| format!("{e:#}");
     let mut rounds = Vec::with_capacity(plan.rounds);
     for i in 1..=plan.rounds {
-        let mut pair = [1, 3].into_iter().map(|n| {
-            let name = format!("{}-{i}", if n == 1 { "one" } else { "three" });
-            fresh_throughput(plan, script, base, n, name, &run, &progress)
-        });
-        let one = pair.next().expect("two runs").await.map_err(text);
-        let three = pair.next().expect("two runs").await.map_err(text);
+        let one = fresh_throughput(plan, script, base, 1, format!("one-{i}"), &run, &progress)
+            .await
+            .map_err(text);
+        let three = fresh_throughput(plan, script, base, 3, format!("three-{i}"), &run, &progress)
+            .await
+            .map_err(text);
         rounds.push(report::Round { one, three });
     }
     let mut set = up(script, base, "set", 3, &progress).await?;
@@ -278,8 +278,7 @@ async fn fresh_throughput(
     progress: &Progress,
 ) -> Result<report::Run> {
     let set = up(script, base, &name, n, progress).await?;
-    let on: Vec<usize> = (1..=n).collect();
-    let r = measure_throughput(&set, plan, &on, &format!("{run}-{name}"), progress).await;
+    let r = measure_throughput(&set, plan, &format!("{run}-{name}"), progress).await;
     down(set, r).await
 }
 
@@ -350,24 +349,26 @@ async fn phases(
     })
 }
 
+/// The warm-up, then the measured run with the CPU each part used, with the clients spread
+/// over every replica of `set`.
 async fn measure_throughput(
     set: &HaSet,
     plan: &Plan,
-    on: &[usize],
     ns: &str,
     progress: &Progress,
 ) -> Result<report::Run> {
-    let clients: Vec<Client> = on
-        .iter()
-        .map(|k| set.replicas[k - 1].client.clone())
-        .collect();
+    let clients: Vec<Client> = set.replicas.iter().map(|r| r.client.clone()).collect();
     load::namespace(&clients[0], ns).await?;
-    let name = format!("{} clients on {} replica(s)", plan.clients, on.len());
+    let name = format!(
+        "{} clients on {} replica(s)",
+        plan.clients,
+        set.replicas.len()
+    );
     let phase = progress.phase(&format!("{name}: warm-up"), 1);
     let warm =
         load::closed_loop(&clients, ns, "warm", plan.clients, plan.warmup, phase.bar()).await;
     phase.done(&format!("{:.0} creates/s", warm.rate()));
-    let pids: Vec<u32> = on.iter().map(|k| set.replicas[k - 1].pid).collect();
+    let pids: Vec<u32> = set.replicas.iter().map(|r| r.pid).collect();
     let phase = progress.phase(&format!("{name}: creates"), 1);
     let commits = commits::Commits::now(&clients).await;
     let before = Usage::now(&pids, set.postgres_pid, set.nats_pid);

@@ -110,7 +110,7 @@ fn check_values(schemas: &Schemas, res: &ResourceInfo, root: &str, obj: &mut Val
     let Some(schema) = snapshot.definition(root) else {
         return Ok(());
     };
-    let ruled = snapshot.derived("rules", root, rules::present).is_some();
+    let ruled = rules::ruled(&snapshot, root);
     let mut causes = values::default_and_check(schema, obj);
     causes.extend(rules::check_if(
         ruled,
@@ -138,7 +138,7 @@ pub(crate) fn update(
     let Some(schema) = snapshot.definition(&root) else {
         return Ok(());
     };
-    let ruled = snapshot.derived("rules", &root, rules::present).is_some();
+    let ruled = rules::ruled(&snapshot, &root);
     let causes = ratchet::causes(schema, ruled, old, new);
     refuse(res, new, causes)
 }

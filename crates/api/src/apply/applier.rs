@@ -129,9 +129,6 @@ impl Applier<'_> {
             (None, Some(sub)) => return Err(ApplyError::SubresourceOfMissingObject(sub.into())),
             (None, None) => Vec::new(),
         };
-        // Entries whose fields do not change keep their `fieldsV1` as stored.
-        let read = managed::as_read(live, &entries);
-        let mut kept = managed::unchanged(read, &entries);
         let mut base = live.cloned().unwrap_or_else(|| Value::Object(Map::new()));
         managed::remove(&mut base);
         if live.is_some() && entries.is_empty() {
@@ -152,7 +149,9 @@ impl Applier<'_> {
             }
         }
 
-        kept.resize(entries.len(), false);
+        // Entries whose fields do not change keep their `fieldsV1` as stored.
+        let read = managed::as_read(live, &entries);
+        let mut kept = managed::unchanged(read, &entries);
 
         // 2. Merge what this scope may write.
         let mut config = applied.clone();

@@ -234,7 +234,7 @@ pub(crate) fn remove(obj: &mut Value) {
 
 /// The stored entries of `obj` as read, when `entries` were decoded from them one for one (none
 /// folded into another); empty otherwise. Where an entry's fields do not change, its
-/// `fieldsV1` can be written back as read ([`write_keeping`]).
+/// `fieldsV1` can be written back as read ([`write_unchanged`]).
 pub(crate) fn as_read<'a>(obj: Option<&'a Value>, entries: &[ManagedEntry]) -> &'a [Value] {
     obj.and_then(raw)
         .and_then(Value::as_array)
@@ -252,32 +252,21 @@ pub(crate) fn unchanged(read: &[Value], entries: &[ManagedEntry]) -> Vec<bool> {
     vec![!read.is_empty(); entries.len()]
 }
 
-/// [`write_keeping`] of the entries `unchanged` marks, from `read` ([`as_read`]).
+/// Stores entries as the object's `metadata.managedFields` (removed when none own anything),
+/// keeping the key's position when it was already there; the `fieldsV1` of the entries
+/// `unchanged` marks is taken from `read` ([`as_read`]) instead of encoded again.
 pub(crate) fn write_unchanged(
     obj: &mut Value,
     entries: &[ManagedEntry],
     read: &[Value],
     unchanged: &[bool],
 ) {
-    write_keeping(obj, entries, |i| {
+    let encoded = encode_keeping(entries, |i| {
         unchanged
             .get(i)
             .filter(|k| **k)
             .and_then(|_| read.get(i)?.get("fieldsV1"))
     });
-}
-
-/// Stores entries as the object's `metadata.managedFields` ([`encode_keeping`]; removed when
-/// none own anything), keeping the key's position when it was already there.
-fn write_keeping<'a>(
-    obj: &mut Value,
-    entries: &[ManagedEntry],
-    kept: impl Fn(usize) -> Option<&'a Value>,
-) {
-    put(obj, encode_keeping(entries, kept));
-}
-
-fn put(obj: &mut Value, encoded: Value) {
     let empty = encoded.as_array().is_some_and(Vec::is_empty);
     let Some(root) = obj.as_object_mut() else {
         return;

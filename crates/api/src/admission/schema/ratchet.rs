@@ -11,7 +11,7 @@ use super::keywords::Causes;
 use super::{rules, values};
 
 /// The causes of `new` against `schema`, an update from `old`; `ruled` says whether the schema
-/// has rules ([`rules::present`]). The defaults of what the update changes were filled in on
+/// has rules ([`rules::ruled`]). The defaults of what the update changes were filled in on
 /// the request's body; the walk fills in any still missing.
 pub fn causes(schema: &Value, ruled: bool, old: &Value, new: &mut Value) -> Causes {
     let mut causes = values::changed_causes(schema, new, old);

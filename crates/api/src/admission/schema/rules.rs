@@ -15,6 +15,8 @@ use serde_json::{Map, Value};
 use flotilla_cel::cost::Shape;
 use flotilla_cel::Var;
 
+use crate::schema::Snapshot;
+
 use super::keywords::Causes;
 pub use crd::{budget_message, crd_causes, crd_causes_since};
 
@@ -41,15 +43,15 @@ pub fn check(schema: &Value, new: &Value, old: Option<&Value>, which: Rules) -> 
     check_if(has_rules(schema), schema, new, old, which)
 }
 
-/// A marker derived from a schema when it has rules ([`Snapshot::derived`]), so that whether
-/// it does is learned once per schema snapshot, not walked for on every write of its kind.
-///
-/// [`Snapshot::derived`]: crate::schema::Snapshot::derived
-pub fn present(schema: &Value) -> Option<Value> {
-    has_rules(schema).then_some(Value::Bool(true))
+/// Whether the schema of definition `root` has rules: learned once per schema snapshot
+/// ([`Snapshot::derived`]), not walked for on every write of its kind.
+pub fn ruled(snapshot: &Snapshot, root: &str) -> bool {
+    snapshot
+        .derived("rules", root, |s| has_rules(s).then_some(Value::Bool(true)))
+        .is_some()
 }
 
-/// [`check`] of a schema that `ruled` says has rules or not ([`present`]).
+/// [`check`] of a schema that `ruled` says has rules or not ([`ruled`]).
 pub fn check_if(
     ruled: bool,
     schema: &Value,
