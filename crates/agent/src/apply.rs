@@ -41,6 +41,10 @@ pub struct Applier {
 pub trait Fresh: Sync {
     /// Whether the object is known unchanged since the last write.
     fn fresh(&self, resource: &str, namespace: Option<&str>, name: &str) -> bool;
+
+    /// The applier is about to read or write the object: a change seen before the result is
+    /// known may be the echo of this write.
+    fn writing(&self, _resource: &str, _namespace: Option<&str>, _name: &str) {}
 }
 
 /// Knows nothing: every object is read before it is written.
@@ -186,6 +190,7 @@ impl Applier {
             work_generation: work.metadata.generation,
             fresh: fresh.fresh(&id.resource, id.namespace.as_deref(), &id.name),
         };
+        fresh.writing(&id.resource, id.namespace.as_deref(), &id.name);
         let written = self.write(&target, &mref.name, object, how).await;
         match written {
             Ok(Written::Applied(obj, message)) => ManifestResult {

@@ -60,7 +60,7 @@ impl Delivery {
         let reported = self.reported.newer_than(&work);
         let current = reported.as_deref().or(work.status.as_ref());
         let results = self.applier.apply_knowing(&work, &self.watches).await;
-        self.watches.ensure(&results);
+        self.watches.ensure(name, &results);
         let previous = identifiers(current);
         let pruned = self.applier.prune(&previous, &work).await;
         let mut failed_prunes = Vec::new();

@@ -12,6 +12,12 @@
 //! later change (the member's controllers writing status, someone else's edit) is queued, and
 //! marks the object as moved: until the next write, the applier reads it before writing
 //! ([`crate::apply::Fresh`]); an object no event moved since the write is written unread.
+//!
+//! The echo often arrives before the write's answer does (the member sends both at once). So
+//! while a write is in flight ([`crate::apply::Fresh::writing`]) the versions its events show
+//! are held, and judged when the answer is known: only a version other than the write's own
+//! queues the Work. Queued at once, the echo made every newly created object be applied a
+//! second time: 4,552 of 6,320 objects in a 100-cluster run.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -42,11 +48,62 @@ pub(crate) struct Watches {
 type Written = Arc<Mutex<HashMap<String, Seen>>>;
 
 /// What the watch knows of one object flotilla wrote.
+#[derive(Debug, Default)]
 struct Seen {
-    /// The resourceVersion the last write (or read) returned.
-    resource_version: String,
+    /// The resourceVersion the last write (or read) returned, if one did.
+    resource_version: Option<String>,
     /// Whether an event showed a change after it.
     moved: bool,
+    /// While a write is in flight: the versions events showed meanwhile.
+    in_flight: Option<Vec<String>>,
+}
+
+/// An event of the object at `key` (`version`, or deleted when `None`): whether to queue its
+/// Work now. Events during a write are held for [`settled`] to judge.
+fn observed(written: &mut HashMap<String, Seen>, key: &str, version: Option<&str>) -> bool {
+    let Some(version) = version else {
+        written.remove(key);
+        return true;
+    };
+    let Some(seen) = written.get_mut(key) else {
+        return true;
+    };
+    if let Some(held) = &mut seen.in_flight {
+        held.push(version.to_owned());
+        return false;
+    }
+    if seen.resource_version.as_deref() == Some(version) {
+        return false;
+    }
+    seen.moved = true;
+    true
+}
+
+/// A write of the object at `key` answered (`version`: what it returned, if it succeeded):
+/// whether an event held meanwhile showed a change other than the write's own.
+fn settled(written: &mut HashMap<String, Seen>, key: String, version: Option<&str>) -> bool {
+    let held = written.get_mut(&key).and_then(|s| s.in_flight.take());
+    let moved = held.is_some_and(|h| h.iter().any(|v| Some(v.as_str()) != version));
+    match version {
+        Some(v) => {
+            let seen = Seen {
+                resource_version: Some(v.to_owned()),
+                moved,
+                in_flight: None,
+            };
+            written.insert(key, seen);
+        }
+        // No version to recognise an echo by: an object never written is forgotten, one
+        // written before is read before its next write if anything moved it.
+        None => match written.get_mut(&key) {
+            Some(seen) if seen.resource_version.is_some() => seen.moved |= moved,
+            Some(_) => {
+                written.remove(&key);
+            }
+            None => {}
+        },
+    }
+    moved
 }
 
 // === impl Watches ===
@@ -63,21 +120,19 @@ impl Watches {
         }
     }
 
-    /// Starts a watch for every resource in `results` not watched yet, and remembers the
-    /// versions the writes returned.
-    pub(crate) fn ensure(&self, results: &[ManifestResult]) {
+    /// Starts a watch for every resource in `results` (of Work `work`) not watched yet, and
+    /// remembers the versions the writes returned; queues `work` again when an event during a
+    /// write showed a change other than the write's own.
+    pub(crate) fn ensure(&self, work: &str, results: &[ManifestResult]) {
         for r in results {
             let id = &r.identifier;
             if id.resource.is_empty() {
                 continue;
             }
-            if let Some(rv) = &r.resource_version {
-                let key = written_key(&id.resource, id.namespace.as_deref(), &id.name);
-                let seen = Seen {
-                    resource_version: rv.clone(),
-                    moved: false,
-                };
-                self.written.lock().insert(key, seen);
+            let key = written_key(&id.resource, id.namespace.as_deref(), &id.name);
+            let version = r.resource_version.as_deref();
+            if settled(&mut self.written.lock(), key, version) {
+                self.queue.add(work);
             }
             let key = (id.group.clone(), id.version.clone(), id.resource.clone());
             if !self.started.lock().insert(key) {
@@ -99,7 +154,15 @@ impl Watches {
 impl crate::apply::Fresh for Watches {
     fn fresh(&self, resource: &str, namespace: Option<&str>, name: &str) -> bool {
         let key = written_key(resource, namespace, name);
-        self.written.lock().get(&key).is_some_and(|s| !s.moved)
+        let written = self.written.lock();
+        written
+            .get(&key)
+            .is_some_and(|s| s.resource_version.is_some() && !s.moved)
+    }
+
+    fn writing(&self, resource: &str, namespace: Option<&str>, name: &str) {
+        let key = written_key(resource, namespace, name);
+        self.written.lock().entry(key).or_default().in_flight = Some(Vec::new());
     }
 }
 
@@ -139,32 +202,28 @@ async fn watch(
                 meta.metadata.namespace.as_deref(),
                 meta.metadata.name.as_deref().unwrap_or_default(),
             );
-            let echo = {
-                let mut written = written.lock();
-                if deleted {
-                    written.remove(&key);
-                    false
-                } else {
-                    let rv = meta.metadata.resource_version.as_deref();
-                    match written.get_mut(&key) {
-                        Some(seen) if rv == Some(seen.resource_version.as_str()) => true,
-                        Some(seen) => {
-                            seen.moved = true;
-                            false
-                        }
-                        None => false,
-                    }
-                }
+            let version = match deleted {
+                true => None,
+                false => Some(
+                    meta.metadata
+                        .resource_version
+                        .as_deref()
+                        .unwrap_or_default(),
+                ),
             };
+            let queued = observed(&mut written.lock(), &key, version);
             let owner = meta
                 .metadata
                 .annotations
                 .as_ref()
                 .and_then(|a| a.get(OWNER_ANNOTATION));
-            if let (Some(work), false) = (owner.and_then(|o| o.strip_prefix(&prefix)), echo) {
+            if let (Some(work), true) = (owner.and_then(|o| o.strip_prefix(&prefix)), queued) {
                 queue.add(work);
             }
             futures::future::ready(())
         })
         .await;
 }
+
+#[cfg(test)]
+mod tests;

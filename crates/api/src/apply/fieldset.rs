@@ -92,6 +92,16 @@ impl FieldSet {
                 .any(|(pe, c)| other.children.get(pe).is_some_and(|o| c.meets(o)))
     }
 
+    /// Whether every path of `other` is a path of `self`: then `self.union(other)` owns
+    /// nothing more, and `self` can stand for it as it is.
+    pub fn covers(&self, other: &FieldSet) -> bool {
+        other.members.is_subset(&self.members)
+            && other
+                .children
+                .iter()
+                .all(|(pe, c)| c.is_empty() || self.children.get(pe).is_some_and(|s| s.covers(c)))
+    }
+
     /// The paths of `self` that are not paths of `other` (member by member: removing `.a`
     /// leaves `.a.b` in place).
     pub fn difference(&self, other: &FieldSet) -> FieldSet {

@@ -80,9 +80,13 @@ pub(crate) fn track_update(
             .unwrap_or_default();
         match mine {
             Some(i) => {
-                kept[i] = false;
                 let e = &mut entries[i];
-                e.fields = e.fields.union(&taken);
+                // A manager writing again what it already owns (a status writer's every
+                // beat) keeps its `fieldsV1` as stored.
+                if !e.fields.covers(&taken) {
+                    e.fields = e.fields.union(&taken);
+                    kept[i] = false;
+                }
                 e.time = Some(now.to_string());
                 e.api_version = api_version.to_string();
             }

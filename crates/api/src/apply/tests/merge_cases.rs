@@ -149,6 +149,17 @@ fn set_algebra() {
         assert_eq!(set(b).meets(&set(a)), meet, "{b:?} meets {a:?}");
         assert_eq!(set(a).difference(&set(b)) != set(a), meet, "{a:?} - {b:?}");
     }
+    // `covers` says whether `union` adds anything.
+    for (a, b, covers) in [
+        (&[".a", ".a.b"][..], &[".a.b"][..], true),
+        (&[".a.b"], &[".a"], false),
+        (&[".a.b", ".c"], &[".c", ".a.b"], true),
+        (&[".a.b.c"], &[".a.b.c", ".a.b.d"], false),
+        (&[".x"], &[], true),
+    ] {
+        assert_eq!(set(a).covers(&set(b)), covers, "{a:?} covers {b:?}");
+        assert_eq!(set(a).union(&set(b)) == set(a), covers, "{a:?} + {b:?}");
+    }
     assert!(set(&[".a.b"]).contains(&Path::parse(".a.b").unwrap().0));
     assert!(!set(&[".a.b"]).contains(&Path::parse(".a").unwrap().0));
 }

@@ -320,6 +320,40 @@ fn an_entry_whose_fields_do_not_change_keeps_its_fields_v1_as_stored() {
         fields(&newer, "them"),
         json!({"f:metadata": {"f:labels": {"f:app": {}}}})
     );
+    // Writing again only what it owns moves my time and keeps my `fieldsV1` as stored (its
+    // keys here in an order the encoder would not write).
+    let mut again = newer.clone();
+    let list = again["metadata"]["managedFields"].as_array_mut().unwrap();
+    let mine = list.iter_mut().find(|e| e["manager"] == "me").unwrap();
+    mine["fieldsV1"] =
+        json!({"f:spec": {"f:replicas": {}}, "f:metadata": {"f:labels": {"f:tier": {}}}});
+    let stored = again.clone();
+    again["spec"]["replicas"] = json!(4);
+    crate::apply::track_update(
+        Some(&stored),
+        &mut again,
+        "me",
+        None,
+        &schema,
+        "Deployment",
+        &at(3),
+    )
+    .unwrap();
+    let keys: Vec<String> = fields(&again, "me")
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, ["f:spec", "f:metadata"], "written back as stored");
+    let mine = again["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "me")
+        .unwrap()
+        .clone();
+    assert_eq!(mine["time"], json!(at(3)), "the updater's time moves");
 }
 
 #[test]
