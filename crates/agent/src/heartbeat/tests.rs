@@ -121,3 +121,15 @@ fn the_apis_travel_in_the_patch_only_when_they_changed() {
         Some(3)
     );
 }
+
+#[test]
+fn beats_start_on_the_grid_so_a_process_renews_its_leases_together() {
+    let epoch = tokio::time::Instant::now();
+    let at = |ms: u64| epoch + Duration::from_millis(ms);
+    assert_eq!(on_grid(at(0), epoch), at(0));
+    assert_eq!(on_grid(at(1), epoch), at(250));
+    assert_eq!(on_grid(at(250), epoch), at(250));
+    assert_eq!(on_grid(at(9_999), epoch), at(10_000));
+    // Before the epoch (cannot happen: it is taken first): the epoch itself.
+    assert_eq!(on_grid(epoch, at(5)), at(5));
+}
