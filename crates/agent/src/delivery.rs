@@ -131,7 +131,13 @@ impl Delivery {
                 loop {
                     tick.tick().await;
                     for (_, name) in d.works.keys() {
-                        d.queue.add(&name);
+                        let settled = d
+                            .works
+                            .get(Some(&d.namespace), &name)
+                            .is_some_and(|w| d.watches.settled(&w));
+                        if !settled {
+                            d.queue.add(&name);
+                        }
                     }
                 }
             }

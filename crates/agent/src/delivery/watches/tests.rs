@@ -60,3 +60,46 @@ fn objects_unknown_or_deleted_are_queued_and_a_failed_first_write_leaves_nothing
     assert!(written[KEY].moved);
     assert_eq!(written[KEY].resource_version.as_deref(), Some("21"));
 }
+
+fn watches() -> Watches {
+    let config = kube::Config::new("http://127.0.0.1:9".parse().expect("a URL"));
+    let member = Client::try_from(config).expect("a client that never connects");
+    Watches::new(member, "flotilla-es-m1".into(), Queue::default())
+}
+
+fn work(generation: i64, observed: i64, applied: &str) -> flotilla_apis::work::v1alpha1::Work {
+    serde_json::from_value(serde_json::json!({
+        "apiVersion": "work.flotilla.io/v1alpha1",
+        "kind": "Work",
+        "metadata": {"name": "w", "namespace": "flotilla-es-m1", "generation": generation},
+        "spec": {"manifests": [{"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop"}}]},
+        "status": {
+            "conditions": [{"type": "Applied", "status": applied, "reason": "x", "message": "",
+                "lastTransitionTime": "2026-01-01T00:00:00Z", "observedGeneration": observed}],
+            "manifestStatuses": [{"identifier": {"ordinal": 0, "group": "apps", "version": "v1",
+                "kind": "Deployment", "resource": "deployments", "namespace": "shop",
+                "name": "web"}}],
+        },
+    }))
+    .expect("a Work")
+}
+
+#[tokio::test]
+async fn a_resync_passes_by_only_works_applied_at_their_generation_with_every_object_unmoved() {
+    let w = watches();
+    assert!(
+        !w.settled(&work(2, 2, "True")),
+        "nothing known yet (a restart)"
+    );
+    {
+        let mut written = w.written.lock();
+        writing(&mut written);
+        settled(&mut written, KEY.to_owned(), Some("10"));
+    }
+    assert!(w.settled(&work(2, 2, "True")));
+    assert!(!w.settled(&work(3, 2, "True")), "a newer generation");
+    assert!(!w.settled(&work(2, 2, "False")), "not applied");
+    assert!(observed(&mut w.written.lock(), KEY, Some("11")));
+    assert!(!w.settled(&work(2, 2, "True")), "moved since");
+}
