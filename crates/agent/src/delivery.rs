@@ -134,7 +134,7 @@ impl Delivery {
                         let settled = d
                             .works
                             .get(Some(&d.namespace), &name)
-                            .is_some_and(|w| d.watches.settled(&w));
+                            .is_some_and(|w| d.watches.passes_resync(&w));
                         if !settled {
                             d.queue.add(&name);
                         }

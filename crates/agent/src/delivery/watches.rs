@@ -23,6 +23,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use flotilla_apis::names::{MANAGED_LABEL, OWNER_ANNOTATION};
+use flotilla_apis::work::v1alpha1::{Work, CONDITION_APPLIED};
 use futures::StreamExt;
 use kube::api::{DynamicObject, PartialObjectMeta};
 use kube::runtime::{watcher, WatchStreamExt};
@@ -149,22 +150,20 @@ impl Watches {
             self.tasks.lock().push(task);
         }
     }
-}
 
-impl Watches {
     /// Whether a periodic resync may pass `work` by: its status is of its current generation
     /// and has every manifest applied, and no event showed a change of any of their objects
     /// since this process last wrote or read them. Re-applying every Work every resync made a
     /// thousand push workers with 65 Works each send the members 65,000 applies at once, which
     /// the hub took minutes to work through. After a restart nothing is known yet, and every
     /// Work is looked at.
-    pub(crate) fn settled(&self, work: &flotilla_apis::work::v1alpha1::Work) -> bool {
+    pub(crate) fn passes_resync(&self, work: &Work) -> bool {
         use crate::apply::Fresh;
         let Some(status) = &work.status else {
             return false;
         };
         let applied = status.conditions.iter().any(|c| {
-            c.type_ == "Applied"
+            c.type_ == CONDITION_APPLIED
                 && c.status == "True"
                 && c.observed_generation == work.metadata.generation
         });

@@ -89,7 +89,7 @@ fn work(generation: i64, observed: i64, applied: &str) -> flotilla_apis::work::v
 async fn a_resync_passes_by_only_works_applied_at_their_generation_with_every_object_unmoved() {
     let w = watches();
     assert!(
-        !w.settled(&work(2, 2, "True")),
+        !w.passes_resync(&work(2, 2, "True")),
         "nothing known yet (a restart)"
     );
     {
@@ -97,9 +97,9 @@ async fn a_resync_passes_by_only_works_applied_at_their_generation_with_every_ob
         writing(&mut written);
         settled(&mut written, KEY.to_owned(), Some("10"));
     }
-    assert!(w.settled(&work(2, 2, "True")));
-    assert!(!w.settled(&work(3, 2, "True")), "a newer generation");
-    assert!(!w.settled(&work(2, 2, "False")), "not applied");
+    assert!(w.passes_resync(&work(2, 2, "True")));
+    assert!(!w.passes_resync(&work(3, 2, "True")), "a newer generation");
+    assert!(!w.passes_resync(&work(2, 2, "False")), "not applied");
     assert!(observed(&mut w.written.lock(), KEY, Some("11")));
-    assert!(!w.settled(&work(2, 2, "True")), "moved since");
+    assert!(!w.passes_resync(&work(2, 2, "True")), "moved since");
 }
