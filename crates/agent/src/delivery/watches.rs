@@ -80,6 +80,11 @@ fn observed(written: &mut HashMap<String, Seen>, key: &str, version: Option<&str
     true
 }
 
+/// A write (or read) of the object at `key` begins: its events are held until [`settled`].
+fn hold(written: &mut HashMap<String, Seen>, key: String) {
+    written.entry(key).or_default().in_flight = Some(Vec::new());
+}
+
 /// A write of the object at `key` answered (`version`: what it returned, if it succeeded):
 /// whether an event held meanwhile showed a change other than the write's own.
 fn settled(written: &mut HashMap<String, Seen>, key: String, version: Option<&str>) -> bool {
@@ -188,8 +193,10 @@ impl crate::apply::Fresh for Watches {
     }
 
     fn writing(&self, resource: &str, namespace: Option<&str>, name: &str) {
-        let key = written_key(resource, namespace, name);
-        self.written.lock().entry(key).or_default().in_flight = Some(Vec::new());
+        hold(
+            &mut self.written.lock(),
+            written_key(resource, namespace, name),
+        );
     }
 }
 

@@ -3,7 +3,7 @@ use super::*;
 const KEY: &str = "deployments/shop/web";
 
 fn writing(written: &mut HashMap<String, Seen>) {
-    written.entry(KEY.to_owned()).or_default().in_flight = Some(Vec::new());
+    hold(written, KEY.to_owned());
 }
 
 #[test]
@@ -67,7 +67,7 @@ fn watches() -> Watches {
     Watches::new(member, "flotilla-es-m1".into(), Queue::default())
 }
 
-fn work(generation: i64, observed: i64, applied: &str) -> flotilla_apis::work::v1alpha1::Work {
+fn work(generation: i64, observed: i64, applied: &str) -> Work {
     serde_json::from_value(serde_json::json!({
         "apiVersion": "work.flotilla.io/v1alpha1",
         "kind": "Work",

@@ -268,6 +268,10 @@ fn update_scenarios() {
 #[test]
 fn an_entry_whose_fields_do_not_change_keeps_its_fields_v1_as_stored() {
     let schema = schema();
+    let track = |old: &serde_json::Value, new: &mut serde_json::Value, n: usize| {
+        crate::apply::track_update(Some(old), new, "me", None, &schema, "Deployment", &at(n))
+            .unwrap()
+    };
     let mut old = deploy(json!({"replicas": 1}));
     // Another manager's entry, its keys in an order the encoder would not write.
     let theirs = json!({"f:spec": {"f:replicas": {}}, "f:metadata": {"f:labels": {"f:app": {}}}});
@@ -277,28 +281,27 @@ fn an_entry_whose_fields_do_not_change_keeps_its_fields_v1_as_stored() {
         "fieldsV1": theirs}]);
     let mut new = old.clone();
     new["metadata"]["labels"]["tier"] = json!("front");
-    crate::apply::track_update(
-        Some(&old),
-        &mut new,
-        "me",
-        None,
-        &schema,
-        "Deployment",
-        &at(1),
-    )
-    .unwrap();
-    let fields = |obj: &serde_json::Value, who: &str| {
+    track(&old, &mut new, 1);
+    let entry = |obj: &serde_json::Value, who: &str| {
         let list = obj["metadata"]["managedFields"].as_array().unwrap();
         assert_eq!(list.len(), 2, "{list:?}");
-        list.iter().find(|e| e["manager"] == who).unwrap()["fieldsV1"].clone()
+        list.iter().find(|e| e["manager"] == who).unwrap().clone()
     };
-    let kept: Vec<String> = fields(&new, "them")
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect();
-    assert_eq!(kept, ["f:spec", "f:metadata"], "written back as stored");
+    let fields = |obj: &serde_json::Value, who: &str| entry(obj, who)["fieldsV1"].clone();
+    // The top-level keys of an entry's fieldsV1, in their order.
+    let keys = |obj: &serde_json::Value, who: &str| -> Vec<String> {
+        fields(obj, who)
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        keys(&new, "them"),
+        ["f:spec", "f:metadata"],
+        "written back as stored"
+    );
     assert_eq!(
         fields(&new, "me"),
         json!({"f:metadata": {"f:labels": {"f:tier": {}}}})
@@ -306,16 +309,7 @@ fn an_entry_whose_fields_do_not_change_keeps_its_fields_v1_as_stored() {
     // Taking one of their fields re-encodes their entry without it.
     let mut newer = new.clone();
     newer["spec"]["replicas"] = json!(3);
-    crate::apply::track_update(
-        Some(&new),
-        &mut newer,
-        "me",
-        None,
-        &schema,
-        "Deployment",
-        &at(2),
-    )
-    .unwrap();
+    track(&new, &mut newer, 2);
     assert_eq!(
         fields(&newer, "them"),
         json!({"f:metadata": {"f:labels": {"f:app": {}}}})
@@ -329,31 +323,17 @@ fn an_entry_whose_fields_do_not_change_keeps_its_fields_v1_as_stored() {
         json!({"f:spec": {"f:replicas": {}}, "f:metadata": {"f:labels": {"f:tier": {}}}});
     let stored = again.clone();
     again["spec"]["replicas"] = json!(4);
-    crate::apply::track_update(
-        Some(&stored),
-        &mut again,
-        "me",
-        None,
-        &schema,
-        "Deployment",
-        &at(3),
-    )
-    .unwrap();
-    let keys: Vec<String> = fields(&again, "me")
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect();
-    assert_eq!(keys, ["f:spec", "f:metadata"], "written back as stored");
-    let mine = again["metadata"]["managedFields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["manager"] == "me")
-        .unwrap()
-        .clone();
-    assert_eq!(mine["time"], json!(at(3)), "the updater's time moves");
+    track(&stored, &mut again, 3);
+    assert_eq!(
+        keys(&again, "me"),
+        ["f:spec", "f:metadata"],
+        "written back as stored"
+    );
+    assert_eq!(
+        entry(&again, "me")["time"],
+        json!(at(3)),
+        "the updater's time moves"
+    );
 }
 
 #[test]
