@@ -168,6 +168,16 @@ where
             .collect()
     }
 
+    /// The names of the objects kept in `namespace`.
+    pub fn names_in(&self, namespace: &str) -> Vec<String> {
+        let st = self.inner.state.lock();
+        st.objects
+            .keys()
+            .filter(|(ns, _)| &**ns == namespace)
+            .map(|(_, name)| name.to_string())
+            .collect()
+    }
+
     /// How many objects are kept.
     pub fn len(&self) -> usize {
         self.inner.state.lock().objects.len()

@@ -44,8 +44,14 @@ impl Default for Changes {
 
 impl Changes {
     pub fn notify(&self) {
-        self.epoch.bump();
+        self.bump();
         let _ = self.tx.send(());
+    }
+
+    /// Bumps the epoch only: the settled inputs of every binding are stale, but nothing is
+    /// reconciled for it; the caller wakes what depends on the change itself.
+    pub fn bump(&self) {
+        self.epoch.bump();
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<()> {
@@ -83,13 +89,22 @@ where
         .await;
 }
 
-/// As [`feed`], but tells `notify` only when `digest` of an object (by name) changes: the
+/// What [`feed_on_change`] saw of an object, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen<'a> {
+    /// The first sight of this name (each object of the first list, then each one created).
+    New(&'a str),
+    /// An object seen before whose digest changed.
+    Changed(&'a str),
+}
+
+/// As [`feed`], but calls `on_change` only when `digest` of an object (by name) changes: the
 /// part of it the listening controllers depend on; `trim` takes from each object what they do
 /// not read (at least [`lean`]).
 pub async fn feed_on_change<K>(
     api: Api<K>,
     writer: Writer<K>,
-    notify: Changes,
+    mut on_change: impl FnMut(Seen<'_>),
     digest: impl Fn(&K) -> u64,
     trim: fn(&mut K),
 ) where
@@ -105,9 +120,11 @@ pub async fn feed_on_change<K>(
         .for_each(|o| {
             if let Ok(o) = o {
                 let d = digest(&o);
-                let name = o.meta().name.clone().unwrap_or_default();
-                if seen.insert(name, d) != Some(d) {
-                    notify.notify();
+                let name = o.meta().name.as_deref().unwrap_or_default();
+                match seen.insert(name.to_owned(), d) {
+                    None => on_change(Seen::New(name)),
+                    Some(before) if before != d => on_change(Seen::Changed(name)),
+                    Some(_) => {}
                 }
             }
             futures::future::ready(())

@@ -106,7 +106,10 @@ pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindin
     let feed = feed_on_change(
         Api::<Cluster>::all(hub.clone()),
         writer,
-        changed.clone(),
+        {
+            let changed = changed.clone();
+            move |_| changed.notify()
+        },
         placement_digest,
         super::feed::lean::<Cluster>,
     );

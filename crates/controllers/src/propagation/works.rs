@@ -72,7 +72,7 @@ use self::render::{leaving, targets, template, write_works, Template};
 use self::shares::shares;
 use self::status::{status_view, write_status};
 use super::binding::{unpack, BindingObject, Bindings, BINDING_FINALIZER};
-use super::feed::{feed, feed_on_change, Changes};
+use super::feed::{feed, feed_on_change, Changes, Seen};
 use super::interpreters::Interpreters;
 use super::scope;
 use super::settled::Settled;
@@ -129,8 +129,11 @@ struct Context {
     kinds: Mutex<HashMap<(String, String), (ApiResource, bool)>>,
     /// Where kinds without compiled rules take a divided count.
     interpreters: Interpreters,
-    /// Told when an override policy or a cluster (its labels, spec) changes.
+    /// Told when an override policy or an interpreter changes, or a cluster registers (a
+    /// registered cluster's change only bumps its epoch).
     changed: Changes,
+    /// The bindings whose last render left a cluster without its Work.
+    failing: Arc<watch::Failing>,
     /// Each binding's inputs when its last reconcile left nothing to do.
     settled: Settled<Inputs>,
     /// What each binding's Works were last rendered from, and the template.
@@ -164,26 +167,42 @@ pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindin
         cop_writer,
         Some(changed.clone()),
     );
-    // Overrides select clusters by name, labels and topology.
+    let (rb_tx, rb_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (crb_tx, crb_rx) = tokio::sync::mpsc::unbounded_channel();
+    let wake = watch::Wake {
+        namespaced: rb_tx,
+        cluster: crb_tx,
+    };
+    // Overrides select clusters by name, labels and topology. A new cluster may be what any
+    // binding waits for; a registered one that changed matters only to the bindings that
+    // render for it (`watch::wake_on_cluster`), not to the whole fleet's.
+    let (cluster_tx, cluster_rx) = tokio::sync::mpsc::unbounded_channel();
     let cluster_feed = feed_on_change(
         Api::<Cluster>::all(hub.clone()),
         cluster_writer,
-        changed.clone(),
+        {
+            let changed = changed.clone();
+            move |seen| match seen {
+                Seen::New(_) => changed.notify(),
+                Seen::Changed(name) => {
+                    changed.bump();
+                    let _ = cluster_tx.send(name.to_owned());
+                }
+            }
+        },
         |c: &Cluster| fnv64(json!([c.metadata.labels, c.spec]).to_string().as_bytes()),
         labels_and_spec,
     );
-    let (rb_tx, rb_rx) = tokio::sync::mpsc::unbounded_channel();
-    let (crb_tx, crb_rx) = tokio::sync::mpsc::unbounded_channel();
+    let failing = Arc::new(watch::Failing::default());
+    let cluster_wake =
+        watch::wake_on_cluster(cluster_rx, works.clone(), failing.clone(), wake.clone());
     let work_feed = watch::feed(
         hub.clone(),
         works.clone(),
         index.clone(),
         interpreters.clone(),
         changed.clone(),
-        watch::Wake {
-            namespaced: rb_tx,
-            cluster: crb_tx,
-        },
+        wake,
     );
     let ctx = Arc::new(Context {
         hub: hub.clone(),
@@ -197,6 +216,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindin
         kinds: Mutex::new(HashMap::new()),
         interpreters: Interpreters::new(interpreters),
         changed,
+        failing,
         settled: Settled::default(),
         rendered: Settled::default(),
         recorder: Recorder::new(
@@ -212,6 +232,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindin
         _ = op_feed => {},
         _ = cop_feed => {},
         _ = cluster_feed => {},
+        _ = cluster_wake => {},
         _ = work_feed => {},
         _ = controller::<ResourceBinding>(ctx.clone(), &bindings, rb_rx) => {},
         _ = controller::<ClusterResourceBinding>(ctx, &bindings, crb_rx) => {},
@@ -278,6 +299,7 @@ async fn reconcile_owned<B: BindingObject>(
     if b.meta().deletion_timestamp.is_some() {
         ctx.settled.forget(&key);
         ctx.rendered.forget(&key);
+        ctx.failing.set(ns.as_deref(), &name, false);
         return finish_deletion(&ctx.hub, &*b, &api, &works).await;
     }
     // Most binding events are status writes (this controller's own among them), which change
@@ -339,15 +361,25 @@ async fn reconcile_owned<B: BindingObject>(
     let wanted = shares(spec, &template);
     let live = live_works(&works);
     let progress = progress_by_cluster(&live);
+    // What rendering will depend on once the watch shows this reconcile's writes: known when
+    // they only rewrote the Works there are, so that their coming back is not taken for a
+    // change (which would read the template and render once more).
+    let mut rendered_after = None;
     if rendered.is_none() {
         let mut shares = wanted.clone();
         held = hold_shrinking(&mut shares, &current_replicas(&live), &progress);
         if !held.is_empty() {
             tracing::debug!(binding = %name, namespace = ?ns, ?held, "shrink held until the growing clusters are ready");
         }
-        failures = write_works(&ctx, &*b, &template, &targets, &shares, &works, None).await?;
-        for w in leaving(&works, &targets, &spec.graceful_eviction_tasks) {
+        let wrote = write_works(&ctx, &*b, &template, &targets, &shares, &works, None).await?;
+        failures = wrote.failures;
+        ctx.failing.set(ns.as_deref(), &name, !failures.is_empty());
+        let leaving = leaving(&works, &targets, &spec.graceful_eviction_tasks);
+        for w in &leaving {
             delete_work(&ctx.hub, w).await?;
+        }
+        if leaving.is_empty() {
+            rendered_after = Inputs::rendered_after(&*b, &works, epoch, &wrote.hashes);
         }
     }
     let written = write_status(&ctx, &*b, &api, &template, &targets, &works, &failures).await?;
@@ -365,7 +397,7 @@ async fn reconcile_owned<B: BindingObject>(
             }
             let rendered = Rendered {
                 view: Some(view.to_string().into()),
-                ..render_inputs
+                inputs: rendered_after.unwrap_or(render_inputs.inputs),
             };
             ctx.rendered.settle(key, rendered, None);
         }

@@ -8,13 +8,14 @@
 //! Rendering depends on less ([`Inputs::rendered_of`]): not on the Works' status reports, so
 //! the reconciles that only sum those up neither read the template again nor render.
 
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use flotilla_apis::work::v1alpha1::Work;
 use kube::ResourceExt;
 
-use super::RENDER_HASH_ANNOTATION;
+use super::{cluster_of, RENDER_HASH_ANNOTATION};
 use crate::propagation::binding::BindingObject;
 
 /// A digest of the inputs: kept for every binding, twice, so 8 bytes rather than the strings
@@ -51,11 +52,28 @@ impl Inputs {
         Self::with(b, works, epoch, |w| {
             let hash = w.annotations().get(RENDER_HASH_ANNOTATION);
             let deleting = w.metadata.deletion_timestamp.is_some();
-            Some(format!(
-                "{}{}",
-                hash.map_or("", String::as_str),
-                if deleting { " deleting" } else { "" }
-            ))
+            Some(rendered_version(hash.map_or("", String::as_str), deleting))
+        })
+    }
+
+    /// [`Inputs::rendered_of`] the binding's Works will show once the watch brings back what
+    /// was just written: each with the render hash `hashes` gives its cluster. `None` unless
+    /// `works` are exactly those clusters' Works and none is being deleted (a Work made or
+    /// deleted changes the set, which is then read from the watch as it comes).
+    pub(super) fn rendered_after<B: BindingObject>(
+        b: &B,
+        works: &[Arc<Work>],
+        epoch: u64,
+        hashes: &HashMap<String, String>,
+    ) -> Option<Self> {
+        let same = works.len() == hashes.len()
+            && works.iter().all(|w| {
+                w.metadata.deletion_timestamp.is_none() && hashes.contains_key(cluster_of(w))
+            });
+        same.then(|| {
+            Self::with(b, works, epoch, |w| {
+                Some(rendered_version(&hashes[cluster_of(w)], false))
+            })
         })
     }
 
@@ -82,6 +100,11 @@ impl Inputs {
             .hash(&mut digest);
         Self(digest.finish())
     }
+}
+
+/// What a Work counts as in [`Inputs::rendered_of`].
+fn rendered_version(hash: &str, deleting: bool) -> String {
+    format!("{hash}{}", if deleting { " deleting" } else { "" })
 }
 
 #[cfg(test)]
@@ -155,5 +178,41 @@ mod tests {
             ));
         assert_ne!(before, Inputs::rendered_of(&b, &[Arc::new(deleting)], 1));
         assert_ne!(before, Inputs::rendered_of(&b, &[], 1));
+    }
+
+    #[test]
+    fn the_inputs_after_a_write_are_those_its_works_come_back_with() {
+        let b = ResourceBinding::new("web-deployment", Default::default());
+        let hashed = |cluster: &str, rv: &str, hash: &str| {
+            let mut w = (*work(cluster, rv)).clone();
+            w.annotations_mut()
+                .insert(RENDER_HASH_ANNOTATION.into(), hash.into());
+            Arc::new(w)
+        };
+        let before = [hashed("m-1", "10", "h1"), hashed("m-2", "11", "h1")];
+        let hashes: HashMap<String, String> = [("m-1", "h2"), ("m-2", "h1")]
+            .map(|(c, h)| (c.to_owned(), h.to_owned()))
+            .into();
+        let after = [hashed("m-1", "12", "h2"), hashed("m-2", "11", "h1")];
+        assert_eq!(
+            Inputs::rendered_after(&b, &before, 1, &hashes),
+            Some(Inputs::rendered_of(&b, &after, 1))
+        );
+        assert_ne!(
+            Inputs::rendered_after(&b, &before, 1, &hashes),
+            Some(Inputs::rendered_of(&b, &before, 1))
+        );
+        // A Work made, one left behind, one being deleted: the set changes, not predicted.
+        assert_eq!(Inputs::rendered_after(&b, &before[..1], 1, &hashes), None);
+        let mut more = hashes.clone();
+        more.insert("m-3".into(), "h2".into());
+        assert_eq!(Inputs::rendered_after(&b, &before, 1, &more), None);
+        let mut deleting = (*before[1]).clone();
+        deleting.metadata.deletion_timestamp =
+            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+            ));
+        let with_deleting = [before[0].clone(), Arc::new(deleting)];
+        assert_eq!(Inputs::rendered_after(&b, &with_deleting, 1, &hashes), None);
     }
 }

@@ -63,15 +63,20 @@ pub(super) fn leaving<'a>(
 
 /// Whether `current` says what `body` ([`work_body`]) would: then it is not written again.
 pub(super) fn written(current: Option<&Work>, body: &Value) -> bool {
-    let hash = body["metadata"]["annotations"][RENDER_HASH_ANNOTATION]
-        .as_str()
-        .unwrap_or_default();
+    let hash = render_hash(body);
     current.is_some_and(|w| {
         w.annotations()
             .get(RENDER_HASH_ANNOTATION)
             .map(String::as_str)
             == Some(hash)
     })
+}
+
+/// The render hash a Work body ([`work_body`]) carries.
+fn render_hash(body: &Value) -> &str {
+    body["metadata"]["annotations"][RENDER_HASH_ANNOTATION]
+        .as_str()
+        .unwrap_or_default()
 }
 
 /// Who a binding's Works belong to, and what they say besides the manifest.
@@ -145,8 +150,18 @@ pub(super) fn planned_works(
     targets.iter().map(|c| (c.clone(), plan(c))).collect()
 }
 
-/// Applies the [`planned_works`] of binding `b` whose Work would change; returns why the other
-/// target clusters have none, by cluster. `revision`: the rollout revision `template` is.
+/// What [`write_works`] left: why some target clusters have no Work, and the render hash
+/// each of the others' Works carries now (written or already so).
+#[derive(Debug, Default)]
+pub(super) struct Wrote {
+    /// Why a target cluster has no Work, by cluster.
+    pub failures: HashMap<String, String>,
+    /// The render hash of each other target cluster's Work.
+    pub hashes: HashMap<String, String>,
+}
+
+/// Applies the [`planned_works`] of binding `b` whose Work would change. `revision`: the
+/// rollout revision `template` is.
 pub(super) async fn write_works<B: BindingObject>(
     ctx: &Context,
     b: &B,
@@ -155,7 +170,7 @@ pub(super) async fn write_works<B: BindingObject>(
     shares: &HashMap<String, ReplicaShare>,
     works: &[Arc<Work>],
     revision: Option<&str>,
-) -> Result<HashMap<String, String>> {
+) -> Result<Wrote> {
     let name = b.name_any();
     let ns = b.scope_namespace();
     let label = binding_label(ns, &name);
@@ -189,7 +204,7 @@ pub(super) async fn write_works<B: BindingObject>(
         shares,
         interpreter.as_deref(),
     );
-    let mut failures: HashMap<String, String> = HashMap::new();
+    let mut wrote = Wrote::default();
     let mut changed = Vec::new();
     for (cluster_name, planned) in plan {
         match planned {
@@ -197,12 +212,14 @@ pub(super) async fn write_works<B: BindingObject>(
                 let current = works
                     .iter()
                     .find(|w| cluster_of(w) == cluster_name.as_str());
+                let hash = render_hash(&body).to_owned();
+                wrote.hashes.insert(cluster_name.clone(), hash);
                 if !written(current.map(|w| &**w), &body) {
                     changed.push(apply_work(ctx, cluster_name, body));
                 }
             }
             Err(why) => {
-                failures.insert(cluster_name, why);
+                wrote.failures.insert(cluster_name, why);
             }
         }
     }
@@ -214,7 +231,7 @@ pub(super) async fn write_works<B: BindingObject>(
         .collect()
         .await;
     results.into_iter().collect::<Result<()>>()?;
-    Ok(failures)
+    Ok(wrote)
 }
 
 /// How many of one binding's Works are written at once.

@@ -313,7 +313,8 @@ pub(super) async fn reconcile<B: BindingObject>(
         };
         match held {
             Some(t) => {
-                failures.extend(write_works(ctx, b, &t, &clusters, &wanted, works, Some(r)).await?)
+                let wrote = write_works(ctx, b, &t, &clusters, &wanted, works, Some(r)).await?;
+                failures.extend(wrote.failures)
             }
             None => {
                 for c in clusters {

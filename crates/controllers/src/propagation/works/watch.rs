@@ -9,10 +9,11 @@
 //! again, so that kind's Works are stored whole from then on. At 10,000 Deployments in three
 //! members this is the difference between about 30 MB and 300 MB of Works in the store.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
 use flotilla_apis::config::v1alpha1::ResourceInterpreter;
+use flotilla_apis::names::execution_namespace;
 use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding, Work};
 use flotilla_watch::{Compact, Packed};
 use futures::StreamExt;
@@ -20,7 +21,7 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, ResourceExt};
 use serde_json::{Map, Value};
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::index::WorkIndex;
 use crate::propagation::binding::{
@@ -32,6 +33,7 @@ use crate::propagation::feed::{lean, Changes};
 type Kinds = BTreeSet<(String, String)>;
 
 /// Where the Works' events go.
+#[derive(Clone)]
 pub(super) struct Wake {
     pub namespaced: UnboundedSender<ObjectRef<Compact<ResourceBinding>>>,
     pub cluster: UnboundedSender<ObjectRef<Compact<ClusterResourceBinding>>>,
@@ -114,20 +116,83 @@ fn take(event: watcher::Event<Work>, works: &Packed<Work>, index: &WorkIndex, wa
         }
         watcher::Event::Init => return,
     };
+    wake_owner(w, wake);
+}
+
+/// Wakes the binding Work `w` belongs to (by its annotations).
+fn wake_owner(w: &Work, wake: &Wake) {
     let a = w.annotations();
     if let Some(name) = a.get(BINDING_NAME_ANNOTATION) {
-        match a.get(BINDING_NAMESPACE_ANNOTATION) {
+        wake.binding(
+            a.get(BINDING_NAMESPACE_ANNOTATION).map(String::as_str),
+            name,
+        );
+    }
+}
+
+impl Wake {
+    /// Wakes binding `name`: a ResourceBinding in `namespace`, else a ClusterResourceBinding.
+    pub(super) fn binding(&self, namespace: Option<&str>, name: &str) {
+        // A send fails only when the controller is gone, with the process.
+        match namespace {
             Some(ns) => {
-                let _ = wake
-                    .namespaced
-                    .send(ObjectRef::<Compact<ResourceBinding>>::new(name).within(ns));
+                let r = ObjectRef::<Compact<ResourceBinding>>::new(name).within(ns);
+                let _ = self.namespaced.send(r);
             }
             None => {
-                let _ = wake
-                    .cluster
-                    .send(ObjectRef::<Compact<ClusterResourceBinding>>::new(name));
+                let _ = self.cluster.send(ObjectRef::new(name));
             }
         }
+    }
+}
+
+/// Wakes, for each cluster name `changed` sends (a registered cluster whose labels or spec
+/// changed), the bindings that render for it: those with a Work in its execution namespace in
+/// `works`, and those whose last render left some cluster without one (`failing`). A
+/// binding that targets none of those clusters renders nothing from it, so the change is no
+/// reason to look at every binding of the fleet. Runs until the sender is gone.
+pub(super) async fn wake_on_cluster(
+    mut changed: UnboundedReceiver<String>,
+    works: Packed<Work>,
+    failing: Arc<Failing>,
+    wake: Wake,
+) {
+    while let Some(cluster) = changed.recv().await {
+        let ns = execution_namespace(&cluster);
+        let names = works.names_in(&ns);
+        for name in &names {
+            if let Some(w) = works.get(Some(&ns), name) {
+                wake_owner(&w, &wake);
+            }
+        }
+        let failing = failing.all();
+        tracing::debug!(%cluster, works = names.len(), failing = failing.len(), "a cluster changed: waking the bindings that render for it");
+        for (ns, name) in failing {
+            wake.binding(ns.as_deref(), &name);
+        }
+    }
+}
+
+/// The bindings whose last render left a target cluster without a Work (not registered,
+/// rendering failed, out of reach), by namespace (`None`: cluster-scoped) and name: a
+/// change of a cluster may be what they wait for.
+#[derive(Default)]
+pub(super) struct Failing(parking_lot::Mutex<HashSet<(Option<String>, String)>>);
+
+impl Failing {
+    /// Records whether binding `name` in `namespace` rendered for all its clusters.
+    pub(super) fn set(&self, namespace: Option<&str>, name: &str, failing: bool) {
+        let key = (namespace.map(str::to_owned), name.to_owned());
+        let mut set = self.0.lock();
+        if failing {
+            set.insert(key);
+        } else {
+            set.remove(&key);
+        }
+    }
+
+    fn all(&self) -> Vec<(Option<String>, String)> {
+        self.0.lock().iter().cloned().collect()
     }
 }
 
@@ -213,6 +278,49 @@ mod tests {
             cm.spec.manifests[0].0,
             json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
         );
+    }
+
+    #[tokio::test]
+    async fn a_changed_cluster_wakes_the_bindings_with_a_work_there_and_those_failing() {
+        let works = Packed::<Work>::default();
+        let owned = |cluster: &str, binding: &str, ns: Option<&str>| {
+            let mut w = work(deployment());
+            w.metadata.name = Some(format!("w-{binding}"));
+            w.metadata.namespace = Some(execution_namespace(cluster));
+            w.annotations_mut()
+                .insert(BINDING_NAME_ANNOTATION.into(), binding.into());
+            if let Some(ns) = ns {
+                w.annotations_mut()
+                    .insert(BINDING_NAMESPACE_ANNOTATION.into(), ns.into());
+            }
+            works.apply(&watcher::Event::Apply(w));
+        };
+        owned("m-1", "web", Some("shop"));
+        owned("m-1", "crds", None);
+        owned("m-2", "api", Some("shop"));
+        let failing = Arc::new(Failing::default());
+        failing.set(Some("shop"), "waiting", true);
+        failing.set(Some("shop"), "fixed", true);
+        failing.set(Some("shop"), "fixed", false);
+        let (rb_tx, mut rb_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (crb_tx, mut crb_rx) = tokio::sync::mpsc::unbounded_channel();
+        let wake = Wake {
+            namespaced: rb_tx,
+            cluster: crb_tx,
+        };
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        tx.send("m-1".to_owned()).expect("send");
+        drop(tx);
+        wake_on_cluster(rx, works, failing, wake).await;
+        let mut namespaced = Vec::new();
+        while let Ok(r) = rb_rx.try_recv() {
+            namespaced.push(format!("{}/{}", r.namespace.unwrap_or_default(), r.name));
+        }
+        namespaced.sort();
+        assert_eq!(namespaced, ["shop/waiting", "shop/web"]);
+        let cluster = crb_rx.try_recv().expect("the cluster-scoped binding woken");
+        assert_eq!(cluster.name, "crds");
+        assert!(crb_rx.try_recv().is_err());
     }
 
     #[test]
