@@ -10,10 +10,12 @@ use flotilla_apis::work::v1alpha1::{
     ClusterResourceBinding, ResourceBinding, ResourceBindingSpec, ResourceBindingStatus,
 };
 use flotilla_watch::{Compact, Informer};
+use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Api, Client, Resource};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use self::kept::digest_member_statuses;
 
@@ -80,6 +82,48 @@ impl Bindings {
     /// The informer of bindings of kind `B`.
     pub fn of<B: BindingObject>(&self) -> &Informer<Compact<B>> {
         B::informer(self)
+    }
+}
+
+/// Wakes bindings of either scope by name: the sending ends of a controller's
+/// `reconcile_on` streams, one per kind ([`Wake::new`]).
+#[derive(Clone)]
+pub struct Wake {
+    namespaced: UnboundedSender<ObjectRef<Compact<ResourceBinding>>>,
+    cluster: UnboundedSender<ObjectRef<Compact<ClusterResourceBinding>>>,
+}
+
+/// The receiving ends of a [`Wake`]: ResourceBindings', ClusterResourceBindings'.
+pub type Woken = (
+    UnboundedReceiver<ObjectRef<Compact<ResourceBinding>>>,
+    UnboundedReceiver<ObjectRef<Compact<ClusterResourceBinding>>>,
+);
+
+impl Wake {
+    /// A wake and the streams it feeds.
+    pub fn new() -> (Wake, Woken) {
+        let (namespaced, rb) = tokio::sync::mpsc::unbounded_channel();
+        let (cluster, crb) = tokio::sync::mpsc::unbounded_channel();
+        (
+            Wake {
+                namespaced,
+                cluster,
+            },
+            (rb, crb),
+        )
+    }
+
+    /// Wakes binding `name`: a ResourceBinding in `namespace`, else a ClusterResourceBinding.
+    pub fn binding(&self, namespace: Option<&str>, name: &str) {
+        // A send fails only when the controller is gone, with the process.
+        match namespace {
+            Some(ns) => {
+                let _ = self.namespaced.send(ObjectRef::new(name).within(ns));
+            }
+            None => {
+                let _ = self.cluster.send(ObjectRef::new(name));
+            }
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 //!
 //! A binding is scheduled when its generation moves (the detector changed its placement or
 //! replicas) and looked at again when a Cluster changes in a way that matters to placement
-//! (labels, taints, readiness, API enablements, topology, capacity), or when a `NoExecute`
+//! (labels, taints, readiness, API enablements, topology, capacity) — a new cluster, every
+//! binding; a registered one, the bindings it concerns ([`interest`]) — or when a `NoExecute`
 //! toleration window runs out. Scheduling keeps the current placement where it is still
 //! feasible, so a cluster joining or leaving does not reshuffle running workloads; a cluster
 //! whose `NoExecute` taint is no longer tolerated loses its share (failover).
@@ -22,6 +23,7 @@
 //! over from) are functions of plain values in `plan`.
 
 mod inputs;
+mod interest;
 mod plan;
 
 use std::collections::BTreeMap;
@@ -39,16 +41,18 @@ use futures::StreamExt;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::controller::Action;
-use kube::runtime::reflector::{self, Store};
+use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
+use tokio::sync::mpsc::UnboundedReceiver;
 
 use self::inputs::Inputs;
+use self::interest::Interest;
 use self::plan::{
     failed_over, placement_hash, placement_patch, rebalance, spec_write, status_write,
 };
-use super::binding::{apply_status, unpack, BindingObject, Bindings};
-use super::feed::{feed_on_change, requeue_at, Changes};
+use super::binding::{apply_status, unpack, BindingObject, Bindings, Wake};
+use super::feed::{feed_on_change, requeue_at, Changes, Seen};
 use super::settled::Settled;
 use super::workload::fnv64;
 use crate::shards::{binding_key, Shards};
@@ -90,10 +94,13 @@ struct Context {
     /// Which namespaces may place onto which ClusterSets.
     cluster_sets: Store<ClusterSet>,
     set_bindings: Store<ClusterSetBinding>,
-    /// Told when a cluster changes in a way placement depends on.
+    /// Told when a cluster joins, or the ClusterSets or their bindings change: everything is
+    /// scheduled again. A registered cluster's change is counted by `interest`.
     changed: Changes,
     /// Each binding's last decision with nothing to write, and its inputs.
     memo: Settled<Inputs>,
+    /// Which bindings a change of each cluster concerns.
+    interest: Arc<Interest>,
     options: Options,
 }
 
@@ -103,12 +110,22 @@ pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindin
     let (cluster_sets, sets_writer) = reflector::store();
     let (set_bindings, bindings_writer) = reflector::store();
     let changed = Changes::default();
+    // A new cluster is a candidate for any binding; a registered one that changed concerns
+    // the bindings `Interest` says (woken by `wake_concerned`), not every binding.
+    let (cluster_tx, cluster_rx) = tokio::sync::mpsc::unbounded_channel();
+    let interest = Arc::new(Interest::default());
     let feed = feed_on_change(
         Api::<Cluster>::all(hub.clone()),
         writer,
         {
-            let changed = changed.clone();
-            move |_| changed.notify()
+            let (changed, interest) = (changed.clone(), interest.clone());
+            move |seen| match seen {
+                Seen::New(_) => changed.notify(),
+                Seen::Changed(name) => {
+                    interest.changed(name);
+                    let _ = cluster_tx.send(name.to_owned());
+                }
+            }
         },
         placement_digest,
         super::feed::lean::<Cluster>,
@@ -132,14 +149,29 @@ pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindin
         set_bindings,
         changed: changed.clone(),
         memo: Settled::default(),
+        interest,
         options,
     });
+    let (wake, (rb_rx, crb_rx)) = Wake::new();
     tokio::select! {
         _ = feed => {},
         _ = sets_feed => {},
         _ = bindings_feed => {},
-        _ = scheduler::<ResourceBinding>(ctx.clone(), &bindings) => {},
-        _ = scheduler::<ClusterResourceBinding>(ctx, &bindings) => {},
+        _ = wake_concerned(cluster_rx, ctx.clone(), wake) => {},
+        _ = scheduler::<ResourceBinding>(ctx.clone(), &bindings, rb_rx) => {},
+        _ = scheduler::<ClusterResourceBinding>(ctx, &bindings, crb_rx) => {},
+    }
+}
+
+/// Wakes, for each cluster name `changed` sends, the bindings its change concerns. Runs until
+/// the sender is gone.
+async fn wake_concerned(mut changed: UnboundedReceiver<String>, ctx: Arc<Context>, wake: Wake) {
+    while let Some(cluster) = changed.recv().await {
+        let concerned = ctx.interest.concerned(&cluster);
+        tracing::debug!(%cluster, bindings = concerned.len(), "a cluster changed: scheduling the bindings it concerns");
+        for (ns, name) in concerned {
+            wake.binding(ns.as_deref(), &name);
+        }
     }
 }
 
@@ -160,7 +192,11 @@ fn placement_digest(c: &Cluster) -> u64 {
     fnv64(v.to_string().as_bytes())
 }
 
-async fn scheduler<B: BindingObject>(ctx: Arc<Context>, bindings: &Bindings) {
+async fn scheduler<B: BindingObject>(
+    ctx: Arc<Context>,
+    bindings: &Bindings,
+    woken: UnboundedReceiver<ObjectRef<Compact<B>>>,
+) {
     // Every store whole before the first decision: an empty set store would refuse every
     // cluster to every namespace, and move running workloads away.
     let _ = ctx.clusters.wait_until_ready().await;
@@ -168,6 +204,7 @@ async fn scheduler<B: BindingObject>(ctx: Arc<Context>, bindings: &Bindings) {
     let _ = ctx.set_bindings.wait_until_ready().await;
     super::feed::shared_controller(bindings.of::<B>(), &ctx.shards)
         .reconcile_all_on(ctx.changed.stream())
+        .reconcile_on(tokio_stream::wrappers::UnboundedReceiverStream::new(woken))
         .run(reconcile::<B>, error_policy::<B>, ctx)
         .for_each(crate::metrics::count("scheduler"))
         .await;
@@ -228,16 +265,20 @@ async fn reconcile_owned<B: BindingObject>(
     ctx: Arc<Context>,
     key: String,
 ) -> Result<Action> {
+    let id = (b.scope_namespace().map(str::to_owned), b.name_any());
     if b.meta().deletion_timestamp.is_some() {
         ctx.memo.forget(&key);
+        ctx.interest.record(id, None);
         return Ok(Action::await_change());
     }
+    // Read before the stores they cover.
+    let epochs = (ctx.changed.epoch(), ctx.interest.record(id, Some(b.spec())));
     let eviction = Eviction {
         now: Timestamp::now(),
         default_toleration: ctx.options.failover_toleration,
     };
     // Most binding events are other controllers' status writes: nothing placement depends on.
-    let inputs = Inputs::of(&*b, ctx.changed.epoch());
+    let inputs = Inputs::of(&*b, epochs);
     if let Some(wake) = ctx.memo.settled(&key, &inputs, eviction.now) {
         return Ok(requeue_at(wake, eviction.now));
     }

@@ -71,7 +71,7 @@ use self::refuse::refuse;
 use self::render::{leaving, targets, template, write_works, Template};
 use self::shares::shares;
 use self::status::{status_view, write_status};
-use super::binding::{unpack, BindingObject, Bindings, BINDING_FINALIZER};
+use super::binding::{unpack, BindingObject, Bindings, Wake, BINDING_FINALIZER};
 use super::feed::{feed, feed_on_change, Changes, Seen};
 use super::interpreters::Interpreters;
 use super::scope;
@@ -167,12 +167,7 @@ pub async fn run(hub: Client, options: Options, shards: Shards, bindings: Bindin
         cop_writer,
         Some(changed.clone()),
     );
-    let (rb_tx, rb_rx) = tokio::sync::mpsc::unbounded_channel();
-    let (crb_tx, crb_rx) = tokio::sync::mpsc::unbounded_channel();
-    let wake = watch::Wake {
-        namespaced: rb_tx,
-        cluster: crb_tx,
-    };
+    let (wake, (rb_rx, crb_rx)) = Wake::new();
     // Overrides select clusters by name, labels and topology. A new cluster may be what any
     // binding waits for; a registered one that changed matters only to the bindings that
     // render for it (`watch::wake_on_cluster`), not to the whole fleet's.

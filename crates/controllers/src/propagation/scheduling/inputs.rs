@@ -1,6 +1,6 @@
 //! What a scheduling decision depends on ([`super::super::settled`]): the binding's generation
 //! (its spec: placement, replicas, current clusters, eviction tasks), the placement it was
-//! scheduled under, the status fields the scheduler owns, and the clusters' epoch. Other
+//! scheduled under, the status fields the scheduler owns, and the clusters' epochs. Other
 //! controllers' status writes change none of these.
 
 use flotilla_apis::conditions;
@@ -12,7 +12,7 @@ use crate::propagation::binding::BindingObject;
 
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Inputs {
-    clusters: u64,
+    clusters: (u64, u64),
     generation: Option<i64>,
     placement: Option<String>,
     observed: Option<i64>,
@@ -22,7 +22,9 @@ pub(super) struct Inputs {
 }
 
 impl Inputs {
-    pub(super) fn of<B: BindingObject>(b: &B, clusters: u64) -> Self {
+    /// `clusters`: the epoch of the fleet's ClusterSets and of clusters joining, and that of
+    /// the clusters the binding is concerned by ([`super::interest`]).
+    pub(super) fn of<B: BindingObject>(b: &B, clusters: (u64, u64)) -> Self {
         let status = b.status();
         Self {
             clusters,
@@ -60,15 +62,15 @@ mod tests {
         let b = binding(3, 3);
         let mut other = b.clone();
         other.status.as_mut().expect("status").aggregated_status = vec![Default::default()];
-        assert_eq!(Inputs::of(&b, 7), Inputs::of(&other, 7));
+        assert_eq!(Inputs::of(&b, (7, 0)), Inputs::of(&other, (7, 0)));
         // A cluster changed, the spec changed, the scheduler's own status changed.
-        assert_ne!(Inputs::of(&b, 7), Inputs::of(&b, 8));
-        assert_ne!(Inputs::of(&b, 7), Inputs::of(&binding(4, 3), 7));
-        assert_ne!(Inputs::of(&b, 7), Inputs::of(&binding(3, 2), 7));
+        assert_ne!(Inputs::of(&b, (7, 0)), Inputs::of(&b, (8, 0)));
+        assert_ne!(Inputs::of(&b, (7, 0)), Inputs::of(&binding(4, 3), (7, 0)));
+        assert_ne!(Inputs::of(&b, (7, 0)), Inputs::of(&binding(3, 2), (7, 0)));
         let mut placed = b.clone();
         placed
             .annotations_mut()
             .insert(PLACEMENT_HASH_ANNOTATION.into(), "1234".into());
-        assert_ne!(Inputs::of(&b, 7), Inputs::of(&placed, 7));
+        assert_ne!(Inputs::of(&b, (7, 0)), Inputs::of(&placed, (7, 0)));
     }
 }

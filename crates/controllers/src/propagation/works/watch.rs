@@ -14,30 +14,23 @@ use std::sync::Arc;
 
 use flotilla_apis::config::v1alpha1::ResourceInterpreter;
 use flotilla_apis::names::execution_namespace;
-use flotilla_apis::work::v1alpha1::{ClusterResourceBinding, ResourceBinding, Work};
-use flotilla_watch::{Compact, Packed};
+use flotilla_apis::work::v1alpha1::Work;
+use flotilla_watch::Packed;
 use futures::StreamExt;
-use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::reflector::Store;
 use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, ResourceExt};
 use serde_json::{Map, Value};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::index::WorkIndex;
 use crate::propagation::binding::{
-    BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION, BINDING_NAME_ANNOTATION,
+    Wake, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION, BINDING_NAME_ANNOTATION,
 };
 use crate::propagation::feed::{lean, Changes};
 
 /// The kinds (apiVersion, kind) some ResourceInterpreter targets.
 type Kinds = BTreeSet<(String, String)>;
-
-/// Where the Works' events go.
-#[derive(Clone)]
-pub(super) struct Wake {
-    pub namespaced: UnboundedSender<ObjectRef<Compact<ResourceBinding>>>,
-    pub cluster: UnboundedSender<ObjectRef<Compact<ClusterResourceBinding>>>,
-}
 
 /// Keeps `works` and `index` filled with the hub's bound Works, waking their bindings;
 /// watches again whenever `interpreters` (read on every `changed`) come to target a kind whose
@@ -127,22 +120,6 @@ fn wake_owner(w: &Work, wake: &Wake) {
             a.get(BINDING_NAMESPACE_ANNOTATION).map(String::as_str),
             name,
         );
-    }
-}
-
-impl Wake {
-    /// Wakes binding `name`: a ResourceBinding in `namespace`, else a ClusterResourceBinding.
-    pub(super) fn binding(&self, namespace: Option<&str>, name: &str) {
-        // A send fails only when the controller is gone, with the process.
-        match namespace {
-            Some(ns) => {
-                let r = ObjectRef::<Compact<ResourceBinding>>::new(name).within(ns);
-                let _ = self.namespaced.send(r);
-            }
-            None => {
-                let _ = self.cluster.send(ObjectRef::new(name));
-            }
-        }
     }
 }
 
@@ -302,12 +279,7 @@ mod tests {
         failing.set(Some("shop"), "waiting", true);
         failing.set(Some("shop"), "fixed", true);
         failing.set(Some("shop"), "fixed", false);
-        let (rb_tx, mut rb_rx) = tokio::sync::mpsc::unbounded_channel();
-        let (crb_tx, mut crb_rx) = tokio::sync::mpsc::unbounded_channel();
-        let wake = Wake {
-            namespaced: rb_tx,
-            cluster: crb_tx,
-        };
+        let (wake, (mut rb_rx, mut crb_rx)) = Wake::new();
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tx.send("m-1".to_owned()).expect("send");
         drop(tx);
