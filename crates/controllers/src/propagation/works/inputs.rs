@@ -120,6 +120,23 @@ mod tests {
         Arc::new(w)
     }
 
+    /// A Work of `cluster` at `rv` whose render hash is `hash`.
+    fn hashed(cluster: &str, rv: &str, hash: &str) -> Arc<Work> {
+        let mut w = (*work(cluster, rv)).clone();
+        w.annotations_mut()
+            .insert(RENDER_HASH_ANNOTATION.into(), hash.into());
+        Arc::new(w)
+    }
+
+    /// `w` being deleted.
+    fn deleting(w: &Work) -> Arc<Work> {
+        let mut w = w.clone();
+        w.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+        ));
+        Arc::new(w)
+    }
+
     #[test]
     fn status_writes_are_not_inputs_but_works_and_the_template_hash_are() {
         let mut b = ResourceBinding::new("web-deployment", Default::default());
@@ -155,12 +172,6 @@ mod tests {
     #[test]
     fn a_works_status_report_is_no_rendering_input_but_its_render_hash_is() {
         let b = ResourceBinding::new("web-deployment", Default::default());
-        let hashed = |cluster: &str, rv: &str, hash: &str| {
-            let mut w = (*work(cluster, rv)).clone();
-            w.annotations_mut()
-                .insert(RENDER_HASH_ANNOTATION.into(), hash.into());
-            Arc::new(w)
-        };
         let before = Inputs::rendered_of(&b, &[hashed("m-1", "10", "h1")], 1);
         // Its status reported: a new resourceVersion, the same render.
         assert_eq!(
@@ -171,24 +182,14 @@ mod tests {
             before,
             Inputs::rendered_of(&b, &[hashed("m-1", "12", "h2")], 1)
         );
-        let mut deleting = (*hashed("m-1", "13", "h1")).clone();
-        deleting.metadata.deletion_timestamp =
-            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-                k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
-            ));
-        assert_ne!(before, Inputs::rendered_of(&b, &[Arc::new(deleting)], 1));
+        let gone = deleting(&hashed("m-1", "13", "h1"));
+        assert_ne!(before, Inputs::rendered_of(&b, &[gone], 1));
         assert_ne!(before, Inputs::rendered_of(&b, &[], 1));
     }
 
     #[test]
     fn the_inputs_after_a_write_are_those_its_works_come_back_with() {
         let b = ResourceBinding::new("web-deployment", Default::default());
-        let hashed = |cluster: &str, rv: &str, hash: &str| {
-            let mut w = (*work(cluster, rv)).clone();
-            w.annotations_mut()
-                .insert(RENDER_HASH_ANNOTATION.into(), hash.into());
-            Arc::new(w)
-        };
         let before = [hashed("m-1", "10", "h1"), hashed("m-2", "11", "h1")];
         let hashes: HashMap<String, String> = [("m-1", "h2"), ("m-2", "h1")]
             .map(|(c, h)| (c.to_owned(), h.to_owned()))
@@ -207,12 +208,7 @@ mod tests {
         let mut more = hashes.clone();
         more.insert("m-3".into(), "h2".into());
         assert_eq!(Inputs::rendered_after(&b, &before, 1, &more), None);
-        let mut deleting = (*before[1]).clone();
-        deleting.metadata.deletion_timestamp =
-            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-                k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
-            ));
-        let with_deleting = [before[0].clone(), Arc::new(deleting)];
+        let with_deleting = [before[0].clone(), deleting(&before[1])];
         assert_eq!(Inputs::rendered_after(&b, &with_deleting, 1, &hashes), None);
     }
 }
