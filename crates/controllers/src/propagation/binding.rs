@@ -85,6 +85,10 @@ impl Bindings {
     }
 }
 
+/// A binding by namespace (`None`: a ClusterResourceBinding) and name: how the scheduler's
+/// interest, the binding controller's failing set and [`Wake`] name one.
+pub type BindingRef = (Option<String>, String);
+
 /// Wakes bindings of either scope by name: the sending ends of a controller's
 /// `reconcile_on` streams, one per kind ([`Wake::new`]).
 #[derive(Clone)]
@@ -124,6 +128,11 @@ impl Wake {
                 let _ = self.cluster.send(ObjectRef::new(name));
             }
         }
+    }
+
+    /// Wakes binding `b`.
+    pub fn to(&self, b: &BindingRef) {
+        self.binding(b.0.as_deref(), &b.1);
     }
 }
 

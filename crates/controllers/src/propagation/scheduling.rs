@@ -169,8 +169,8 @@ async fn wake_concerned(mut changed: UnboundedReceiver<String>, ctx: Arc<Context
     while let Some(cluster) = changed.recv().await {
         let concerned = ctx.interest.concerned(&cluster);
         tracing::debug!(%cluster, bindings = concerned.len(), "a cluster changed: scheduling the bindings it concerns");
-        for (ns, name) in concerned {
-            wake.binding(ns.as_deref(), &name);
+        for b in &concerned {
+            wake.to(b);
         }
     }
 }

@@ -68,7 +68,7 @@ use self::eviction::{end_tasks, hold_shrinking, progress, Progress};
 use self::index::WorkIndex;
 use self::inputs::{Inputs, Rendered};
 use self::refuse::refuse;
-use self::render::{leaving, targets, template, write_works, Template};
+use self::render::{leaving, targets, template, write_works, Template, Wrote};
 use self::shares::shares;
 use self::status::{status_view, write_status};
 use super::binding::{unpack, BindingObject, Bindings, Wake, BINDING_FINALIZER};
@@ -351,7 +351,7 @@ async fn reconcile_owned<B: BindingObject>(
         },
     };
     let targets = targets(spec);
-    let mut failures = HashMap::new();
+    let mut wrote = Wrote::default();
     let mut held = Vec::new();
     let wanted = shares(spec, &template);
     let live = live_works(&works);
@@ -366,9 +366,9 @@ async fn reconcile_owned<B: BindingObject>(
         if !held.is_empty() {
             tracing::debug!(binding = %name, namespace = ?ns, ?held, "shrink held until the growing clusters are ready");
         }
-        let wrote = write_works(&ctx, &*b, &template, &targets, &shares, &works, None).await?;
-        failures = wrote.failures;
-        ctx.failing.set(ns.as_deref(), &name, !failures.is_empty());
+        wrote = write_works(&ctx, &*b, &template, &targets, &shares, &works, None).await?;
+        ctx.failing
+            .set(ns.as_deref(), &name, !wrote.failures.is_empty());
         let leaving = leaving(&works, &targets, &spec.graceful_eviction_tasks);
         for w in &leaving {
             delete_work(&ctx.hub, w).await?;
@@ -377,7 +377,8 @@ async fn reconcile_owned<B: BindingObject>(
             rendered_after = Inputs::rendered_after(&*b, &works, epoch, &wrote.hashes);
         }
     }
-    let written = write_status(&ctx, &*b, &api, &template, &targets, &works, &failures).await?;
+    let written = write_status(&ctx, &*b, &api, &template, &targets, &works, &wrote).await?;
+    let failures = wrote.failures;
     if spec.graceful_eviction_tasks.is_empty() {
         // What was written here comes back as new inputs (Works, the binding's spec), except
         // the statuses, which this reconcile would write again just the same.

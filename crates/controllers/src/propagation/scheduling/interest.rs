@@ -15,8 +15,7 @@ use flotilla_apis::policy::v1alpha1::Placement;
 use flotilla_apis::work::v1alpha1::ResourceBindingSpec;
 use parking_lot::Mutex;
 
-/// A binding: its namespace (`None`: a ClusterResourceBinding) and name.
-pub(super) type BindingRef = (Option<String>, String);
+use crate::propagation::binding::BindingRef;
 
 /// The clusters a binding is concerned by.
 #[derive(Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! what it would say changed (a hash in the annotation `work.flotilla.io/render-hash`); and
 //! which Works go when the binding leaves their cluster.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use flotilla_apis::cluster::v1alpha1::Cluster;
@@ -158,6 +158,18 @@ pub(super) struct Wrote {
     pub failures: HashMap<String, String>,
     /// The render hash of each other target cluster's Work.
     pub hashes: HashMap<String, String>,
+    /// The clusters whose Work was written (made or changed) here: what their members
+    /// reported so far is of what they ran before.
+    pub rewritten: HashSet<String>,
+}
+
+impl Wrote {
+    /// Adds what another [`write_works`] (of the same binding, other clusters) left.
+    pub fn extend(&mut self, other: Wrote) {
+        self.failures.extend(other.failures);
+        self.hashes.extend(other.hashes);
+        self.rewritten.extend(other.rewritten);
+    }
 }
 
 /// Applies the [`planned_works`] of binding `b` whose Work would change. `revision`: the
@@ -215,6 +227,7 @@ pub(super) async fn write_works<B: BindingObject>(
                 let hash = render_hash(&body).to_owned();
                 wrote.hashes.insert(cluster_name.clone(), hash);
                 if !written(current.map(|w| &**w), &body) {
+                    wrote.rewritten.insert(cluster_name.clone());
                     changed.push(apply_work(ctx, cluster_name, body));
                 }
             }

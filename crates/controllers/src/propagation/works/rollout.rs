@@ -15,7 +15,7 @@
 
 pub mod plan;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use flotilla_apis::conditions;
@@ -39,7 +39,7 @@ use serde_json::{json, Value};
 use self::plan::{Input, Member, Render, State};
 use super::deletion::delete_work;
 use super::eviction::end_tasks;
-use super::render::{leaving, targets, write_works};
+use super::render::{leaving, targets, write_works, Wrote};
 use super::shares::shares;
 use super::status::write_status;
 use super::{cluster_of, feedback, live_works, manifest_status, progress_by_cluster, Context};
@@ -300,7 +300,7 @@ pub(super) async fn reconcile<B: BindingObject>(
                 .push(cluster.clone());
         }
     }
-    let mut failures: HashMap<String, String> = HashMap::new();
+    let mut wrote = Wrote::default();
     for (r, clusters) in by_revision {
         let held = if r == revision {
             Some(template.clone())
@@ -313,12 +313,12 @@ pub(super) async fn reconcile<B: BindingObject>(
         };
         match held {
             Some(t) => {
-                let wrote = write_works(ctx, b, &t, &clusters, &wanted, works, Some(r)).await?;
-                failures.extend(wrote.failures)
+                wrote.extend(write_works(ctx, b, &t, &clusters, &wanted, works, Some(r)).await?);
             }
             None => {
                 for c in clusters {
-                    failures.insert(c, format!("revision {r} is gone from the hub"));
+                    let why = format!("revision {r} is gone from the hub");
+                    wrote.failures.insert(c, why);
                 }
             }
         }
@@ -326,7 +326,7 @@ pub(super) async fn reconcile<B: BindingObject>(
     for w in leaving(works, &targets, &spec.graceful_eviction_tasks) {
         delete_work(&ctx.hub, w).await?;
     }
-    write_status(ctx, b, api, template, &targets, works, &failures).await?;
+    write_status(ctx, b, api, template, &targets, works, &wrote).await?;
     if previous != Some(&step.status) {
         let status = json!({"rollout": step.status});
         apply_status(api, b, MANAGER, status, "rollout status").await?;

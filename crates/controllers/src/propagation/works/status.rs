@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 
 use super::aggregate::{self, Member};
 use super::feedback;
+use super::render::Wrote;
 use super::{cluster_of, manifest_status, Context, MANAGER};
 use crate::propagation::binding::{apply_status, digest_member_statuses, BindingObject};
 use crate::propagation::workload::dynamic_api;
@@ -27,12 +28,16 @@ use crate::{Error, Result};
 pub(super) type MemberStatus = (String, Option<Value>, bool);
 
 /// The binding's per-cluster status items and the members' statuses, for `targets` given
-/// their `works` and the clusters whose Work could not be written (`failures`, with why).
+/// their `works` (as read before this reconcile wrote any) and what writing them left
+/// (`wrote`): the clusters whose Work could not be written, with why, and those whose Work was
+/// just rewritten, whose members' reports are of what they ran before (so not up to date:
+/// the template's `observedGeneration` must not move before they report again).
 pub(super) fn summarize(
     targets: &[String],
     works: &[Arc<Work>],
-    failures: &HashMap<String, String>,
+    wrote: &Wrote,
 ) -> (Vec<AggregatedStatusItem>, Vec<MemberStatus>) {
+    let failures = &wrote.failures;
     let mut items: Vec<AggregatedStatusItem> = Vec::new();
     let mut members: Vec<MemberStatus> = Vec::new();
     for cluster in targets {
@@ -50,12 +55,13 @@ pub(super) fn summarize(
         let status = work.and_then(|w| w.status.as_ref());
         let manifest = work.and_then(|w| manifest_status(w));
         items.push(feedback::item(cluster, manifest));
-        let work_observed = work.is_some_and(|w| {
-            status
-                .and_then(|s| conditions::find(&s.conditions, "Applied"))
-                .and_then(|c| c.observed_generation)
-                == w.metadata.generation
-        });
+        let work_observed = !wrote.rewritten.contains(cluster)
+            && work.is_some_and(|w| {
+                status
+                    .and_then(|s| conditions::find(&s.conditions, "Applied"))
+                    .and_then(|c| c.observed_generation)
+                    == w.metadata.generation
+            });
         let member_observed = manifest.is_some_and(|m| {
             let fed = m.feedback.as_ref().and_then(|f| {
                 f.values
@@ -94,7 +100,8 @@ pub(super) fn fully_applied(items: &[AggregatedStatusItem]) -> (bool, String) {
 }
 
 /// Per-cluster status and `FullyApplied` into the binding; the members' statuses summed into
-/// the template's. Answers the template's status when it wrote one.
+/// the template's (see [`summarize`] for `works` and `wrote`). Answers the template's status
+/// when it wrote one.
 pub(super) async fn write_status<B: BindingObject>(
     ctx: &Context,
     b: &B,
@@ -102,9 +109,9 @@ pub(super) async fn write_status<B: BindingObject>(
     template: &Value,
     targets: &[String],
     works: &[Arc<Work>],
-    failures: &HashMap<String, String>,
+    wrote: &Wrote,
 ) -> Result<Option<Value>> {
-    let (mut items, members) = summarize(targets, works, failures);
+    let (mut items, members) = summarize(targets, works, wrote);
     let r = &b.spec().resource;
     let interpreter = ctx.interpreters.for_kind(&r.api_version, &r.kind);
     // The members' copies, only for a kind an interpreter reads.

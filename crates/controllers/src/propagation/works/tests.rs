@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 
 use super::deletion::finalizers_to_write;
 use super::eviction::{pending_tasks, replacement_ready, replacement_targets, Progress};
+use super::render::Wrote;
 use super::status::{fully_applied, summarize};
 use super::*;
 use crate::propagation::feed::requeue_at;
@@ -113,8 +114,11 @@ fn applied(cluster: &str, generation: i64, observed: i64) -> Arc<Work> {
 fn binding_status_per_target_cluster() {
     let works = vec![applied("a", 2, 2), applied("b", 3, 2), work("c", json!({}))];
     let t = ["a", "b", "c", "d", "e"].map(str::to_owned);
-    let failures = HashMap::from([("e".to_owned(), "the cluster is not registered".to_owned())]);
-    let (items, members) = summarize(&t, &works, &failures);
+    let mut wrote = Wrote {
+        failures: HashMap::from([("e".to_owned(), "the cluster is not registered".to_owned())]),
+        ..Wrote::default()
+    };
+    let (items, members) = summarize(&t, &works, &wrote);
     let row =
         |i: &AggregatedStatusItem| (i.cluster_name.clone(), i.applied, i.applied_message.clone());
     let not_yet = Some("not yet applied in the member".to_owned());
@@ -144,6 +148,12 @@ fn binding_status_per_target_cluster() {
             ("e", false)
         ]
     );
+    // A Work rewritten by this reconcile: its member's report is of the content before, so
+    // the template's observedGeneration must wait for the next one.
+    wrote.rewritten.insert("a".to_owned());
+    let (items, members) = summarize(&t, &works, &wrote);
+    assert!(items[0].applied, "still applied, as reported");
+    assert_eq!((members[0].0.as_str(), members[0].2), ("a", false));
 }
 
 #[test]

@@ -25,7 +25,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::index::WorkIndex;
 use crate::propagation::binding::{
-    Wake, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION, BINDING_NAME_ANNOTATION,
+    BindingRef, Wake, BINDING_LABEL, BINDING_NAMESPACE_ANNOTATION, BINDING_NAME_ANNOTATION,
 };
 use crate::propagation::feed::{lean, Changes};
 
@@ -144,8 +144,8 @@ pub(super) async fn wake_on_cluster(
         }
         let failing = failing.all();
         tracing::debug!(%cluster, works = names.len(), failing = failing.len(), "a cluster changed: waking the bindings that render for it");
-        for (ns, name) in failing {
-            wake.binding(ns.as_deref(), &name);
+        for b in &failing {
+            wake.to(b);
         }
     }
 }
@@ -154,7 +154,7 @@ pub(super) async fn wake_on_cluster(
 /// rendering failed, out of reach), by namespace (`None`: cluster-scoped) and name: a
 /// change of a cluster may be what they wait for.
 #[derive(Default)]
-pub(super) struct Failing(parking_lot::Mutex<HashSet<(Option<String>, String)>>);
+pub(super) struct Failing(parking_lot::Mutex<HashSet<BindingRef>>);
 
 impl Failing {
     /// Records whether binding `name` in `namespace` rendered for all its clusters.
@@ -168,7 +168,7 @@ impl Failing {
         }
     }
 
-    fn all(&self) -> Vec<(Option<String>, String)> {
+    fn all(&self) -> Vec<BindingRef> {
         self.0.lock().iter().cloned().collect()
     }
 }
