@@ -51,9 +51,9 @@ fn counted_change(res: &ResourceInfo, old: &Value, new: &Value) -> bool {
         } else {
             &["metadata"]
         };
-        return content(old, skip) != content(new, skip);
+        return content_differs(old, new, skip);
     }
-    let spec = content(old, &["metadata", "status"]) != content(new, &["metadata", "status"]);
+    let spec = content_differs(old, new, &["metadata", "status"]);
     if res.group == "apps" && res.kind == "Deployment" {
         // Annotations are copied to the Deployment's ReplicaSets, so they count too.
         let annotations = |v: &Value| v.pointer("/metadata/annotations").cloned();
@@ -62,18 +62,23 @@ fn counted_change(res: &ResourceInfo, old: &Value, new: &Value) -> bool {
     spec
 }
 
-/// The top-level fields of `obj` but `skip` (and apiVersion/kind, which identify, not describe).
-fn content(obj: &Value, skip: &[&str]) -> Map<String, Value> {
-    obj.as_object()
-        .map(|o| {
-            o.iter()
-                .filter(|(k, _)| {
-                    !skip.contains(&k.as_str()) && !matches!(k.as_str(), "apiVersion" | "kind")
-                })
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect()
-        })
-        .unwrap_or_default()
+/// Do `old` and `new` differ in a top-level field but `skip` (and apiVersion/kind, which
+/// identify, not describe)? Compared in place: a Work's status write must not copy its
+/// manifests twice to find its spec unchanged.
+fn content_differs(old: &Value, new: &Value, skip: &[&str]) -> bool {
+    let counted =
+        |k: &String| !skip.contains(&k.as_str()) && !matches!(k.as_str(), "apiVersion" | "kind");
+    let empty = Map::new();
+    let (old, new) = (
+        old.as_object().unwrap_or(&empty),
+        new.as_object().unwrap_or(&empty),
+    );
+    let fields = |o: &Map<String, Value>| o.keys().filter(|k| counted(k)).count();
+    fields(old) != fields(new)
+        || old
+            .iter()
+            .filter(|(k, _)| counted(k))
+            .any(|(k, v)| new.get(k) != Some(v))
 }
 
 #[cfg(test)]
