@@ -14,10 +14,14 @@
 //! the moment between this check and the write's commit, far shorter than a lease's duration,
 //! which a process must let pass before it takes over an expired lease anyway.
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
+
 use http::HeaderMap;
 use k8s_openapi::api::coordination::v1::Lease;
+use parking_lot::Mutex;
 
-use crate::cache::Cache;
+use crate::cache::{Cache, CachedObject};
 use crate::error::{ApiError, Result};
 use crate::request::RequestInfo;
 
@@ -69,11 +73,9 @@ pub async fn check(
     }
     cache.sync_current().await?;
     let key = format!("/registry/coordination.k8s.io/leases/{NAMESPACE}/{lease}");
-    let current = cache
-        .get(&key)
-        .and_then(|o| serde_json::from_value::<Lease>(o.value()).ok());
+    let current = cache.get(&key).and_then(|o| parsed(&key, o));
     let now = k8s_openapi::jiff::Timestamp::now();
-    match judge(current.as_ref(), holder, now) {
+    match judge(current.as_deref(), holder, now) {
         Ok(()) => Ok(()),
         Err(why) => {
             tracing::info!(lease, holder, why, path = %info.path, "fenced write refused");
@@ -88,6 +90,27 @@ pub async fn check(
             ))
         }
     }
+}
+
+/// A cached Lease object and what it parses to.
+type Parsed = (Arc<CachedObject>, Arc<Lease>);
+
+/// The Lease `object` (the cache's copy at `key`), parsed once per version: every write of a
+/// controller process names its lease, and they come hundreds a second while a lease changes
+/// every few seconds. Known by the cached object itself (the same allocation is the same
+/// version), so hubs sharing the process never see each other's.
+fn parsed(key: &str, object: Arc<CachedObject>) -> Option<Arc<Lease>> {
+    static PARSED: LazyLock<Mutex<HashMap<String, Parsed>>> = LazyLock::new(Mutex::default);
+    if let Some((seen, lease)) = PARSED.lock().get(key) {
+        if Arc::ptr_eq(seen, &object) {
+            return Some(lease.clone());
+        }
+    }
+    let lease = Arc::new(serde_json::from_value::<Lease>(object.value()).ok()?);
+    PARSED
+        .lock()
+        .insert(key.to_owned(), (object, lease.clone()));
+    Some(lease)
 }
 
 /// Whether `lease` is held by `holder` at `now`; why not otherwise.

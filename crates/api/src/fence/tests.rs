@@ -67,3 +67,21 @@ fn leases_and_reads_are_never_fenced() {
     );
     assert!(fenced_verb(&write));
 }
+
+#[test]
+fn a_lease_is_parsed_once_per_version() {
+    let key = "/registry/coordination.k8s.io/leases/flotilla-system/parsed-once";
+    let version = |holder: &str, rev| {
+        let raw = serde_json::to_vec(&lease(holder, 1, 10)).unwrap();
+        Arc::new(CachedObject::new(key.into(), raw.into(), rev).unwrap())
+    };
+    let first = version("a", 1);
+    let once = parsed(key, first.clone()).unwrap();
+    let again = parsed(key, first).unwrap();
+    assert!(Arc::ptr_eq(&once, &again), "the same version is not parsed again");
+    // A renewal or takeover is a new cached object: read anew.
+    let taken = parsed(key, version("b", 2)).unwrap();
+    let holder = |l: &Lease| l.spec.as_ref().and_then(|s| s.holder_identity.clone());
+    assert_eq!(holder(&taken).as_deref(), Some("b"));
+    assert_eq!(holder(&once).as_deref(), Some("a"));
+}
