@@ -78,7 +78,10 @@ fn a_lease_is_parsed_once_per_version() {
     let first = version("a", 1);
     let once = parsed(key, first.clone()).unwrap();
     let again = parsed(key, first).unwrap();
-    assert!(Arc::ptr_eq(&once, &again), "the same version is not parsed again");
+    assert!(
+        Arc::ptr_eq(&once, &again),
+        "the same version is not parsed again"
+    );
     // A renewal or takeover is a new cached object: read anew.
     let taken = parsed(key, version("b", 2)).unwrap();
     let holder = |l: &Lease| l.spec.as_ref().and_then(|s| s.holder_identity.clone());
