@@ -31,6 +31,13 @@ pub(crate) enum Next {
 /// are not flotilla's, so no member watch reports their changes.
 const RECHECK: Duration = Duration::from_secs(30);
 
+/// How soon a Work whose finalizers could not be written (it changed since the watch showed it)
+/// is looked at again. Not left to the watch: the newer version may differ only in what
+/// [`Triggers`](super::triggers::Triggers) ignores (e.g. a status write that raced the
+/// deletion), and then no event would bring it back and a deleted Work would keep its
+/// finalizer for good.
+const STALE: Duration = Duration::from_millis(200);
+
 // === impl Delivery ===
 
 impl Delivery {
@@ -42,18 +49,17 @@ impl Delivery {
         let finalizers = work.metadata.finalizers.clone().unwrap_or_default();
         let ours = finalizers.iter().any(|f| f == WORK_FINALIZER);
         if work.metadata.deletion_timestamp.is_some() {
-            if ours {
-                self.clean_up(&work, finalizers).await?;
+            if !ours {
+                return Ok(Next::Idle);
             }
-            return Ok(Next::Idle);
+            return self.clean_up(&work, finalizers).await;
         }
         if !ours {
             // Before anything reaches the member: a Work deleted later must find it.
             let mut with = finalizers;
             with.push(WORK_FINALIZER.to_owned());
-            self.set_finalizers(&work, with).await?;
-            // The watch brings the updated Work back; reconcile that one.
-            return Ok(Next::Idle);
+            // Once written, the watch brings the updated Work back; reconcile that one.
+            return self.set_finalizers(&work, with).await;
         }
 
         // The status to build on: the watch's copy may not show this loop's last write yet.
@@ -106,7 +112,7 @@ impl Delivery {
     }
 
     /// The Work is being deleted: remove (or orphan) everything it applied, then let it go.
-    async fn clean_up(&self, work: &Work, finalizers: Vec<String>) -> Result<()> {
+    async fn clean_up(&self, work: &Work, finalizers: Vec<String>) -> Result<Next> {
         let mut empty = work.clone();
         empty.spec.manifests.clear();
         let pruned = self
@@ -128,8 +134,9 @@ impl Delivery {
     }
 
     /// Sets the Work's finalizers, if it has not changed since it was read (resourceVersion
-    /// precondition: another writer's finalizer is never lost).
-    async fn set_finalizers(&self, work: &Work, finalizers: Vec<String>) -> Result<()> {
+    /// precondition: another writer's finalizer is never lost). If it has, the Work is looked
+    /// at again shortly, as the watch shows it by then.
+    async fn set_finalizers(&self, work: &Work, finalizers: Vec<String>) -> Result<Next> {
         let api: Api<Work> = Api::namespaced(self.hub.clone(), &self.namespace);
         let patch = json!({"metadata": {
             "finalizers": finalizers,
@@ -140,9 +147,12 @@ impl Delivery {
             .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
         {
-            Ok(_) => Ok(()),
-            // Changed or gone meanwhile: the watch brings the newer state, reconciled next.
-            Err(kube::Error::Api(s)) if s.code == 409 || s.code == 404 => Ok(()),
+            Ok(_) => Ok(Next::Idle),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(Next::Idle),
+            Err(kube::Error::Api(s)) if s.code == 409 => {
+                tracing::debug!(work = %name, "the Work changed before its finalizers were written; looking again");
+                Ok(Next::After(STALE))
+            }
             Err(source) => Err(Error::Hub {
                 action: format!("updating the finalizers of Work {name}"),
                 source,

@@ -161,12 +161,16 @@ impl Watches {
     /// since this process last wrote or read them. Re-applying every Work every resync made a
     /// thousand push workers with 65 Works each send the members 65,000 applies at once, which
     /// the hub took minutes to work through. After a restart nothing is known yet, and every
-    /// Work is looked at.
+    /// Work is looked at. A Work being deleted never passes: its finalizer waits for a
+    /// reconcile, and a resync is the last chance of one that went missing.
     pub(crate) fn passes_resync(&self, work: &Work) -> bool {
         use crate::apply::Fresh;
         let Some(status) = &work.status else {
             return false;
         };
+        if work.metadata.deletion_timestamp.is_some() {
+            return false;
+        }
         let applied = status.conditions.iter().any(|c| {
             c.type_ == CONDITION_APPLIED
                 && c.status == "True"

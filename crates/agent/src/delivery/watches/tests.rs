@@ -1,4 +1,6 @@
 use super::*;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
 
 const KEY: &str = "deployments/shop/web";
 
@@ -100,6 +102,12 @@ async fn a_resync_passes_by_only_works_applied_at_their_generation_with_every_ob
     assert!(w.passes_resync(&work(2, 2, "True")));
     assert!(!w.passes_resync(&work(3, 2, "True")), "a newer generation");
     assert!(!w.passes_resync(&work(2, 2, "False")), "not applied");
+    let mut deleting = work(2, 2, "True");
+    deleting.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
+    assert!(
+        !w.passes_resync(&deleting),
+        "being deleted: its finalizer waits for a look"
+    );
     assert!(observed(&mut w.written.lock(), KEY, Some("11")));
     assert!(!w.passes_resync(&work(2, 2, "True")), "moved since");
 }
