@@ -10,6 +10,8 @@
 //!    conflicts; with force they move to the applier. Removed fields leave every set.
 //! 5. The applier now owns exactly what it applied; its time moves only if something moved.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::diff::{compare, to_field_set};
@@ -72,6 +74,34 @@ impl Applier<'_> {
             .recursive_difference(&leaves)
             .difference(&metadata_itself)
             .normalized()
+    }
+
+    /// What of `applied` this scope may write: `applied` itself when the scope resets none
+    /// of its top-level fields (the main resource's apply that leaves `.status` out), else a
+    /// copy without what is reset.
+    fn writable<'v>(&self, types: &Types<'_>, root: &Ty, applied: &'v Value) -> Cow<'v, Value> {
+        match &self.scope.reset {
+            Reset::Paths(reset) => {
+                let touched = applied.as_object().is_some_and(|a| {
+                    reset
+                        .members
+                        .iter()
+                        .chain(reset.children.keys())
+                        .any(|pe| !matches!(pe, PathElement::Field(f) if !a.contains_key(f)))
+                });
+                if !touched {
+                    return Cow::Borrowed(applied);
+                }
+                let mut config = applied.clone();
+                remove_items(types, root, &mut config, reset);
+                Cow::Owned(config)
+            }
+            Reset::AllExcept(keep) => {
+                let mut config = applied.clone();
+                retain_items(types, root, &mut config, keep);
+                Cow::Owned(config)
+            }
+        }
     }
 
     pub(crate) fn subresource(&self) -> Option<&str> {
@@ -154,13 +184,10 @@ impl Applier<'_> {
         let mut kept = managed::unchanged(read, &entries);
 
         // 2. Merge what this scope may write.
-        let mut config = applied.clone();
-        match &self.scope.reset {
-            Reset::Paths(reset) => remove_items(&types, &root, &mut config, reset),
-            Reset::AllExcept(keep) => retain_items(&types, &root, &mut config, keep),
-        }
-        let applied_set = self.ownable(&to_field_set(&types, &root, &config)?);
-        let mut result = merge(&types, &root, Some(&base), &config)?;
+        let config = self.writable(&types, &root, applied);
+        let config = config.as_ref();
+        let applied_set = self.ownable(&to_field_set(&types, &root, config)?);
+        let mut result = merge(&types, &root, Some(&base), config)?;
 
         // 3. Prune what the applier gave up and nobody else holds.
         let mine = entries
@@ -198,7 +225,7 @@ impl Applier<'_> {
         }
 
         // 5. The applier's entry.
-        strip_applied_nulls(&types, &root, &mut result, &config);
+        strip_applied_nulls(&types, &root, &mut result, config);
         let object_changed = live.is_none() || !values_equal(&base, &result);
         match mine {
             Some(i) => {

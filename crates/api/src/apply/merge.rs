@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::path::PathElement;
 use super::typed::{Ty, Types, Walk};
@@ -26,16 +26,21 @@ pub(crate) fn merge(
     };
     match (types.walk(ty, live), types.walk(ty, applied), live, applied) {
         (Walk::Fields, Walk::Fields, Value::Object(l), Value::Object(a)) => {
+            // Live keys in live order (merged where applied), then applied keys new to it;
+            // a live value is copied once, not copied and then merged over.
             let oty = types.as_object(ty);
-            let mut out = l.clone();
+            let mut out = Map::with_capacity(l.len() + a.len());
+            for (key, lv) in l {
+                let merged = match a.get(key) {
+                    Some(av) => merge(types, &types.field(&oty, key).0, Some(lv), av)?,
+                    None => lv.clone(),
+                };
+                out.insert(key.clone(), merged);
+            }
             for (key, av) in a {
-                let cty = types.field(&oty, key).0;
-                let merged = merge(types, &cty, l.get(key), av)?;
-                match out.get_mut(key) {
-                    Some(slot) => *slot = merged,
-                    None => {
-                        out.insert(key.clone(), merged);
-                    }
+                if !l.contains_key(key) {
+                    let merged = merge(types, &types.field(&oty, key).0, None, av)?;
+                    out.insert(key.clone(), merged);
                 }
             }
             Ok(Value::Object(out))
