@@ -23,9 +23,24 @@ const KEEPALIVE: (Duration, Duration) = (Duration::from_secs(30), Duration::from
 /// TLS sessions kept for resumption.
 const SESSIONS: usize = 4;
 
+/// What these clients call themselves unless their configuration says otherwise. A server
+/// names the field manager of a write that gives none by the part before the `/` (as
+/// kube-apiserver does), so a Work's status shows `flotilla-agent`, not `unknown`.
+pub const USER_AGENT: &str = concat!("flotilla-agent/", env!("CARGO_PKG_VERSION"));
+
 /// A client for `config`'s server (TLS as `config` says: CA, client certificate, token,
 /// server name) multiplexing its requests over HTTP/2 when the server offers it.
-pub fn multiplexed(config: Config) -> kube::Result<Client> {
+pub fn multiplexed(mut config: Config) -> kube::Result<Client> {
+    if !config
+        .headers
+        .iter()
+        .any(|(name, _)| name == http::header::USER_AGENT)
+    {
+        config.headers.push((
+            http::header::USER_AGENT,
+            http::HeaderValue::from_static(USER_AGENT),
+        ));
+    }
     let mut tls = config.rustls_client_config()?;
     // One server, so a few sessions to resume are plenty; rustls' default keeps room for 256
     // (15 KB a client, which a hub with a thousand push members pays a thousand times).

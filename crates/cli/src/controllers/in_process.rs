@@ -65,6 +65,10 @@ pub(super) fn client(api: Arc<flotilla_api::Api>, hub: &HubConfig) -> Result<kub
         HeaderValue::from_str(&bearer).context("the kubeconfig's token is no header value")?,
     );
     headers.insert(super::run::IDENTITY_HEADER, hub.identity.clone());
+    headers.insert(
+        http::header::USER_AGENT,
+        HeaderValue::from_static(super::run::USER_AGENT),
+    );
     let service = tower::ServiceBuilder::new()
         .layer(flotilla_controllers::fence::CloneLayer)
         .service(InProcess {

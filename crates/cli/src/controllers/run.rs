@@ -22,6 +22,10 @@ use super::ControllerArgs;
 /// The header naming the controller process on each of its requests to the hub.
 pub const IDENTITY_HEADER: &str = "x-flotilla-controller";
 
+/// What the controllers call themselves: the field manager of their writes that name none
+/// (a push worker's Work status, a finalizer's merge patch) is the part before the `/`.
+pub const USER_AGENT: &str = concat!("flotilla-controllers/", env!("CARGO_PKG_VERSION"));
+
 /// Runs the controllers as `identity` until `stop` completes, then gives the shards back and
 /// returns (or returns an error if the hub cannot be reached at all).
 ///
@@ -116,6 +120,10 @@ async fn client_config(hub: &HubConfig) -> Result<kube::Config> {
         .parse()
         .context("the identity header's name")?;
     config.headers.push((name, hub.identity.clone()));
+    config.headers.push((
+        http::header::USER_AGENT,
+        http::HeaderValue::from_static(USER_AGENT),
+    ));
     Ok(config)
 }
 

@@ -59,7 +59,19 @@ async fn requests_and_watches_are_served_in_process_as_the_kubeconfigs_user() {
         "metadata": {"name": "one"}, "data": {"k": "v"}
     }))
     .unwrap();
-    cms.create(&PostParams::default(), &cm).await.unwrap();
+    let created = cms.create(&PostParams::default(), &cm).await.unwrap();
+    let managers: Vec<_> = created
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter_map(|e| e.manager.as_deref())
+        .collect();
+    assert_eq!(
+        managers,
+        ["flotilla-controllers"],
+        "a write naming no field manager is the controllers' by their User-Agent"
+    );
     let event = tokio::time::timeout(Duration::from_secs(5), async {
         loop {
             match watch.try_next().await.unwrap() {
