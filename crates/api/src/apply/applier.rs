@@ -87,7 +87,10 @@ impl Applier<'_> {
                         .members
                         .iter()
                         .chain(reset.children.keys())
-                        .any(|pe| !matches!(pe, PathElement::Field(f) if !a.contains_key(f)))
+                        .any(|pe| match pe {
+                            PathElement::Field(f) => a.contains_key(f),
+                            _ => true,
+                        })
                 });
                 if !touched {
                     return Cow::Borrowed(applied);
