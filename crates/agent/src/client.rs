@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use flotilla_apis::names::OMIT_MANAGED_FIELDS_HEADER;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use kube::client::ConfigExt;
@@ -41,6 +42,12 @@ pub fn multiplexed(mut config: Config) -> kube::Result<Client> {
             http::HeaderValue::from_static(USER_AGENT),
         ));
     }
+    // The agent keeps no object's managedFields (a flotilla hub, or a simulated member, then
+    // sends none in LISTs and watches; a kube-apiserver ignores the header).
+    config.headers.push((
+        http::HeaderName::from_static(OMIT_MANAGED_FIELDS_HEADER),
+        http::HeaderValue::from_static("true"),
+    ));
     let mut tls = config.rustls_client_config()?;
     // One server, so a few sessions to resume are plenty; rustls' default keeps room for 256
     // (15 KB a client, which a hub with a thousand push members pays a thousand times).

@@ -159,3 +159,9 @@ pub fn cluster_of_execution_namespace(namespace: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests;
+
+/// Request header (value `true`) by which a flotilla client asks the hub to leave
+/// `metadata.managedFields` out of the objects a LIST or watch sends. flotilla's controllers and
+/// agents take it off every object they keep, so decoding it was work thrown away; any other
+/// server ignores the header, and the objects it sends are whole, as before.
+pub const OMIT_MANAGED_FIELDS_HEADER: &str = "flotilla-omit-managed-fields";

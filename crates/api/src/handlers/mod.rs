@@ -36,6 +36,9 @@ pub struct Ctx {
     pub content_type: Option<String>,
     /// User-Agent (default field manager).
     pub user_agent: Option<String>,
+    /// Whether LISTs and watches leave out the objects' `metadata.managedFields`
+    /// ([`flotilla_apis::names::OMIT_MANAGED_FIELDS_HEADER`]).
+    pub omit_managed_fields: bool,
     /// Authenticated user.
     pub user: crate::auth::UserInfo,
     /// What the user's credential depends on: a watch ends when it stops being valid.
@@ -139,6 +142,10 @@ async fn route(
     let accept = header(&req, http::header::ACCEPT);
     let content_type = header(&req, http::header::CONTENT_TYPE);
     let user_agent = header(&req, http::header::USER_AGENT);
+    let omit_managed_fields = req
+        .headers()
+        .get(flotilla_apis::names::OMIT_MANAGED_FIELDS_HEADER)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"true"));
     let authorization = req.headers().get(http::header::AUTHORIZATION).cloned();
     let query = Query::parse(req.uri().query())?;
     let crate::access::Authenticated { user, credential } = api
@@ -192,6 +199,7 @@ async fn route(
         query,
         content_type,
         user_agent,
+        omit_managed_fields,
         user,
         credential,
         body,

@@ -190,3 +190,87 @@ async fn a_bookmark_on_a_quiet_watch_carries_the_hubs_newest_revision() {
         "bookmark at {rv}, the hub at {moved} (watch began at {start})"
     );
 }
+
+/// A client that asks (flotilla's controllers and agents) gets LISTs and watch events without
+/// `metadata.managedFields`; GETs, and every other client, get the whole object.
+#[tokio::test]
+async fn lists_and_watches_leave_out_managed_fields_for_a_client_that_asks() {
+    use futures::StreamExt;
+    let dir = tempfile::tempdir().unwrap();
+    let api = Api::for_tests(dir.path()).await;
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let get = |uri: String, lean: bool| {
+        let mut req = Request::get(uri).header(http::header::AUTHORIZATION, "Bearer test");
+        if lean {
+            req = req.header(flotilla_apis::names::OMIT_MANAGED_FIELDS_HEADER, "true");
+        }
+        handle(api.clone(), req.body(Body::empty()).unwrap())
+    };
+    let watch = get(format!("{cms}?watch=true&resourceVersion=0"), true).await;
+    assert_eq!(watch.status(), 200);
+    let cm = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "lean", "namespace": "default", "labels": {"a": "b"}},
+        "data": {"k": "v"}});
+    let (code, created) = send(&api, "POST", cms, None, cm).await;
+    assert_eq!(code, 201);
+    assert!(created["metadata"]["managedFields"].is_array(), "{created}");
+    let mut without = created.clone();
+    without["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("managedFields");
+
+    let mut body = watch.into_body().into_data_stream();
+    let mut buf = Vec::new();
+    let seen = loop {
+        let chunk = tokio::time::timeout(std::time::Duration::from_secs(10), body.next())
+            .await
+            .expect("the event within 10 s")
+            .expect("the watch has not ended")
+            .unwrap();
+        buf.extend_from_slice(&chunk);
+        let lines: Vec<serde_json::Value> = buf
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .filter_map(|l| serde_json::from_slice(l).ok())
+            .collect();
+        if let Some(ev) = lines
+            .into_iter()
+            .find(|ev| ev["object"]["metadata"]["name"] == "lean")
+        {
+            break ev;
+        }
+    };
+    assert_eq!(seen["object"], without, "watched");
+
+    let body = |resp: Response<Body>| async move {
+        let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+        serde_json::from_slice::<serde_json::Value>(&bytes).unwrap()
+    };
+    let named = |list: &serde_json::Value| {
+        list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["metadata"]["name"] == "lean")
+            .cloned()
+            .unwrap()
+    };
+    let lean_list = body(get(format!("{cms}?labelSelector=a"), true).await).await;
+    assert_eq!(named(&lean_list), without, "listed with the header");
+    let whole_list = body(get(format!("{cms}?labelSelector=a"), false).await).await;
+    assert_eq!(named(&whole_list), created, "listed without it");
+    let got = body(get(format!("{cms}/lean"), true).await).await;
+    assert_eq!(got, created, "a GET is whole");
+    // As metadata only (kube-rs' metadata watchers, client-go's metadata informers).
+    let req = Request::get(format!("{cms}?labelSelector=a"))
+        .header(http::header::AUTHORIZATION, "Bearer test")
+        .header(
+            http::header::ACCEPT,
+            "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+        )
+        .header(flotilla_apis::names::OMIT_MANAGED_FIELDS_HEADER, "true");
+    let metas = body(handle(api.clone(), req.body(Body::empty()).unwrap()).await).await;
+    assert_eq!(metas["kind"], "PartialObjectMetadataList", "{metas}");
+    assert_eq!(named(&metas)["metadata"], without["metadata"], "{metas}");
+}

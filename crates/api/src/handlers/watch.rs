@@ -14,6 +14,7 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::objects::encode::{output, partial_metadata};
 use super::objects::filter::Filter;
+use super::objects::lean::as_asked;
 use super::{table, Ctx};
 use crate::cache::{Change, ChangeKind, Subscription};
 use crate::error::{ApiError, Result};
@@ -56,12 +57,13 @@ struct Encoder {
     res: ResourceInfo,
     want: Want,
     include_object: Option<String>,
+    omit_managed_fields: bool,
 }
 
 impl Encoder {
     fn event(&self, kind: ChangeKind, c: &Change) -> Bytes {
         let obj = match self.want {
-            Want::Object => output(&self.res, &c.object),
+            Want::Object => as_asked(self.omit_managed_fields, output(&self.res, &c.object)),
             Want::Table => Bytes::from(
                 serde_json::to_vec(&table::table_for_watch(
                     &self.res,
@@ -70,7 +72,7 @@ impl Encoder {
                 ))
                 .unwrap_or_default(),
             ),
-            Want::Metadata => partial_metadata(&c.object),
+            Want::Metadata => as_asked(self.omit_managed_fields, partial_metadata(&c.object)),
         };
         let mut buf = Vec::with_capacity(obj.len() + 32);
         buf.extend_from_slice(b"{\"type\":\"");
@@ -181,6 +183,7 @@ pub(super) async fn watch(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resu
         res: res.clone(),
         want: ctx.want,
         include_object: ctx.query.include_object.clone(),
+        omit_managed_fields: ctx.omit_managed_fields,
     });
     let bookmarks = ctx.query.allow_bookmarks;
     let start_rv = sub.revision;

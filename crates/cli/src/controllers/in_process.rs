@@ -69,6 +69,11 @@ pub(super) fn client(api: Arc<flotilla_api::Api>, hub: &HubConfig) -> Result<kub
         http::header::USER_AGENT,
         HeaderValue::from_static(super::run::USER_AGENT),
     );
+    // The controllers and push workers keep no object's managedFields.
+    headers.insert(
+        flotilla_apis::names::OMIT_MANAGED_FIELDS_HEADER,
+        HeaderValue::from_static("true"),
+    );
     let service = tower::ServiceBuilder::new()
         .layer(flotilla_controllers::fence::CloneLayer)
         .service(InProcess {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use flotilla_agent::loops::Loops;
 use flotilla_agent::{delivery, heartbeat, probe, push};
+use flotilla_apis::names::OMIT_MANAGED_FIELDS_HEADER;
 use flotilla_controllers::propagation::binding::Bindings;
 use flotilla_controllers::propagation::{dependencies, detector, scheduling, works};
 use flotilla_controllers::shards::{Leases, Shards};
@@ -123,6 +124,11 @@ async fn client_config(hub: &HubConfig) -> Result<kube::Config> {
     config.headers.push((
         http::header::USER_AGENT,
         http::HeaderValue::from_static(USER_AGENT),
+    ));
+    // The controllers keep no object's managedFields: the hub need not send them.
+    config.headers.push((
+        http::HeaderName::from_static(OMIT_MANAGED_FIELDS_HEADER),
+        http::HeaderValue::from_static("true"),
     ));
     Ok(config)
 }

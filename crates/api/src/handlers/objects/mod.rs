@@ -6,6 +6,7 @@ mod delete;
 pub(crate) mod encode;
 mod eviction;
 pub(crate) mod filter;
+pub(crate) mod lean;
 mod read;
 mod review;
 mod scale;

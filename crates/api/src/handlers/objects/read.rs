@@ -10,6 +10,7 @@ use http::Response;
 use serde_json::{json, Value};
 
 use super::encode::partial_metadata;
+use super::lean::as_asked;
 use super::{not_found, object_key, output, Ctx, Filter};
 use crate::cache::CachedObject;
 use crate::error::{ApiError, Result};
@@ -125,7 +126,7 @@ pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resul
                 &items,
                 meta,
                 0,
-                partial_metadata,
+                |o| as_asked(ctx.omit_managed_fields, partial_metadata(o)),
             ),
         ),
         Want::Object => response::raw(
@@ -135,7 +136,7 @@ pub(super) async fn list(api: &Arc<Api>, ctx: &Ctx, res: &ResourceInfo) -> Resul
                 &items,
                 meta,
                 items.iter().map(|o| o.raw_len() + 1).sum(),
-                |o| output(res, o),
+                |o| as_asked(ctx.omit_managed_fields, output(res, o)),
             ),
         ),
     })

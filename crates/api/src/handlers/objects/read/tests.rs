@@ -37,6 +37,7 @@ fn get_ctx(path: &str, query: Option<&str>) -> Ctx {
         accept: None,
         content_type: None,
         user_agent: None,
+        omit_managed_fields: false,
         user: Default::default(),
         credential: Default::default(),
         body: Bytes::new(),
