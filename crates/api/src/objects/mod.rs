@@ -155,8 +155,9 @@ fn split(mut obj: Value) -> (flotilla_store::Render, Option<(Bytes, Bytes)>) {
     let mark = &*RV_MARK;
     set_meta(&mut obj, "resourceVersion", Value::String(mark.clone()));
     let json = serde_json::to_vec(&obj).unwrap_or_default();
-    let quoted = format!("\"{mark}\"");
-    let mut found = memchr::memmem::find_iter(&json, quoted.as_bytes());
+    let finder = &*RV_MARK_FINDER;
+    let quoted = finder.needle();
+    let mut found = finder.find_iter(&json);
     match (found.next(), found.next()) {
         (Some(at), None) => {
             let json = Bytes::from(json);
@@ -181,6 +182,13 @@ fn split(mut obj: Value) -> (flotilla_store::Render, Option<(Bytes, Bytes)>) {
 /// What [`render`] puts in place of the revision: random per process.
 static RV_MARK: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| format!("flotilla-rv-{:032x}", rand::random::<u128>()));
+
+/// The search for [`RV_MARK`] in quotes, as it appears in a rendered object: built once, as
+/// building it costs more than a search through an object of a few KB.
+static RV_MARK_FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| {
+        memchr::memmem::Finder::new(format!("\"{}\"", *RV_MARK).as_bytes()).into_owned()
+    });
 
 fn target<'a>(res: &'a ResourceInfo, name: &'a str) -> Target<'a> {
     Target {
