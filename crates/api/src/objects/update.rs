@@ -173,8 +173,11 @@ where
             .ok_or_else(|| ApiError::not_found(target(res, name)))?;
         // `change` works on the object as `res` serves it; it is stored in storage's shape.
         // As kube-apiserver defaults what it reads from etcd: a default is never a change. A
-        // custom resource is served as stored.
-        let (mut old, stored) = if res.custom {
+        // custom resource, or a built-in kind with no conversion and no defaults (a ConfigMap,
+        // a Lease renewed by every member's heartbeat), is served as stored: not copied.
+        let as_stored = res.custom
+            || !(crate::registry::storage::converts(res) || admission::defaults::any(res));
+        let (mut old, stored) = if as_stored {
             (cur.value(), None)
         } else {
             let stored = cur.value();
