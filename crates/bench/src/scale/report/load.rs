@@ -157,14 +157,16 @@ fn change_rows(
             latency,
             c.all.as_ref().map_or("–".into(), |s| {
                 format!(
-                    "{} / {} / {} ({} changes at {}/s to {} templates in {} clusters)",
+                    "{} / {} / {} ({} changes at {}/s to {} templates in {} clusters; \
+                     the hub's CPU {:.1} ms per change)",
                     stats::ms(s.p50),
                     stats::ms(s.p99),
                     stats::ms(s.max),
                     c.changes,
                     c.rate,
                     c.templates,
-                    c.clusters
+                    c.clusters,
+                    c.hub_cpu_per_change_ms()
                 )
             }),
             format!("p99 ≤ {}", stats::ms(target)),

@@ -29,6 +29,7 @@ fn changes(rate: u64, p99_ms: u64, not_seen: usize) -> Changes {
         all: stats::summarize(vec![ms(p99_ms / 2), ms(p99_ms)]),
         write_errors: (0, None),
         not_seen,
+        hub_cpu: 0.5,
     }
 }
 
@@ -63,6 +64,8 @@ fn both_change_phases_are_reported_and_judged_against_the_clusters_target() {
         main.contains("at 50/s") && main.ends_with("| **no** |"),
         "{main}"
     );
+    // 0.5 s of the hub's CPU over 200 changes.
+    assert!(main.contains("the hub's CPU 2.5 ms per change"), "{main}");
     // At 100 clusters the target is 500 ms.
     let text = load::render(
         &plan(100),
