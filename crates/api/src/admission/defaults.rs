@@ -29,8 +29,19 @@ use crate::registry::ResourceInfo;
 
 /// Defaults every write of a built-in kind gets (`SetObjectDefaults_<Kind>`).
 pub fn apply(res: &ResourceInfo, obj: &mut Value) {
+    defaulted(res, obj);
+}
+
+/// Whether [`apply`] has any default for `res`'s kind; when not, an object of it reads back
+/// exactly as stored.
+pub fn any(res: &ResourceInfo) -> bool {
+    defaulted(res, &mut Value::Object(Map::new()))
+}
+
+/// [`apply`]; whether `res`'s kind has defaults at all (asked of [`any`] with an empty object).
+fn defaulted(res: &ResourceInfo, obj: &mut Value) -> bool {
     if res.custom {
-        return;
+        return false;
     }
     match (res.group.as_str(), res.kind.as_str()) {
         ("", "Namespace") => namespace(obj),
@@ -52,35 +63,13 @@ pub fn apply(res: &ResourceInfo, obj: &mut Value) {
         (crate::flowcontrol::GROUP, kind) => crate::flowcontrol::defaults::apply(kind, obj),
         (super::policy::GROUP, kind) => super::policy::kinds::defaults(kind, obj),
         (crate::aggregator::GROUP, "APIService") => crate::aggregator::validation::defaults(obj),
+        // The smaller groups' modules say whether they know the kind.
         (group, kind) => {
-            let _ = (group.is_empty() && core_kinds::apply(kind, obj))
+            return (group.is_empty() && core_kinds::apply(kind, obj))
                 || cluster_kinds::apply(group, kind, obj);
         }
     }
-}
-
-/// Whether [`apply`] has any default for `res`'s kind; when not, an object of it reads back
-/// exactly as stored. The smaller groups' modules say whether they know a kind as they apply
-/// to it, so they are asked with an empty object.
-pub fn any(res: &ResourceInfo) -> bool {
-    if res.custom {
-        return false;
-    }
-    match (res.group.as_str(), res.kind.as_str()) {
-        ("", "Namespace" | "Secret" | "Service" | "PersistentVolumeClaim" | "Endpoints")
-        | ("apps", "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet")
-        | ("batch", "Job" | "CronJob")
-        | ("autoscaling", "HorizontalPodAutoscaler")
-        | ("networking.k8s.io", "NetworkPolicy")
-        | ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding")
-        | (crate::aggregator::GROUP, "APIService") => true,
-        (crate::flowcontrol::GROUP | super::policy::GROUP, _) => true,
-        (group, kind) => {
-            let mut scratch = Value::Object(Map::new());
-            (group.is_empty() && core_kinds::apply(kind, &mut scratch))
-                || cluster_kinds::apply(group, kind, &mut scratch)
-        }
-    }
+    true
 }
 
 /// Update-time defaults: what an update keeps of the stored object when it leaves it out, then
