@@ -158,29 +158,28 @@ pub async fn run(
         .filter_map(|w| shown(w).map(|at| at.saturating_duration_since(w.at)))
         .collect();
     let not_seen = written.len() - all.iter().filter(|d| **d <= TIMEOUT).count();
-    let all = stats::summarize(all);
-    let per_change = hub_cpu * 1000.0 / changes.max(1) as f64;
-    phase.done(&match &all {
-        Some(s) => format!(
-            "{} of {} in all their clusters; p50 {}, p99 {} (the hub's CPU {per_change:.1} ms \
-             per change)",
-            s.count,
-            written.len(),
-            stats::ms(s.p50),
-            stats::ms(s.p99)
-        ),
-        None => format!("none of {} seen in all its clusters", written.len()),
-    });
-    Ok(Changes {
+    let measured = Changes {
         templates: chosen.len(),
         clusters: trackers.len(),
         changes,
         rate,
-        all,
+        all: stats::summarize(all),
         write_errors,
         not_seen,
         hub_cpu,
-    })
+    };
+    phase.done(&match &measured.all {
+        Some(s) => format!(
+            "{} of {} in all their clusters; p50 {}, p99 {} (the hub's CPU {:.1} ms per change)",
+            s.count,
+            written.len(),
+            stats::ms(s.p50),
+            stats::ms(s.p99),
+            measured.hub_cpu_per_change_ms()
+        ),
+        None => format!("none of {} seen in all its clusters", written.len()),
+    });
+    Ok(measured)
 }
 
 /// A watch on the run's Deployments in namespace `ns` of simulated cluster `name`.

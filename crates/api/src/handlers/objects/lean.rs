@@ -78,13 +78,14 @@ fn entries(json: &[u8], at: usize) -> Option<impl Iterator<Item = Entry<'_>>> {
         let (vs, ve) = value(json, colon + 1)?;
         let after = blank_from(json, ve)?;
         let next = match json[after] {
-            b',' => blank_from(json, after + 1)?,
+            b',' => {
+                let next = blank_from(json, after + 1)?;
+                pos = Some(next);
+                next
+            }
             b'}' => after,
             _ => return None,
         };
-        if json[after] == b',' {
-            pos = Some(next);
-        }
         Some(Entry {
             key: &json[ks + 1..ke - 1],
             start: ks,
